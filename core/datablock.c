@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * datablock.c - datablocks: reference-counted memory that flows through
+ * channels, shared by mapping (never copied) between the producer, the
+ * consumers and the executor.
+ */
+#include "ptask_core.h"
+
+/**
+ * ptask_datablock_alloc() - a new datablock with one reference
+ * @ns: the namespace
+ * @bytes: its size (1..PTASK_DATABLOCK_MAX_BYTES)
+ *
+ * Return: the datablock, or NULL on -ENOMEM.
+ */
+struct ptask_datablock *ptask_datablock_alloc(struct ptask_ns *ns, u64 bytes)
+{
+	struct ptask_datablock *db;
+
+	ptask_os_assert_locked(ns);
+	db = ptask_os_zalloc(sizeof(*db));
+	if (!db)
+		return NULL;
+	if (ptask_os_buf_alloc(ns, bytes, &db->buf))
+		goto err_free_db;
+	if (ptask_ns_add(ns, &db->obj, PTASK_OBJ_DATABLOCK))
+		goto err_put_buf;
+	db->refs = 1;
+	db->bytes = bytes;
+	ptask_count_inc(ns, PTASK_COUNT_DATABLOCKS);
+	return db;
+
+err_put_buf:
+	ptask_os_buf_put(db->buf);
+err_free_db:
+	ptask_os_free(db);
+	return NULL;
+}
+
+/**
+ * ptask_datablock_get() - take one more reference
+ * @db: the datablock
+ */
+void ptask_datablock_get(struct ptask_datablock *db)
+{
+	PTASK_WARN_ON(db->refs == 0);
+	db->refs++;
+}
+
+/**
+ * ptask_datablock_put() - drop a reference; free on the last
+ * @ns: the namespace
+ * @db: the datablock
+ *
+ * Its memory lives on while a shell still maps it (the buffer has its own
+ * count).
+ */
+void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db)
+{
+	ptask_os_assert_locked(ns);
+	if (PTASK_WARN_ON(db->refs == 0) || --db->refs)
+		return;
+	ptask_ns_remove(ns, &db->obj);
+	ptask_os_buf_put(db->buf);
+	ptask_count_dec(ns, PTASK_COUNT_DATABLOCKS);
+	ptask_os_free(db);
+}
+
+/**
+ * ptask_datablock_mmap_offset() - where a client mmaps @db
+ * @db: the datablock
+ *
+ * Return: its handle times PTASK_MMAP_UNIT.
+ */
+u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db)
+{
+	return (u64)db->obj.handle << PTASK_MMAP_SHIFT;
+}
+
+/**
+ * ptask_datablock_mmap_handle() - the handle an mmap offset names
+ * @offset: the byte offset passed to mmap
+ *
+ * Return: the handle, or 0 (no datablock) for an offset that is not one
+ * ptask_datablock_mmap_offset() returns.
+ */
+u32 ptask_datablock_mmap_handle(u64 offset)
+{
+	if (offset & (PTASK_MMAP_UNIT - 1) || (offset >> PTASK_MMAP_SHIFT) >> 32)
+		return 0;
+	return (u32)(offset >> PTASK_MMAP_SHIFT);
+}
+
+/* Size and records of a datablock made from @t; -EINVAL if they don't fit. */
+static int template_size(const struct ptask_template *t, u64 records,
+			 u64 *bytes)
+{
+	u64 capacity = ptask_geom_bytes(&t->geom);
+
+	if (t->geom.kind != PTASK_TEMPLATE_RECORDS) {
+		*bytes = capacity;
+		return 0;
+	}
+	if (records == 0 || records > capacity / t->geom.stride)
+		return -EINVAL;
+	*bytes = records * t->geom.stride;
+	return 0;
+}
+
+/**
+ * ptask_datablock_create() - PTASK_IOC_DATABLOCK_CREATE
+ * @c: the caller; it holds the new datablock's one reference
+ * @arg: the checked argument; @arg->handle, @arg->bytes and
+ *	@arg->mmap_offset set on success
+ *
+ * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL (records that
+ * do not fit the template) or -ENOMEM.
+ */
+int ptask_datablock_create(struct ptask_client *c,
+			   struct ptask_datablock_create *arg)
+{
+	struct ptask_template *t = NULL;
+	struct ptask_datablock *db;
+	u64 bytes = arg->bytes;
+	int err;
+
+	ptask_os_assert_locked(c->ns);
+	if (arg->template) {
+		struct ptask_obj *o = ptask_obj_get(c, arg->template,
+						    PTASK_OBJ_TEMPLATE, &err);
+		if (!o)
+			return err;
+		t = ptask_container_of(o, struct ptask_template, obj);
+		err = template_size(t, arg->records, &bytes);
+		if (err)
+			return err;
+	}
+	db = ptask_datablock_alloc(c->ns, bytes);
+	if (!db)
+		return -ENOMEM;
+	if (t) {
+		db->has_geom = true;
+		db->geom = t->geom;
+	}
+	db->records = arg->records;
+	err = ptask_client_hold(c, db);
+	if (err) {
+		ptask_datablock_put(c->ns, db);
+		return err;
+	}
+	arg->handle = db->obj.handle;
+	arg->bytes = bytes;
+	arg->mmap_offset = ptask_datablock_mmap_offset(db);
+	return 0;
+}
+
+/**
+ * ptask_datablock_release() - PTASK_IOC_DATABLOCK_RELEASE
+ * @c: the caller
+ * @arg: the checked argument
+ *
+ * Return: 0, or -ENOENT when the caller holds no reference to it.
+ */
+int ptask_datablock_release(struct ptask_client *c,
+			    struct ptask_datablock_release *arg)
+{
+	struct ptask_obj *o;
+	struct ptask_hold *h;
+
+	ptask_os_assert_locked(c->ns);
+	o = ptask_ns_find(c->ns, arg->handle, PTASK_OBJ_DATABLOCK);
+	if (!o)
+		return -ENOENT;
+	h = ptask_client_find_hold(c, ptask_container_of(o,
+				   struct ptask_datablock, obj));
+	if (!h)
+		return -ENOENT;
+	ptask_client_unhold(c, h);
+	return 0;
+}
+
+/* Is @db an input of an invocation executor @c took? */
+static bool taken_input(struct ptask_client *c, struct ptask_datablock *db)
+{
+	struct ptask_list *pos;
+	u32 i;
+
+	ptask_list_for_each(pos, &c->taken) {
+		struct ptask_invocation_rec *inv = ptask_list_entry(pos,
+				struct ptask_invocation_rec, node);
+
+		for (i = 0; i < inv->nports; i++)
+			if (inv->inputs[i] == db)
+				return true;
+	}
+	return false;
+}
+
+/**
+ * ptask_datablock_map() - may @c map datablock @handle, and what is it?
+ * @c: the caller of mmap
+ * @handle: the datablock
+ * @bytes: set to its size
+ * @buf: set to its memory, with a reference for the mapping
+ *
+ * Return: 0, or -ENOENT when @c neither holds it nor, as an executor, took
+ * an invocation it is an input of.
+ */
+int ptask_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
+			struct ptask_buf **buf)
+{
+	struct ptask_datablock *db;
+	struct ptask_obj *o;
+
+	ptask_os_assert_locked(c->ns);
+	o = ptask_ns_find(c->ns, handle, PTASK_OBJ_DATABLOCK);
+	if (!o)
+		return -ENOENT;
+	db = ptask_container_of(o, struct ptask_datablock, obj);
+	if (!ptask_client_find_hold(c, db) &&
+	    !(c->executor && taken_input(c, db)))
+		return -ENOENT;
+	ptask_os_buf_get(db->buf);
+	*buf = db->buf;
+	*bytes = db->bytes;
+	return 0;
+}

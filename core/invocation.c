@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * invocation.c - the executor side: registration, taking Queued ptasks in
+ * batches (Queued -> Executing), and completing them (-> Completed).
+ */
+#include "ptask_core.h"
+
+/**
+ * ptask_exec_wake() - wake every executor: work was queued
+ * @ns: the namespace
+ */
+void ptask_exec_wake(struct ptask_ns *ns)
+{
+	struct ptask_list *pos;
+
+	ptask_list_for_each(pos, &ns->clients) {
+		struct ptask_client *c = ptask_list_entry(pos,
+				struct ptask_client, ns_node);
+
+		if (c->executor)
+			ptask_client_wake(c);
+	}
+}
+
+/**
+ * ptask_exec_register() - make @c an executor
+ * @c: the client
+ * @n_accels: devices in its inventory
+ *
+ * Return: 0, or -EALREADY.
+ */
+int ptask_exec_register(struct ptask_client *c, u32 n_accels)
+{
+	ptask_os_assert_locked(c->ns);
+	if (c->executor)
+		return -EALREADY;
+	c->executor = true;
+	c->n_accels = n_accels;
+	c->ns->executors++;
+	ptask_os_event(c->ns, PTASK_EVENT_EXECUTOR_UP, PTASK_OBJ_NONE, 0);
+	/* Work may have been queued before any executor existed. */
+	if (!ptask_list_empty(&c->ns->ready))
+		ptask_client_wake(c);
+	return 0;
+}
+
+static void invocation_free(struct ptask_ns *ns,
+			    struct ptask_invocation_rec *inv)
+{
+	u32 i;
+
+	for (i = 0; i < inv->nports; i++)
+		if (inv->inputs[i])
+			ptask_datablock_put(ns, inv->inputs[i]);
+	ptask_list_del(&inv->node);
+	ptask_count_dec(ns, PTASK_COUNT_INVOCATIONS);
+	ptask_os_free(inv);
+}
+
+/**
+ * ptask_invocation_orphan() - detach @p's running invocation from it
+ * @p: an Executing ptask whose graph is stopping
+ *
+ * The invocation stays on its executor's list, with no ptask and no
+ * inputs, until the executor completes it (-ECANCELED) or goes away.
+ */
+void ptask_invocation_orphan(struct ptask_ptask *p)
+{
+	struct ptask_invocation_rec *inv = p->running;
+	u32 i;
+
+	for (i = 0; i < inv->nports; i++) {
+		if (inv->inputs[i])
+			ptask_datablock_put(p->graph->ns, inv->inputs[i]);
+		inv->inputs[i] = NULL;
+	}
+	inv->ptask = NULL;
+	p->running = NULL;
+}
+
+/**
+ * ptask_exec_unregister() - @c stops being an executor (or is closing)
+ * @c: an executor
+ *
+ * Work it took and did not complete fails its graphs: the clients get
+ * -EIO rather than waiting for a result that will not come.
+ *
+ * Return: 0, or -ENOENT when @c is not an executor.
+ */
+int ptask_exec_unregister(struct ptask_client *c)
+{
+	struct ptask_list *pos, *tmp;
+
+	ptask_os_assert_locked(c->ns);
+	if (!c->executor)
+		return -ENOENT;
+	ptask_list_for_each_safe(pos, tmp, &c->taken) {
+		struct ptask_invocation_rec *inv = ptask_list_entry(pos,
+				struct ptask_invocation_rec, node);
+
+		if (inv->ptask)
+			ptask_graph_stop(inv->ptask->graph, PTASK_GRAPH_FAILED);
+		invocation_free(c->ns, inv);
+	}
+	c->executor = false;
+	c->ns->executors--;
+	ptask_os_event(c->ns, PTASK_EVENT_EXECUTOR_DOWN, PTASK_OBJ_NONE, 0);
+	return 0;
+}
+
+static void fill_port(struct ptask_invocation_port *rec,
+		      const struct ptask_port *port,
+		      const struct ptask_datablock *db)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->port = port->obj.handle;
+	rec->index = port->index;
+	rec->kind = port->kind;
+	rec->flags = port->flags;
+	rec->template = port->tmpl ? port->tmpl->obj.handle : 0;
+	rec->param_index = port->param_index;
+	if (db) {
+		rec->datablock = db->obj.handle;
+		rec->mmap_offset = ptask_datablock_mmap_offset(db);
+		rec->bytes = db->bytes;
+		rec->records = db->records;
+	} else if (port->tmpl) {
+		rec->bytes = ptask_geom_bytes(&port->tmpl->geom);
+	}
+}
+
+static void fill_invocation(struct ptask_invocation *rec,
+			    const struct ptask_invocation_rec *inv,
+			    u32 first_port)
+{
+	const struct ptask_ptask *p = inv->ptask;
+
+	memset(rec, 0, sizeof(*rec));
+	rec->id = inv->id;
+	rec->ptask = p->obj.handle;
+	rec->graph = p->graph->obj.handle;
+	rec->kind = p->kind;
+	rec->owner_pid = p->owner_pid;
+	rec->owner_uid = p->owner_uid;
+	rec->static_prio = p->static_prio;
+	rec->proxy_nice = p->proxy_nice;
+	rec->first_port = first_port;
+	rec->n_ports = p->nports;
+	rec->queued_ns = p->queued_ns;
+}
+
+/* Queued -> Executing: move the inputs of @p into a new invocation. */
+static struct ptask_invocation_rec *start(struct ptask_client *c,
+					  struct ptask_ptask *p)
+{
+	struct ptask_invocation_rec *inv = ptask_os_zalloc(sizeof(*inv));
+	u32 i;
+
+	if (!inv)
+		return NULL;
+	inv->id = ptask_ns_invocation_id(c->ns);
+	inv->ptask = p;
+	inv->executor = c;
+	inv->nports = p->nports;
+	ptask_list_add_tail(&inv->node, &c->taken);
+	ptask_list_del(&p->ready_node);
+	p->state = PTASK_STATE_EXECUTING;
+	p->running = inv;
+	for (i = 0; i < p->nports; i++) {
+		struct ptask_port *port = p->ports[i];
+
+		if (port->kind == PTASK_PORT_OUTPUT)
+			continue;
+		inv->inputs[i] = port->occupant;
+		if (port->kind == PTASK_PORT_STICKY)
+			ptask_datablock_get(port->occupant);
+		else
+			port->occupant = NULL;
+	}
+	ptask_count_inc(c->ns, PTASK_COUNT_INVOCATIONS);
+	return inv;
+}
+
+/**
+ * ptask_exec_take() - PTASK_IOC_EXEC_TAKE
+ * @c: the caller
+ * @arg: the checked argument; @arg->n_invocations and @arg->n_ports set
+ * @io: @io->invocations and @io->ports, room for the capped maxima
+ *
+ * Return: 0, -EPERM (not an executor), -ENOSPC (the first queued
+ * invocation has more ports than @arg->max_ports), -ENOMEM, or -EAGAIN
+ * when nothing is queued (the shell sleeps and retries).
+ */
+int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
+		    const struct ptask_call_io *io)
+{
+	u32 max_inv = arg->max_invocations, max_ports = arg->max_ports;
+	u32 n_inv = 0, n_ports = 0, i;
+
+	ptask_os_assert_locked(c->ns);
+	if (!c->executor)
+		return -EPERM;
+	if (max_inv > PTASK_TAKE_MAX_INVOCATIONS)
+		max_inv = PTASK_TAKE_MAX_INVOCATIONS;
+	if (max_ports > PTASK_TAKE_MAX_PORTS)
+		max_ports = PTASK_TAKE_MAX_PORTS;
+	while (n_inv < max_inv && !ptask_list_empty(&c->ns->ready)) {
+		struct ptask_ptask *p = ptask_list_first(&c->ns->ready,
+				struct ptask_ptask, ready_node);
+		struct ptask_invocation_rec *inv;
+
+		if (n_ports + p->nports > max_ports) {
+			if (!n_inv)
+				return -ENOSPC;
+			break;
+		}
+		inv = start(c, p);
+		if (!inv) {
+			if (!n_inv)
+				return -ENOMEM;
+			break;
+		}
+		fill_invocation(&io->invocations[n_inv++], inv, n_ports);
+		for (i = 0; i < p->nports; i++)
+			fill_port(&io->ports[n_ports++], p->ports[i],
+				  inv->inputs[i]);
+		/* Records written: now the freed input ports may refill. */
+		for (i = 0; i < p->nports; i++)
+			if (p->ports[i]->kind == PTASK_PORT_INPUT)
+				ptask_port_refill(p->ports[i]);
+	}
+	if (!n_inv)
+		return -EAGAIN;
+	arg->n_invocations = n_inv;
+	arg->n_ports = n_ports;
+	return 0;
+}
+
+static struct ptask_invocation_rec *find_taken(struct ptask_client *c, u64 id)
+{
+	struct ptask_list *pos;
+
+	ptask_list_for_each(pos, &c->taken) {
+		struct ptask_invocation_rec *inv = ptask_list_entry(pos,
+				struct ptask_invocation_rec, node);
+
+		if (inv->id == id)
+			return inv;
+	}
+	return NULL;
+}
+
+/* Drop the executor's hold on each distinct output it handed over. */
+static void hand_over(struct ptask_client *c,
+		      const struct ptask_exec_output *outs, u32 n)
+{
+	u32 i, j;
+
+	for (i = 0; i < n; i++) {
+		struct ptask_obj *o = ptask_ns_find(c->ns, outs[i].datablock,
+						    PTASK_OBJ_DATABLOCK);
+		struct ptask_hold *h;
+		bool seen = false;
+
+		for (j = 0; j < i; j++)
+			seen |= outs[j].datablock == outs[i].datablock;
+		if (!o || seen)
+			continue;
+		h = ptask_client_find_hold(c, ptask_container_of(o,
+					   struct ptask_datablock, obj));
+		if (h)
+			ptask_client_unhold(c, h);
+	}
+}
+
+static bool is_input(const struct ptask_invocation_rec *inv,
+		     const struct ptask_datablock *db)
+{
+	u32 i;
+
+	for (i = 0; i < inv->nports; i++)
+		if (inv->inputs[i] == db)
+			return true;
+	return false;
+}
+
+/* Check every output before anything changes: nothing half-applied. */
+static int check_outputs(struct ptask_client *c,
+			 const struct ptask_invocation_rec *inv,
+			 const struct ptask_exec_output *outs, u32 n,
+			 struct ptask_datablock **dbs)
+{
+	const struct ptask_ptask *p = inv->ptask;
+	u64 seen = 0;
+	u32 i, outputs = 0;
+
+	for (i = 0; i < p->nports; i++)
+		outputs += p->ports[i]->kind == PTASK_PORT_OUTPUT;
+	for (i = 0; i < n; i++) {
+		u32 idx = outs[i].index;
+		struct ptask_obj *o;
+
+		if (idx >= p->nports ||
+		    p->ports[idx]->kind != PTASK_PORT_OUTPUT ||
+		    (seen & (1ULL << idx)))
+			return -EINVAL;
+		seen |= 1ULL << idx;
+		o = ptask_ns_find(c->ns, outs[i].datablock,
+				  PTASK_OBJ_DATABLOCK);
+		if (!o)
+			return -ENOENT;
+		dbs[idx] = ptask_container_of(o, struct ptask_datablock, obj);
+		if (!ptask_client_find_hold(c, dbs[idx]) &&
+		    !is_input(inv, dbs[idx]))
+			return -ENOENT;
+		if (!ptask_datablock_fits(dbs[idx], p->ports[idx]->tmpl))
+			return -EPROTOTYPE;
+	}
+	return n == outputs ? 0 : -EINVAL;
+}
+
+/**
+ * ptask_exec_complete() - PTASK_IOC_EXEC_COMPLETE
+ * @c: the caller
+ * @arg: the checked argument
+ * @io: @io->outputs, @arg->n_outputs entries copied in by the shell
+ *
+ * Return: 0, -EPERM, -ENOENT, -EINVAL, -EPROTOTYPE, or -ECANCELED when the
+ * invocation's graph went away (its outputs are released all the same).
+ */
+int ptask_exec_complete(struct ptask_client *c,
+			struct ptask_exec_complete *arg,
+			const struct ptask_call_io *io)
+{
+	struct ptask_datablock *dbs[PTASK_MAX_PORTS] = { NULL };
+	struct ptask_invocation_rec *inv;
+	struct ptask_ptask *p;
+	u32 i;
+	int err;
+
+	ptask_os_assert_locked(c->ns);
+	if (!c->executor)
+		return -EPERM;
+	inv = find_taken(c, arg->id);
+	if (!inv)
+		return -ENOENT;
+	p = inv->ptask;
+	if (!p) {
+		hand_over(c, io->outputs, arg->n_outputs);
+		invocation_free(c->ns, inv);
+		return -ECANCELED;
+	}
+	if (arg->status < 0) {
+		hand_over(c, io->outputs, arg->n_outputs);
+		ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
+		invocation_free(c->ns, inv);
+		return 0;
+	}
+	err = check_outputs(c, inv, io->outputs, arg->n_outputs, dbs);
+	if (err)
+		return err;
+	for (i = 0; i < p->nports; i++) {
+		if (!dbs[i])
+			continue;
+		ptask_datablock_get(dbs[i]);
+		p->ports[i]->occupant = dbs[i];
+	}
+	hand_over(c, io->outputs, arg->n_outputs);
+	p->gpu_ns += arg->gpu_ns;
+	p->invocations++;
+	p->running = NULL;
+	p->state = PTASK_STATE_COMPLETED;
+	invocation_free(c->ns, inv);
+	for (i = 0; i < p->nports; i++)
+		if (p->ports[i]->kind == PTASK_PORT_OUTPUT)
+			ptask_port_drain(p->ports[i]);
+	ptask_ptask_try_finish(p);
+	return 0;
+}
+
+/**
+ * ptask_exec_ptask_info() - PTASK_IOC_EXEC_PTASK_INFO
+ * @c: the caller
+ * @arg: the checked argument; filled on success
+ * @io: @io->code_out with @io->code_out_len bytes for the code
+ *
+ * Return: 0, -EPERM, -ENOENT, or -ENOSPC when @arg->code is set but
+ * @arg->code_len is smaller than the code.
+ */
+int ptask_exec_ptask_info(struct ptask_client *c,
+			  struct ptask_exec_ptask_info *arg,
+			  const struct ptask_call_io *io)
+{
+	struct ptask_ptask *p;
+	struct ptask_obj *o;
+
+	ptask_os_assert_locked(c->ns);
+	if (!c->executor)
+		return -EPERM;
+	o = ptask_ns_find(c->ns, arg->ptask, PTASK_OBJ_PTASK);
+	if (!o)
+		return -ENOENT;
+	p = ptask_container_of(o, struct ptask_ptask, obj);
+	if (arg->code) {
+		if (arg->code_len < p->code_len ||
+		    io->code_out_len < p->code_len)
+			return -ENOSPC;
+		memcpy(io->code_out, p->code, p->code_len);
+	}
+	arg->kind = p->kind;
+	arg->nports = p->nports;
+	arg->code_len = p->code_len;
+	arg->shared_bytes = p->shared_bytes;
+	memcpy(arg->grid, p->grid, sizeof(arg->grid));
+	memcpy(arg->block, p->block, sizeof(arg->block));
+	memcpy(arg->entry, p->entry, sizeof(arg->entry));
+	return 0;
+}

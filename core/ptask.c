@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ptask.c - ptasks: creation, priorities, geometry and the
+ * Waiting -> Queued and Completed -> Waiting transitions.
+ */
+#include "ptask_core.h"
+
+static struct ptask_ptask *ptask_get(struct ptask_client *c, u32 handle,
+				     int *err)
+{
+	struct ptask_obj *o = ptask_obj_get(c, handle, PTASK_OBJ_PTASK, err);
+
+	return o ? ptask_container_of(o, struct ptask_ptask, obj) : NULL;
+}
+
+/**
+ * ptask_ptask_open() - PTASK_IOC_PTASK_OPEN
+ * @c: the caller
+ * @who: the caller's credentials (owner and initial proxy priority)
+ * @arg: the checked argument; @arg->handle set on success
+ * @code: @arg->code_len bytes of GPU code, copied in by the shell
+ *
+ * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO or -ENOMEM.
+ */
+int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
+		     struct ptask_ptask_open *arg, const u8 *code)
+{
+	struct ptask_ptask *p;
+	struct ptask_graph *g;
+	struct ptask_obj *o;
+	int err;
+
+	ptask_os_assert_locked(c->ns);
+	o = ptask_obj_get(c, arg->graph, PTASK_OBJ_GRAPH, &err);
+	if (!o)
+		return err;
+	g = ptask_container_of(o, struct ptask_graph, obj);
+	p = ptask_os_zalloc(sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (arg->code_len) {
+		p->code = ptask_os_zalloc(arg->code_len);
+		if (!p->code) {
+			err = -ENOMEM;
+			goto err_free_ptask;
+		}
+		memcpy(p->code, code, arg->code_len);
+		p->code_len = arg->code_len;
+	}
+	err = ptask_ns_add(c->ns, &p->obj, PTASK_OBJ_PTASK);
+	if (err)
+		goto err_free_code;
+	p->graph = g;
+	p->kind = arg->kind;
+	p->state = PTASK_STATE_WAITING;
+	p->nports = arg->nports;
+	memcpy(p->entry, arg->entry, sizeof(p->entry));
+	memcpy(p->name, arg->name, sizeof(p->name));
+	p->static_prio = PTASK_PRIO_DEFAULT;
+	p->proxy_nice = who->nice;
+	p->owner_pid = who->pid;
+	p->owner_uid = who->uid;
+	ptask_list_init(&p->ready_node);
+	ptask_list_add_tail(&p->node, &g->ptasks);
+	ptask_count_inc(c->ns, PTASK_COUNT_PTASKS);
+	arg->handle = p->obj.handle;
+	return 0;
+
+err_free_code:
+	ptask_os_free(p->code);
+err_free_ptask:
+	ptask_os_free(p);
+	return err;
+}
+
+/**
+ * ptask_ptask_set_priority() - PTASK_IOC_PTASK_SET_PRIORITY
+ * @c: the caller
+ * @who: the caller's credentials
+ * @arg: the checked argument
+ *
+ * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, or -EPERM when the proxy
+ * priority would be raised above the caller's own without CAP_SYS_NICE.
+ */
+int ptask_ptask_set_priority(struct ptask_client *c,
+			     const struct ptask_caller *who,
+			     struct ptask_priority *arg)
+{
+	struct ptask_ptask *p;
+	int err;
+
+	ptask_os_assert_locked(c->ns);
+	p = ptask_get(c, arg->ptask, &err);
+	if (!p)
+		return err;
+	if ((arg->flags & PTASK_PRIO_SET_PROXY) &&
+	    arg->proxy_nice < who->nice && !who->sys_nice)
+		return -EPERM;
+	if (arg->flags & PTASK_PRIO_SET_STATIC)
+		p->static_prio = arg->static_prio;
+	if (arg->flags & PTASK_PRIO_SET_PROXY)
+		p->proxy_nice = arg->proxy_nice;
+	return 0;
+}
+
+/**
+ * ptask_ptask_set_geometry() - PTASK_IOC_PTASK_SET_GEOMETRY
+ * @c: the caller
+ * @arg: the checked argument
+ *
+ * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, or -EINVAL for a CPU
+ * ptask.
+ */
+int ptask_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg)
+{
+	struct ptask_ptask *p;
+	int err;
+
+	ptask_os_assert_locked(c->ns);
+	p = ptask_get(c, arg->ptask, &err);
+	if (!p)
+		return err;
+	if (p->kind != PTASK_KIND_GPU)
+		return -EINVAL;
+	memcpy(p->grid, arg->grid, sizeof(p->grid));
+	memcpy(p->block, arg->block, sizeof(p->block));
+	p->shared_bytes = arg->shared_bytes;
+	return 0;
+}
+
+static bool inputs_ready(const struct ptask_ptask *p)
+{
+	u32 i, inputs = 0;
+
+	if (p->nopened != p->nports)
+		return false;
+	for (i = 0; i < p->nports; i++) {
+		if (p->ports[i]->kind == PTASK_PORT_OUTPUT)
+			continue;
+		if (!p->ports[i]->occupant)
+			return false;
+		inputs++;
+	}
+	return inputs > 0;
+}
+
+/**
+ * ptask_ptask_try_queue() - Waiting -> Queued when every input is Occupied
+ * @p: the ptask
+ *
+ * A ptask with no input port is never queued: nothing says when to run it.
+ */
+void ptask_ptask_try_queue(struct ptask_ptask *p)
+{
+	struct ptask_ns *ns = p->graph->ns;
+
+	ptask_os_assert_locked(ns);
+	if (p->graph->state != PTASK_GRAPH_RUNNING ||
+	    p->state != PTASK_STATE_WAITING || !inputs_ready(p))
+		return;
+	p->state = PTASK_STATE_QUEUED;
+	p->queued_ns = ptask_os_now_ns();
+	ptask_list_add_tail(&p->ready_node, &ns->ready);
+	ptask_exec_wake(ns);
+}
+
+/**
+ * ptask_ptask_try_finish() - Completed -> Waiting once all outputs moved on
+ * @p: the ptask
+ */
+void ptask_ptask_try_finish(struct ptask_ptask *p)
+{
+	u32 i;
+
+	ptask_os_assert_locked(p->graph->ns);
+	if (p->state != PTASK_STATE_COMPLETED)
+		return;
+	for (i = 0; i < p->nports; i++)
+		if (p->ports[i]->kind == PTASK_PORT_OUTPUT &&
+		    p->ports[i]->occupant)
+			return;
+	p->state = PTASK_STATE_WAITING;
+	ptask_ptask_try_queue(p);
+}
+
+/**
+ * ptask_ptask_free() - free a ptask and its ports with its graph
+ * @p: the ptask; its graph is stopped, so it is neither Queued nor running
+ */
+void ptask_ptask_free(struct ptask_ptask *p)
+{
+	struct ptask_ns *ns = p->graph->ns;
+	u32 i;
+
+	PTASK_WARN_ON(p->running);
+	PTASK_WARN_ON(p->state == PTASK_STATE_QUEUED);
+	for (i = 0; i < p->nopened; i++)
+		ptask_port_free(p->ports[i]);
+	ptask_ns_remove(ns, &p->obj);
+	ptask_list_del(&p->node);
+	ptask_count_dec(ns, PTASK_COUNT_PTASKS);
+	ptask_os_free(p->code);
+	ptask_os_free(p);
+}

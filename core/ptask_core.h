@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * ptask_core.h - the object model shared by ptask.ko and ptaskd.
+ *
+ * DOC: Overview
+ *
+ * One namespace (struct ptask_ns) holds every graph, template, ptask, port,
+ * channel, datablock and queued invocation, each named by a u32 handle.
+ * Clients (one per /dev/ptask fd, or per ptaskd connection) open graphs
+ * and hold datablocks.  The state machine is PTask's: a ptask is Waiting
+ * until every input port is Occupied, then Queued on the namespace's ready
+ * list; an executor takes it (Executing: the inputs move into a struct
+ * ptask_invocation and the input ports refill from their channels),
+ * completes it (Completed: the outputs sit in the output ports) and the
+ * outputs move on to every downstream channel once all of them have room;
+ * when every output port is Unoccupied the ptask is Waiting again.
+ *
+ * Locking: one lock per namespace, owned by the shell (a mutex in the
+ * kernel, a pthread mutex in ptaskd), protects every field of every object
+ * below.  Every function named *_locked, and every function taking a
+ * struct ptask_ns or an object, must be called with it held; they assert
+ * it with ptask_os_assert_locked().  The core never sleeps and never
+ * touches user memory: blocking calls return -EAGAIN and the shell sleeps
+ * on the client until client->wake_seq changes.
+ *
+ * Lifetimes: a graph lives while a client has it open (graph->opens); its
+ * templates, ptasks, ports and channels die with it.  Datablocks are
+ * counted (db->refs): one per client hold, per channel slot, per port
+ * occupant and per invocation input.  Invocations live on the ready list
+ * (as their Queued ptask) or on the taking executor's list until
+ * completed or until that executor goes away.
+ */
+#ifndef PTASK_CORE_H
+#define PTASK_CORE_H
+
+#include "ptask_os.h"
+#include "list.h"
+
+struct ptask_graph;
+struct ptask_ptask;
+struct ptask_port;
+struct ptask_channel;
+struct ptask_template;
+struct ptask_datablock;
+struct ptask_invocation_rec;
+
+/**
+ * struct ptask_obj - header of every object that has a handle
+ * @handle: namespace-unique, never 0
+ * @type: enum ptask_object_type
+ * @hnext: next in the handle hash chain
+ */
+struct ptask_obj {
+	u32 handle;
+	u32 type;
+	struct ptask_obj *hnext;
+};
+
+/**
+ * struct ptask_caller - who makes a call (filled by the shell per call)
+ * @uid: effective uid
+ * @gid: effective gid
+ * @pid: thread-group id (0 when not visible)
+ * @nice: the caller's nice value
+ * @dac_override: may open any graph (CAP_DAC_OVERRIDE)
+ * @sys_nice: may raise proxy priorities (CAP_SYS_NICE)
+ */
+struct ptask_caller {
+	u32 uid;
+	u32 gid;
+	s32 pid;
+	s32 nice;
+	bool dac_override;
+	bool sys_nice;
+};
+
+/**
+ * struct ptask_ns - one namespace of objects
+ * @htab: handle hash buckets (@hmask + 1 of them)
+ * @hmask: bucket count - 1 (a power of two minus one)
+ * @hcount: objects in @htab
+ * @next_handle: next handle to try
+ * @next_invocation: next invocation id
+ * @graphs: every graph (struct ptask_graph.ns_node)
+ * @clients: every client (struct ptask_client.ns_node)
+ * @ready: Queued ptasks in FIFO order (struct ptask_ptask.ready_node)
+ * @executors: registered executor clients
+ * @counts: live objects per enum ptask_count (the shell keeps BUFFERS)
+ * @os: the shell's data
+ */
+struct ptask_ns {
+	struct ptask_obj **htab;
+	u32 hmask;
+	u32 hcount;
+	u32 next_handle;
+	u64 next_invocation;
+	struct ptask_list graphs;
+	struct ptask_list clients;
+	struct ptask_list ready;
+	u32 executors;
+	u64 counts[__PTASK_COUNT_MAX];
+	void *os;
+};
+
+/**
+ * struct ptask_client - one open /dev/ptask (or one ptaskd connection)
+ * @ns: its namespace
+ * @ns_node: in ns->clients
+ * @opens: graphs it opened (struct ptask_open.client_node)
+ * @holds: datablocks it holds (struct ptask_hold.node)
+ * @taken: invocations it took as executor (struct ptask_invocation_rec.node)
+ * @executor: registered as an executor
+ * @n_accels: devices in its inventory
+ * @wake_seq: bumped whenever something it may wait or poll for changes
+ * @os: the shell's data (its wait queue)
+ */
+struct ptask_client {
+	struct ptask_ns *ns;
+	struct ptask_list ns_node;
+	struct ptask_list opens;
+	struct ptask_list holds;
+	struct ptask_list taken;
+	bool executor;
+	u32 n_accels;
+	u64 wake_seq;
+	void *os;
+};
+
+/**
+ * struct ptask_open - a client's open of a graph
+ * @graph: the graph
+ * @client: the client
+ * @graph_node: in graph->openers
+ * @client_node: in client->opens
+ */
+struct ptask_open {
+	struct ptask_graph *graph;
+	struct ptask_client *client;
+	struct ptask_list graph_node;
+	struct ptask_list client_node;
+};
+
+/**
+ * struct ptask_hold - references a client holds on one datablock
+ * @db: the datablock
+ * @count: references (each is one db->refs)
+ * @node: in client->holds
+ */
+struct ptask_hold {
+	struct ptask_datablock *db;
+	u32 count;
+	struct ptask_list node;
+};
+
+struct ptask_graph {
+	struct ptask_obj obj;
+	struct ptask_ns *ns;
+	struct ptask_list ns_node;
+	char name[PTASK_NAME_MAX];	/* "" once terminated or anonymous */
+	u32 uid, gid, mode;
+	u32 state;			/* enum ptask_graph_state */
+	u32 opens;			/* entries in @openers */
+	struct ptask_list openers;	/* struct ptask_open.graph_node */
+	struct ptask_list templates;	/* struct ptask_template.node */
+	struct ptask_list ptasks;	/* struct ptask_ptask.node */
+	struct ptask_list channels;	/* struct ptask_channel.node */
+};
+
+/**
+ * struct ptask_geom - geometry a datablock must fit
+ * @kind: enum ptask_template_kind
+ * @stride: bytes per element or record
+ * @dims: x, y, z
+ */
+struct ptask_geom {
+	u32 kind;
+	u32 stride;
+	u32 dims[3];
+};
+
+struct ptask_template {
+	struct ptask_obj obj;
+	struct ptask_graph *graph;
+	struct ptask_list node;
+	struct ptask_geom geom;
+	u32 binding;
+	char name[PTASK_NAME_MAX];
+};
+
+struct ptask_ptask {
+	struct ptask_obj obj;
+	struct ptask_graph *graph;
+	struct ptask_list node;		/* in graph->ptasks */
+	struct ptask_list ready_node;	/* in ns->ready while Queued */
+	u32 kind;			/* enum ptask_ptask_kind */
+	u32 state;			/* enum ptask_ptask_state */
+	u32 nports;
+	u32 nopened;
+	struct ptask_port *ports[PTASK_MAX_PORTS];
+	u8 *code;
+	u32 code_len;
+	char entry[PTASK_NAME_MAX];
+	char name[PTASK_NAME_MAX];
+	u32 static_prio;
+	s32 proxy_nice;
+	s32 owner_pid;
+	u32 owner_uid;
+	u32 shared_bytes;
+	u32 grid[3];
+	u32 block[3];
+	u64 queued_ns;
+	u64 gpu_ns;			/* accelerator time of all invocations */
+	u64 invocations;		/* completed invocations */
+	struct ptask_invocation_rec *running;	/* while Executing */
+};
+
+struct ptask_port {
+	struct ptask_obj obj;
+	struct ptask_ptask *ptask;
+	u32 kind;			/* enum ptask_port_kind */
+	u32 flags;			/* PTASK_PORT_* */
+	u32 index;
+	u32 param_index;
+	struct ptask_port *inout_peer;
+	struct ptask_template *tmpl;	/* NULL: any */
+	struct ptask_datablock *occupant; /* NULL: Unoccupied */
+	struct ptask_channel *in;	/* input/sticky: its channel */
+	struct ptask_list outs;		/* output: struct ptask_channel.src_node */
+	char name[PTASK_NAME_MAX];
+};
+
+struct ptask_channel {
+	struct ptask_obj obj;
+	struct ptask_graph *graph;
+	struct ptask_list node;		/* in graph->channels */
+	struct ptask_list src_node;	/* in src->outs */
+	struct ptask_port *src;		/* NULL: graph input */
+	struct ptask_port *dst;		/* NULL: graph output */
+	struct ptask_template *tmpl;	/* NULL: any */
+	u32 capacity;
+	u32 head;
+	u32 count;
+	struct ptask_datablock **slots;	/* ring of @capacity */
+	char name[PTASK_NAME_MAX];
+};
+
+struct ptask_datablock {
+	struct ptask_obj obj;
+	u32 refs;
+	bool has_geom;
+	struct ptask_geom geom;
+	u64 bytes;
+	u64 records;
+	struct ptask_buf *buf;
+};
+
+/**
+ * struct ptask_invocation_rec - an invocation an executor took
+ * @id: its id
+ * @ptask: the ptask; NULL once its graph went away
+ * @executor: the client that took it
+ * @node: in executor->taken
+ * @nports: entries in @inputs
+ * @inputs: per port index: the input datablock (one reference), or NULL
+ */
+struct ptask_invocation_rec {
+	u64 id;
+	struct ptask_ptask *ptask;
+	struct ptask_client *executor;
+	struct ptask_list node;
+	u32 nports;
+	struct ptask_datablock *inputs[PTASK_MAX_PORTS];
+};
+
+/*
+ * A datablock's mmap offset is its handle times PTASK_MMAP_UNIT: aligned
+ * to every page size Linux uses, and 2^32 handles fit in 48 bits.
+ */
+#define PTASK_MMAP_SHIFT		16
+#define PTASK_MMAP_UNIT			(1ULL << PTASK_MMAP_SHIFT)
+
+/* Caps on one EXEC_TAKE (shells size their buffers with them). */
+#define PTASK_TAKE_MAX_INVOCATIONS	64
+#define PTASK_TAKE_MAX_PORTS		1024
+
+/**
+ * struct ptask_call_io - the parts of a call that are not in its struct
+ * @code: ptask_open: the code bytes, already copied in by the shell
+ * @outputs: exec_complete: the outputs array, already copied in
+ * @invocations: exec_take: where the core writes invocations
+ * @ports: exec_take: where the core writes port records
+ * @code_out: exec_ptask_info: where the core copies the code
+ * @code_out_len: bytes at @code_out
+ */
+struct ptask_call_io {
+	const u8 *code;
+	const struct ptask_exec_output *outputs;
+	struct ptask_invocation *invocations;
+	struct ptask_invocation_port *ports;
+	u8 *code_out;
+	u32 code_out_len;
+};
+
+/* ns.c */
+int ptask_ns_init(struct ptask_ns *ns, void *os);
+void ptask_ns_destroy(struct ptask_ns *ns);
+int ptask_ns_add(struct ptask_ns *ns, struct ptask_obj *obj, u32 type);
+void ptask_ns_remove(struct ptask_ns *ns, struct ptask_obj *obj);
+struct ptask_obj *ptask_ns_find(struct ptask_ns *ns, u32 handle, u32 type);
+struct ptask_obj *ptask_ns_next(struct ptask_ns *ns, u64 *cursor);
+u64 ptask_ns_invocation_id(struct ptask_ns *ns);
+
+/* ptask_client_poll() bits; shells map them to EPOLLIN, EPOLLOUT, EPOLLERR */
+#define PTASK_POLL_IN	(1U << 0)
+#define PTASK_POLL_OUT	(1U << 1)
+#define PTASK_POLL_ERR	(1U << 2)
+
+/* client.c */
+struct ptask_client *ptask_client_create(struct ptask_ns *ns, void *os);
+void ptask_client_destroy(struct ptask_client *c);
+void ptask_client_wake(struct ptask_client *c);
+int ptask_client_hold(struct ptask_client *c, struct ptask_datablock *db);
+struct ptask_hold *ptask_client_find_hold(struct ptask_client *c,
+					  struct ptask_datablock *db);
+void ptask_client_unhold(struct ptask_client *c, struct ptask_hold *h);
+bool ptask_client_has_open(struct ptask_client *c, struct ptask_graph *g);
+u32 ptask_client_poll(struct ptask_client *c);
+
+/* graph.c */
+int ptask_graph_open(struct ptask_client *c, const struct ptask_caller *who,
+		     struct ptask_graph_open *arg);
+int ptask_graph_run(struct ptask_client *c, struct ptask_graph_ctl *arg);
+int ptask_graph_terminate(struct ptask_client *c, struct ptask_graph_ctl *arg);
+void ptask_graph_stop(struct ptask_graph *g, u32 state);
+void ptask_graph_close(struct ptask_open *o);
+void ptask_graph_free(struct ptask_graph *g);
+void ptask_graph_wake(struct ptask_graph *g);
+int ptask_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg);
+int ptask_graph_usable(struct ptask_client *c, struct ptask_graph *g);
+struct ptask_obj *ptask_obj_get(struct ptask_client *c, u32 handle, u32 type,
+				int *err);
+
+/* template.c */
+int ptask_template_open(struct ptask_client *c, struct ptask_template_open *arg);
+void ptask_template_free(struct ptask_template *t);
+bool ptask_geom_equal(const struct ptask_geom *a, const struct ptask_geom *b);
+u64 ptask_geom_bytes(const struct ptask_geom *g);
+bool ptask_datablock_fits(const struct ptask_datablock *db,
+			  const struct ptask_template *t);
+
+/* ptask.c */
+int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
+		     struct ptask_ptask_open *arg, const u8 *code);
+int ptask_ptask_set_priority(struct ptask_client *c,
+			     const struct ptask_caller *who,
+			     struct ptask_priority *arg);
+int ptask_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg);
+void ptask_ptask_try_queue(struct ptask_ptask *p);
+void ptask_ptask_try_finish(struct ptask_ptask *p);
+void ptask_ptask_free(struct ptask_ptask *p);
+
+/* port.c */
+int ptask_port_open(struct ptask_client *c, struct ptask_port_open *arg);
+void ptask_port_refill(struct ptask_port *port);
+void ptask_port_drain(struct ptask_port *port);
+void ptask_port_free(struct ptask_port *port);
+
+/* channel.c */
+int ptask_channel_open(struct ptask_client *c, struct ptask_channel_open *arg);
+int ptask_channel_push(struct ptask_client *c, struct ptask_push *arg);
+int ptask_channel_pull(struct ptask_client *c, struct ptask_pull *arg);
+bool ptask_channel_full(const struct ptask_channel *ch);
+void ptask_channel_put(struct ptask_channel *ch, struct ptask_datablock *db);
+struct ptask_datablock *ptask_channel_take(struct ptask_channel *ch);
+void ptask_channel_room(struct ptask_channel *ch);
+void ptask_channel_flush(struct ptask_channel *ch);
+void ptask_channel_free(struct ptask_channel *ch);
+
+/* datablock.c */
+int ptask_datablock_create(struct ptask_client *c,
+			   struct ptask_datablock_create *arg);
+int ptask_datablock_release(struct ptask_client *c,
+			    struct ptask_datablock_release *arg);
+struct ptask_datablock *ptask_datablock_alloc(struct ptask_ns *ns, u64 bytes);
+void ptask_datablock_get(struct ptask_datablock *db);
+void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db);
+u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db);
+u32 ptask_datablock_mmap_handle(u64 offset);
+int ptask_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
+			struct ptask_buf **buf);
+
+/* invocation.c */
+void ptask_exec_wake(struct ptask_ns *ns);
+int ptask_exec_register(struct ptask_client *c, u32 n_accels);
+int ptask_exec_unregister(struct ptask_client *c);
+int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
+		    const struct ptask_call_io *io);
+int ptask_exec_complete(struct ptask_client *c,
+			struct ptask_exec_complete *arg,
+			const struct ptask_call_io *io);
+int ptask_exec_ptask_info(struct ptask_client *c,
+			  struct ptask_exec_ptask_info *arg,
+			  const struct ptask_call_io *io);
+void ptask_invocation_orphan(struct ptask_ptask *p);
+
+/* args.c: the ioctl argument table and the checks done before any lookup */
+struct ptask_arg_desc {
+	unsigned int cmd;
+	u32 ksize;
+	u32 ver0;
+	bool copy_out;
+};
+const struct ptask_arg_desc *ptask_args_desc(unsigned int cmd);
+int ptask_args_check(unsigned int cmd, const void *arg);
+int ptask_call(struct ptask_client *c, const struct ptask_caller *who,
+	       unsigned int cmd, void *arg, const struct ptask_call_io *io);
+
+/* Longest ioctl argument struct, for shells' stack buffers. */
+union ptask_args {
+	struct ptask_graph_open graph_open;
+	struct ptask_template_open template_open;
+	struct ptask_ptask_open ptask_open;
+	struct ptask_port_open port_open;
+	struct ptask_channel_open channel_open;
+	struct ptask_lookup lookup;
+	struct ptask_datablock_create db_create;
+	struct ptask_datablock_release db_release;
+	struct ptask_push push;
+	struct ptask_pull pull;
+	struct ptask_graph_ctl graph_ctl;
+	struct ptask_priority priority;
+	struct ptask_geometry geometry;
+	struct ptask_exec_take take;
+	struct ptask_exec_complete complete;
+	struct ptask_exec_ptask_info info;
+};
+
+static inline void ptask_count_inc(struct ptask_ns *ns, unsigned int which)
+{
+	ns->counts[which]++;
+}
+
+static inline void ptask_count_dec(struct ptask_ns *ns, unsigned int which)
+{
+	PTASK_WARN_ON(ns->counts[which] == 0);
+	ns->counts[which]--;
+}
+
+#endif /* PTASK_CORE_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * ptask_os.h - the small OS shim under the portable core.
+ *
+ * The core (the .c files in core/) includes this header and uapi/ptask.h and nothing
+ * else.  Each shell supplies the functions declared at the bottom:
+ * kmod/os_kernel.c for ptask.ko, the daemon's for ptaskd in user mode,
+ * tests/unit/os_user.c for the unit tests and fuzz targets.
+ *
+ * The core never blocks, never sleeps and never touches user memory: the
+ * shells copy arguments in and out and wait when the core says -EAGAIN.
+ */
+#ifndef PTASK_OS_H
+#define PTASK_OS_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/stddef.h>
+#include <linux/compiler.h>
+#include <linux/bug.h>
+
+#define PTASK_WARN_ON(cond)	WARN_ON(cond)
+#else
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+#include <errno.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#ifndef EBADSLT
+#define EBADSLT 57
+#endif
+
+/* User space builds: report and carry on, as the kernel's WARN_ON does. */
+#define PTASK_WARN_ON(cond)	ptask_os_warn(!!(cond), __FILE__, __LINE__, #cond)
+int ptask_os_warn(int cond, const char *file, int line, const char *what);
+#endif
+
+#include "uapi/ptask.h"
+
+struct ptask_ns;
+struct ptask_client;
+struct ptask_buf;
+
+/* Memory for core objects; zeroed.  Never sleeps in a way that needs the
+ * caller to drop the namespace lock (GFP_KERNEL under a mutex is fine). */
+void *ptask_os_zalloc(size_t bytes);
+void ptask_os_free(void *p);
+
+/* CLOCK_MONOTONIC in ns. */
+u64 ptask_os_now_ns(void);
+
+/*
+ * Datablock memory.  A buffer is reference-counted by the shell: the core
+ * holds one reference per datablock; a shell adds its own for every
+ * mapping, so memory outlives the datablock while it is mapped.
+ */
+int ptask_os_buf_alloc(struct ptask_ns *ns, u64 bytes, struct ptask_buf **out);
+void ptask_os_buf_get(struct ptask_buf *buf);
+void ptask_os_buf_put(struct ptask_buf *buf);
+
+/* A client's wake_seq changed: wake whoever sleeps or polls on it. */
+void ptask_os_client_wake(struct ptask_client *client);
+
+/* Broadcast an enum ptask_event (generic-netlink multicast in the kernel). */
+void ptask_os_event(struct ptask_ns *ns, u32 event, u32 obj_type, u32 handle);
+
+/* Asserts the namespace lock is held (lockdep in the kernel). */
+void ptask_os_assert_locked(struct ptask_ns *ns);
+
+#endif /* PTASK_OS_H */

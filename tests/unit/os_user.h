@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* os_user.h - knobs of the user-space OS shim for tests (see os_user.c). */
+#ifndef PTASK_OS_USER_H
+#define PTASK_OS_USER_H
+
+#include "core/ptask_core.h"
+
+extern long os_user_buffers;		/* live buffers */
+extern int os_user_locked;		/* 0: any core call aborts */
+extern unsigned long os_user_wakes;	/* ptask_os_client_wake() calls */
+extern unsigned long os_user_events;	/* ptask_os_event() calls */
+extern int os_user_fail_alloc_after;	/* -1 never; n: the (n+1)th fails */
+
+void *os_user_buf_data(struct ptask_buf *buf);
+
+#endif

@@ -1,0 +1,885 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note OR MIT */
+/*
+ * ptask.h - the ptask ABI: ioctls on /dev/ptask, the "ptask" generic-netlink
+ * family and the names under /sys/kernel/ptask/.
+ *
+ * This header is the contract.  ptask.ko, ptaskd, libptask and every test
+ * include it; none of them restates it.
+ *
+ * ======================================================================
+ * Objects
+ * ======================================================================
+ *
+ * A *graph* is a dataflow graph of *ptasks* (a GPU kernel or a CPU function)
+ * whose *ports* are joined by *channels* (bounded FIFOs).  *Datablocks* flow
+ * through channels; a *template* describes a datablock's geometry.  Every
+ * object has a u32 *handle*, unique in the whole namespace (never 0, never
+ * reused while the object lives).  Templates, ptasks, ports and channels
+ * belong to one graph and live as long as it; datablocks are
+ * reference-counted and live while a client, a channel, a port or an
+ * invocation holds them.
+ *
+ * A *client* is one open file description of /dev/ptask.  A client may use
+ * an object only if it has opened the object's graph (PTASK_IOC_GRAPH_OPEN);
+ * otherwise -EACCES.  A graph lives while at least one client has it open;
+ * when the last one closes its fd (or dies, however it dies) the graph and
+ * everything in it is freed.
+ *
+ * Every ioctl argument is an extensible struct whose first member is its
+ * own size in bytes (@size).  The kernel reads @size, then the struct with
+ * copy_struct_from_user(): a smaller @size than the first published version
+ * is -EINVAL, a larger one with non-zero bytes past what this kernel knows
+ * is -E2BIG, a bad pointer is -EFAULT.  Non-zero reserved fields and
+ * unknown flag bits are -EINVAL.  Pointers travel as __u64.  Timeouts are
+ * absolute CLOCK_MONOTONIC times in ns; 0 means "no timeout".  Output
+ * members are written back only on success.
+ *
+ * Errors are checked in this order for every call, and each is a distinct
+ * test: unknown command (-ENOTTY); @size and copy (-EINVAL, -E2BIG,
+ * -EFAULT); reserved fields and flags (-EINVAL); value ranges (-EINVAL);
+ * handles (-ENOENT: no object of that type with that handle; -EACCES: the
+ * caller has not opened its graph); object state (-ESHUTDOWN: its graph
+ * was terminated; others as listed per call).
+ *
+ * ======================================================================
+ * Calls
+ * ======================================================================
+ *
+ * PTASK_IOC_GRAPH_OPEN (struct ptask_graph_open)
+ *	Create a graph or open an existing one by @name.  With
+ *	PTASK_GRAPH_CREATE a missing graph is created, owned by the caller's
+ *	euid/egid, with permission bits @mode (like a file's: the caller's
+ *	class needs both read and write, 06 << class shift, to open it; a
+ *	process with CAP_DAC_OVERRIDE in the initial namespace passes).  With
+ *	PTASK_GRAPH_EXCL as well, an existing graph is -EEXIST.  Without
+ *	CREATE, a missing graph is -ENOENT.  An empty name with CREATE makes
+ *	an anonymous graph nobody else can open.  Opening the same graph twice
+ *	from one client returns the same handle.  Errors: -EINVAL (name not
+ *	NUL-terminated, bad characters, mode > 0777), -EEXIST, -ENOENT,
+ *	-EACCES, -ENOMEM.
+ *
+ * PTASK_IOC_TEMPLATE_OPEN (struct ptask_template_open)
+ *	Describe a datablock geometry in @graph: @stride bytes per element,
+ *	@dims (x, y, z; each >= 1), a @kind (fixed-stride array, variable-size
+ *	record stream, opaque bytes) and a @binding for GPU code (global
+ *	memory, constant memory, formal parameter).  Templates are
+ *	*compatible* when kind, stride and dims are equal.  Errors: -EINVAL
+ *	(stride 0, a dim 0, bytes over PTASK_DATABLOCK_MAX_BYTES, bad kind or
+ *	binding), -ENOENT, -EACCES, -ESHUTDOWN.
+ *
+ * PTASK_IOC_PTASK_OPEN (struct ptask_ptask_open)
+ *	Add a ptask to @graph: @kind GPU (with @code_len bytes of PTX or cubin
+ *	at @code and an @entry point name) or CPU (no code; the owning process
+ *	runs it), with @nports ports to be opened.  Its proxy priority starts
+ *	as the caller's nice value, its static priority at
+ *	PTASK_PRIO_DEFAULT.  Errors: -EINVAL (nports 0 or over
+ *	PTASK_MAX_PORTS, GPU without code or entry, CPU with code, code over
+ *	PTASK_CODE_MAX_BYTES), -EFAULT, -ENOENT, -EACCES, -ESHUTDOWN.
+ *
+ * PTASK_IOC_PORT_OPEN (struct ptask_port_open)
+ *	Add a port to @ptask.  @kind is input, output or sticky (an input
+ *	that keeps its datablock across invocations until a new one
+ *	arrives).  @flags: PTASK_PORT_RUNTIME (consumed by the run-time, e.g.
+ *	to size the launch, not passed to the GPU code), PTASK_PORT_INOUT (an
+ *	input whose datablock the code updates in place and emits on output
+ *	port @inout_peer).  @param_index is the formal parameter the port
+ *	binds to.  @template is 0 (any) or a template of the same graph.
+ *	Ports are numbered 0, 1, ... in the order they are opened.  Errors:
+ *	-EINVAL, -ENOENT, -EACCES, -ESHUTDOWN, -ENOSPC (all @nports opened),
+ *	-EBUSY (the graph is running).
+ *
+ * PTASK_IOC_CHANNEL_OPEN (struct ptask_channel_open)
+ *	Join @src (an output port, or 0 for a graph input the client pushes
+ *	into) to @dst (an input or sticky port, or 0 for a graph output the
+ *	client pulls from); not both 0.  @capacity >= 1 datablocks.
+ *	@template is 0 or a template of the graph; it must be compatible with
+ *	the template of each port it joins that has one (-EPROTOTYPE).  An
+ *	input port takes one channel (-EBUSY for a second); an output port
+ *	takes any number (fan-out).  Errors: -EINVAL (capacity 0 or over
+ *	PTASK_CHANNEL_MAX_CAPACITY, both ends 0, @src not an output port, @dst
+ *	not an input port, ports of different graphs), -ENOENT, -EACCES,
+ *	-EPROTOTYPE, -EBUSY, -ESHUTDOWN.
+ *
+ * PTASK_IOC_LOOKUP (struct ptask_lookup)
+ *	Find an object of @type named @name in @graph (names are given at
+ *	open time).  Lets a second process that opened a shared graph by
+ *	name find its channels.  Errors: -EINVAL, -ENOENT, -EACCES.
+ *
+ * PTASK_IOC_DATABLOCK_CREATE (struct ptask_datablock_create)
+ *	Allocate a datablock of @bytes (or, when @template is non-zero, the
+ *	template's size for an array and opaque template, @records * stride
+ *	for a record stream) holding @records records.  Returns its @handle
+ *	and the @mmap_offset at which the caller mmaps it (shared pages: the
+ *	producer, the consumers and the executor see the same memory).  The
+ *	caller holds one reference.  Errors: -EINVAL (0 bytes, over
+ *	PTASK_DATABLOCK_MAX_BYTES, both or neither of bytes and template),
+ *	-ENOENT, -EACCES, -ENOMEM.
+ *
+ * PTASK_IOC_DATABLOCK_RELEASE (struct ptask_datablock_release)
+ *	Drop one reference the caller holds.  Mappings stay valid until
+ *	munmap.  Errors: -ENOENT (the caller holds no reference to it).
+ *
+ * PTASK_IOC_PUSH (struct ptask_push)
+ *	Queue @datablock (held by the caller) on graph-input @channel.  The
+ *	caller keeps its reference.  Blocks while the channel is full unless
+ *	PTASK_NONBLOCK or O_NONBLOCK (-EAGAIN), until @timeout_ns
+ *	(-ETIMEDOUT); a signal gives -EINTR (or a restart).  With
+ *	PTASK_PUSH_SET_RECORDS the datablock's record count becomes @records
+ *	first.  Errors: -EINVAL (channel not a graph input), -ENOENT,
+ *	-EACCES, -EPROTOTYPE (datablock does not fit the channel's template),
+ *	-EAGAIN, -ETIMEDOUT, -EINTR, -ESHUTDOWN (also when the graph is
+ *	terminated while the caller sleeps), -EIO (the graph failed).
+ *
+ * PTASK_IOC_PULL (struct ptask_pull)
+ *	Take the oldest datablock from graph-output @channel; the caller
+ *	holds a reference to it and gets its @handle, @mmap_offset, @bytes and
+ *	@records.  Blocks like push while the channel is empty.  Errors as
+ *	push (-EINVAL when the channel is not a graph output).
+ *
+ * PTASK_IOC_GRAPH_RUN (struct ptask_graph_ctl)
+ *	Start @graph: from now on ptasks whose inputs are all Occupied are
+ *	queued for the executor.  Pushes are accepted before run.  Errors:
+ *	-ENOENT, -EACCES, -ESHUTDOWN, -EALREADY.
+ *
+ * PTASK_IOC_GRAPH_TERMINATE (struct ptask_graph_ctl)
+ *	Stop @graph for every client: every blocked pusher and puller wakes
+ *	with -ESHUTDOWN, queued invocations are dropped, every datablock the
+ *	graph holds is released and its name is freed.  The handles stay
+ *	valid (calls on them give -ESHUTDOWN) until the graph is closed.
+ *	Errors: -ENOENT, -EACCES, -ESHUTDOWN.
+ *
+ * PTASK_IOC_PTASK_SET_PRIORITY (struct ptask_priority)
+ *	Set the static priority (PTASK_PRIO_MIN..PTASK_PRIO_MAX) and/or the
+ *	proxy priority (a nice value, -20..19; the OS priority of the process
+ *	the ptask works for) of @ptask.  Raising a proxy priority above the
+ *	caller's own nice needs CAP_SYS_NICE (-EPERM).  Errors: -EINVAL,
+ *	-ENOENT, -EACCES, -EPERM, -ESHUTDOWN.
+ *
+ * PTASK_IOC_PTASK_SET_GEOMETRY (struct ptask_geometry)
+ *	Set the launch geometry of GPU @ptask (grid and block, x*y*z each;
+ *	all zero: inferred from the templates).  Errors: -EINVAL (partly
+ *	zero, a block over 1024 threads, a CPU ptask), -ENOENT, -EACCES,
+ *	-ESHUTDOWN.
+ *
+ * Executor calls (only on the fd of a registered executor, else -EPERM;
+ * registration is PTASK_CMD_EXEC_REGISTER over generic netlink and needs
+ * CAP_SYS_ADMIN):
+ *
+ * PTASK_IOC_EXEC_TAKE (struct ptask_exec_take)
+ *	Take up to @max_invocations queued invocations (blocking like pull
+ *	while none is queued).  Each fills a struct ptask_invocation and
+ *	@n_ports consecutive struct ptask_invocation_port records starting at
+ *	@first_port in the @ports array (every port of the ptask: inputs with
+ *	their datablock, outputs with datablock 0).  An invocation whose ports
+ *	do not fit in @max_ports is left queued for the next call; if even the
+ *	first does not fit, -ENOSPC.  The executor may mmap every datablock
+ *	of an invocation it took.  Errors: -EINVAL, -EFAULT, -ENOSPC, -EAGAIN,
+ *	-ETIMEDOUT, -EINTR, -EPERM.
+ *
+ * PTASK_IOC_EXEC_COMPLETE (struct ptask_exec_complete)
+ *	Finish invocation @id with @status (0 or a negative errno), the
+ *	@gpu_ns it used, and @n_outputs (port index, datablock) pairs at
+ *	@outputs, one per output port.  Each output datablock is either held
+ *	by the executor (its reference passes to the port) or an input of
+ *	the same invocation (pass-through).  A non-zero @status fails the
+ *	graph: its blocked callers wake with -EIO.  Errors: -EINVAL (bad
+ *	port index, duplicate or missing output), -ENOENT (no such
+ *	invocation taken by this fd, or unknown datablock), -EPROTOTYPE,
+ *	-ECANCELED (the graph went away; outputs are released), -EPERM.
+ *
+ * PTASK_IOC_EXEC_PTASK_INFO (struct ptask_exec_ptask_info)
+ *	Read any ptask's kind, port count, entry name, geometry and code
+ *	size (@code_len); with @code non-zero also its code, copied there
+ *	(@code_len must then be at least the code's size, else -ENOSPC).
+ *	Call with @code 0 first to learn the size.  Errors: -EINVAL, -EPERM,
+ *	-ENOENT, -ENOSPC, -EFAULT.
+ *
+ * ======================================================================
+ * Readiness (poll, epoll, select)
+ * ======================================================================
+ *
+ * EPOLLIN: a graph output channel of a graph the client has open holds a
+ * datablock, or (executor) an invocation is queued.  EPOLLOUT: a graph
+ * input channel of such a graph has room.  EPOLLERR: one of its graphs was
+ * terminated or failed.
+ *
+ * ======================================================================
+ * mmap
+ * ======================================================================
+ *
+ * mmap(NULL, bytes, PROT_READ|PROT_WRITE, MAP_SHARED, fd, mmap_offset)
+ * maps a datablock the caller holds (or, for an executor, one of an
+ * invocation it took).  MAP_PRIVATE is -EINVAL; a length past the
+ * datablock -EINVAL.  The pages are inserted as ordinary pages, so
+ * get_user_pages()/cuMemHostRegister() can pin a mapping.
+ */
+#ifndef _UAPI_LINUX_PTASK_H
+#define _UAPI_LINUX_PTASK_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define PTASK_ABI_VERSION		1
+#define PTASK_DEVICE_NAME		"ptask"		/* /dev/ptask */
+
+#define PTASK_NAME_MAX			64	/* with the NUL */
+#define PTASK_MAX_PORTS			64
+#define PTASK_CODE_MAX_BYTES		(16U << 20)
+#define PTASK_DATABLOCK_MAX_BYTES	(256ULL << 20)
+#define PTASK_CHANNEL_MAX_CAPACITY	65536
+#define PTASK_PRIO_MIN			0
+#define PTASK_PRIO_MAX			99
+#define PTASK_PRIO_DEFAULT		50
+#define PTASK_NICE_MIN			(-20)
+#define PTASK_NICE_MAX			19
+
+/* Flags shared by the blocking calls (push, pull, exec_take). */
+#define PTASK_NONBLOCK			(1U << 0)
+
+/* struct ptask_graph_open.flags */
+#define PTASK_GRAPH_CREATE		(1U << 0)
+#define PTASK_GRAPH_EXCL		(1U << 1)
+#define PTASK_GRAPH_FLAGS_ALL		(PTASK_GRAPH_CREATE | PTASK_GRAPH_EXCL)
+
+/**
+ * struct ptask_graph_open - argument of PTASK_IOC_GRAPH_OPEN
+ * @size: sizeof(struct ptask_graph_open)
+ * @flags: PTASK_GRAPH_*
+ * @mode: permission bits of a graph this call creates (0..0777)
+ * @handle: out: the graph
+ * @name: NUL-terminated; letters, digits, '.', '_', '-' and '/' only
+ */
+struct ptask_graph_open {
+	__u32 size;
+	__u32 flags;
+	__u32 mode;
+	__u32 handle;
+	char name[PTASK_NAME_MAX];
+};
+#define PTASK_GRAPH_OPEN_SIZE_VER0	80
+
+enum ptask_template_kind {
+	PTASK_TEMPLATE_ARRAY = 0,	/* fixed-stride array of dims elements */
+	PTASK_TEMPLATE_RECORDS = 1,	/* variable-size stream of records */
+	PTASK_TEMPLATE_OPAQUE = 2,	/* bytes the run-time does not interpret */
+	__PTASK_TEMPLATE_KIND_MAX,
+};
+
+enum ptask_binding {
+	PTASK_BIND_GLOBAL = 0,		/* global device memory */
+	PTASK_BIND_CONSTANT = 1,	/* constant memory */
+	PTASK_BIND_PARAM = 2,		/* passed by value as a kernel parameter */
+	__PTASK_BIND_MAX,
+};
+
+/**
+ * struct ptask_template_open - argument of PTASK_IOC_TEMPLATE_OPEN
+ * @size: sizeof(struct ptask_template_open)
+ * @flags: must be 0
+ * @graph: the graph the template belongs to
+ * @kind: enum ptask_template_kind
+ * @binding: enum ptask_binding
+ * @stride: bytes per element (or per record)
+ * @dims: elements in x, y, z (each >= 1; for a record stream, the most
+ *	records a datablock holds)
+ * @handle: out: the template
+ * @reserved: must be 0
+ * @name: optional name for PTASK_IOC_LOOKUP ("" for none)
+ */
+struct ptask_template_open {
+	__u32 size;
+	__u32 flags;
+	__u32 graph;
+	__u32 kind;
+	__u32 binding;
+	__u32 stride;
+	__u32 dims[3];
+	__u32 handle;
+	__u64 reserved;
+	char name[PTASK_NAME_MAX];
+};
+#define PTASK_TEMPLATE_OPEN_SIZE_VER0	112
+
+enum ptask_ptask_kind {
+	PTASK_KIND_GPU = 0,
+	PTASK_KIND_CPU = 1,
+	__PTASK_KIND_MAX,
+};
+
+/**
+ * struct ptask_ptask_open - argument of PTASK_IOC_PTASK_OPEN
+ * @size: sizeof(struct ptask_ptask_open)
+ * @flags: must be 0
+ * @graph: the graph
+ * @kind: enum ptask_ptask_kind
+ * @nports: number of ports (1..PTASK_MAX_PORTS)
+ * @handle: out: the ptask
+ * @code: user pointer to PTX or cubin bytes (GPU only)
+ * @code_len: bytes at @code
+ * @reserved: must be 0
+ * @entry: NUL-terminated kernel entry name (GPU only)
+ * @name: optional name for PTASK_IOC_LOOKUP
+ */
+struct ptask_ptask_open {
+	__u32 size;
+	__u32 flags;
+	__u32 graph;
+	__u32 kind;
+	__u32 nports;
+	__u32 handle;
+	__u64 code;
+	__u32 code_len;
+	__u32 reserved;
+	char entry[PTASK_NAME_MAX];
+	char name[PTASK_NAME_MAX];
+};
+#define PTASK_PTASK_OPEN_SIZE_VER0	168
+
+enum ptask_port_kind {
+	PTASK_PORT_INPUT = 0,
+	PTASK_PORT_OUTPUT = 1,
+	PTASK_PORT_STICKY = 2,
+	__PTASK_PORT_KIND_MAX,
+};
+
+/* struct ptask_port_open.flags */
+#define PTASK_PORT_RUNTIME		(1U << 0)
+#define PTASK_PORT_INOUT		(1U << 1)
+#define PTASK_PORT_FLAGS_ALL		(PTASK_PORT_RUNTIME | PTASK_PORT_INOUT)
+
+/**
+ * struct ptask_port_open - argument of PTASK_IOC_PORT_OPEN
+ * @size: sizeof(struct ptask_port_open)
+ * @flags: PTASK_PORT_*
+ * @ptask: the ptask
+ * @kind: enum ptask_port_kind
+ * @template: 0 or a template of the ptask's graph
+ * @param_index: formal parameter of the GPU code the port binds to
+ * @inout_peer: with PTASK_PORT_INOUT on an input: the output port (handle)
+ *	that emits the updated datablock; else 0
+ * @handle: out: the port
+ * @index: out: the port's number in its ptask
+ * @reserved: must be 0
+ * @name: optional name for PTASK_IOC_LOOKUP
+ */
+struct ptask_port_open {
+	__u32 size;
+	__u32 flags;
+	__u32 ptask;
+	__u32 kind;
+	__u32 template;
+	__u32 param_index;
+	__u32 inout_peer;
+	__u32 handle;
+	__u32 index;
+	__u32 reserved;
+	char name[PTASK_NAME_MAX];
+};
+#define PTASK_PORT_OPEN_SIZE_VER0	104
+
+/**
+ * struct ptask_channel_open - argument of PTASK_IOC_CHANNEL_OPEN
+ * @size: sizeof(struct ptask_channel_open)
+ * @flags: must be 0
+ * @graph: the graph
+ * @src: an output port, or 0 for a graph input
+ * @dst: an input or sticky port, or 0 for a graph output
+ * @capacity: datablocks the channel holds (1..PTASK_CHANNEL_MAX_CAPACITY)
+ * @template: 0 or a template of the graph
+ * @handle: out: the channel
+ * @name: optional name for PTASK_IOC_LOOKUP
+ */
+struct ptask_channel_open {
+	__u32 size;
+	__u32 flags;
+	__u32 graph;
+	__u32 src;
+	__u32 dst;
+	__u32 capacity;
+	__u32 template;
+	__u32 handle;
+	char name[PTASK_NAME_MAX];
+};
+#define PTASK_CHANNEL_OPEN_SIZE_VER0	96
+
+enum ptask_object_type {
+	PTASK_OBJ_NONE = 0,
+	PTASK_OBJ_GRAPH = 1,
+	PTASK_OBJ_TEMPLATE = 2,
+	PTASK_OBJ_PTASK = 3,
+	PTASK_OBJ_PORT = 4,
+	PTASK_OBJ_CHANNEL = 5,
+	PTASK_OBJ_DATABLOCK = 6,
+	__PTASK_OBJ_MAX,
+};
+
+/**
+ * struct ptask_lookup - argument of PTASK_IOC_LOOKUP
+ * @size: sizeof(struct ptask_lookup)
+ * @flags: must be 0
+ * @graph: the graph to search
+ * @type: PTASK_OBJ_TEMPLATE, _PTASK, _PORT or _CHANNEL
+ * @handle: out: the object
+ * @reserved: must be 0
+ * @name: the name to find
+ */
+struct ptask_lookup {
+	__u32 size;
+	__u32 flags;
+	__u32 graph;
+	__u32 type;
+	__u32 handle;
+	__u32 reserved;
+	char name[PTASK_NAME_MAX];
+};
+#define PTASK_LOOKUP_SIZE_VER0		88
+
+/**
+ * struct ptask_datablock_create - argument of PTASK_IOC_DATABLOCK_CREATE
+ * @size: sizeof(struct ptask_datablock_create)
+ * @flags: must be 0
+ * @template: 0, or the template the datablock is made from
+ * @handle: out: the datablock
+ * @bytes: size in bytes when @template is 0 (must then be 0); out: the size
+ * @records: records it holds (a record stream's count; else informative)
+ * @mmap_offset: out: offset to mmap it at
+ */
+struct ptask_datablock_create {
+	__u32 size;
+	__u32 flags;
+	__u32 template;
+	__u32 handle;
+	__u64 bytes;
+	__u64 records;
+	__u64 mmap_offset;
+};
+#define PTASK_DATABLOCK_CREATE_SIZE_VER0	40
+
+/**
+ * struct ptask_datablock_release - argument of PTASK_IOC_DATABLOCK_RELEASE
+ * @size: sizeof(struct ptask_datablock_release)
+ * @flags: must be 0
+ * @handle: the datablock
+ * @reserved: must be 0
+ */
+struct ptask_datablock_release {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 reserved;
+};
+#define PTASK_DATABLOCK_RELEASE_SIZE_VER0	16
+
+/* struct ptask_push.flags */
+#define PTASK_PUSH_SET_RECORDS		(1U << 1)
+#define PTASK_PUSH_FLAGS_ALL		(PTASK_NONBLOCK | PTASK_PUSH_SET_RECORDS)
+
+/**
+ * struct ptask_push - argument of PTASK_IOC_PUSH
+ * @size: sizeof(struct ptask_push)
+ * @flags: PTASK_NONBLOCK, PTASK_PUSH_SET_RECORDS
+ * @channel: a graph input channel
+ * @datablock: a datablock the caller holds
+ * @records: the record count to set with PTASK_PUSH_SET_RECORDS
+ * @timeout_ns: absolute CLOCK_MONOTONIC deadline, 0 for none
+ */
+struct ptask_push {
+	__u32 size;
+	__u32 flags;
+	__u32 channel;
+	__u32 datablock;
+	__u64 records;
+	__u64 timeout_ns;
+};
+#define PTASK_PUSH_SIZE_VER0		32
+
+#define PTASK_PULL_FLAGS_ALL		PTASK_NONBLOCK
+
+/**
+ * struct ptask_pull - argument of PTASK_IOC_PULL
+ * @size: sizeof(struct ptask_pull)
+ * @flags: PTASK_NONBLOCK
+ * @channel: a graph output channel
+ * @datablock: out: the datablock (the caller now holds a reference)
+ * @timeout_ns: absolute CLOCK_MONOTONIC deadline, 0 for none
+ * @mmap_offset: out: where to mmap it
+ * @bytes: out: its size
+ * @records: out: its record count
+ */
+struct ptask_pull {
+	__u32 size;
+	__u32 flags;
+	__u32 channel;
+	__u32 datablock;
+	__u64 timeout_ns;
+	__u64 mmap_offset;
+	__u64 bytes;
+	__u64 records;
+};
+#define PTASK_PULL_SIZE_VER0		48
+
+/**
+ * struct ptask_graph_ctl - argument of PTASK_IOC_GRAPH_RUN and _TERMINATE
+ * @size: sizeof(struct ptask_graph_ctl)
+ * @flags: must be 0
+ * @graph: the graph
+ * @reserved: must be 0
+ */
+struct ptask_graph_ctl {
+	__u32 size;
+	__u32 flags;
+	__u32 graph;
+	__u32 reserved;
+};
+#define PTASK_GRAPH_CTL_SIZE_VER0	16
+
+/* struct ptask_priority.flags */
+#define PTASK_PRIO_SET_STATIC		(1U << 0)
+#define PTASK_PRIO_SET_PROXY		(1U << 1)
+#define PTASK_PRIO_FLAGS_ALL		(PTASK_PRIO_SET_STATIC | PTASK_PRIO_SET_PROXY)
+
+/**
+ * struct ptask_priority - argument of PTASK_IOC_PTASK_SET_PRIORITY
+ * @size: sizeof(struct ptask_priority)
+ * @flags: PTASK_PRIO_SET_* (at least one)
+ * @ptask: the ptask
+ * @static_prio: PTASK_PRIO_MIN..PTASK_PRIO_MAX
+ * @proxy_nice: -20..19
+ * @reserved: must be 0
+ */
+struct ptask_priority {
+	__u32 size;
+	__u32 flags;
+	__u32 ptask;
+	__u32 static_prio;
+	__s32 proxy_nice;
+	__u32 reserved;
+};
+#define PTASK_PRIORITY_SIZE_VER0	24
+
+/**
+ * struct ptask_geometry - argument of PTASK_IOC_PTASK_SET_GEOMETRY
+ * @size: sizeof(struct ptask_geometry)
+ * @flags: must be 0
+ * @ptask: a GPU ptask
+ * @shared_bytes: dynamic shared memory per block
+ * @grid: blocks in x, y, z
+ * @block: threads per block in x, y, z
+ */
+struct ptask_geometry {
+	__u32 size;
+	__u32 flags;
+	__u32 ptask;
+	__u32 shared_bytes;
+	__u32 grid[3];
+	__u32 block[3];
+};
+#define PTASK_GEOMETRY_SIZE_VER0	40
+
+/**
+ * struct ptask_invocation - one queued invocation, filled by EXEC_TAKE
+ * @id: the invocation, for EXEC_COMPLETE
+ * @ptask: the ptask handle (EXEC_PTASK_INFO gives its code)
+ * @graph: its graph
+ * @kind: enum ptask_ptask_kind
+ * @owner_pid: the process that created the ptask (tgid, in the
+ *	executor's pid namespace; 0 if not visible there)
+ * @owner_uid: its euid
+ * @static_prio: the ptask's static priority
+ * @proxy_nice: the ptask's proxy priority (a nice value)
+ * @first_port: index of its first record in the ports array
+ * @n_ports: records it has there, one per port of the ptask
+ * @queued_ns: CLOCK_MONOTONIC time it was queued
+ */
+struct ptask_invocation {
+	__u64 id;
+	__u32 ptask;
+	__u32 graph;
+	__u32 kind;
+	__s32 owner_pid;
+	__u32 owner_uid;
+	__u32 static_prio;
+	__s32 proxy_nice;
+	__u32 first_port;
+	__u32 n_ports;
+	__u32 reserved;
+	__u64 queued_ns;
+};
+
+/**
+ * struct ptask_invocation_port - one port of a taken invocation
+ * @port: the port handle
+ * @index: its number in the ptask
+ * @kind: enum ptask_port_kind
+ * @flags: PTASK_PORT_* of the port
+ * @template: its template (0 for none)
+ * @param_index: formal parameter it binds to
+ * @datablock: input: the datablock; output: 0
+ * @reserved: 0
+ * @mmap_offset: input: where the executor maps it
+ * @bytes: input: its size; output: the template's size (0 if none)
+ * @records: input: its record count
+ */
+struct ptask_invocation_port {
+	__u32 port;
+	__u32 index;
+	__u32 kind;
+	__u32 flags;
+	__u32 template;
+	__u32 param_index;
+	__u32 datablock;
+	__u32 reserved;
+	__u64 mmap_offset;
+	__u64 bytes;
+	__u64 records;
+};
+
+/**
+ * struct ptask_exec_take - argument of PTASK_IOC_EXEC_TAKE
+ * @size: sizeof(struct ptask_exec_take)
+ * @flags: PTASK_NONBLOCK
+ * @max_invocations: entries at @invocations (>= 1)
+ * @max_ports: entries at @ports (>= 1)
+ * @invocations: user array of struct ptask_invocation
+ * @ports: user array of struct ptask_invocation_port
+ * @timeout_ns: absolute CLOCK_MONOTONIC deadline, 0 for none
+ * @n_invocations: out: invocations taken
+ * @n_ports: out: port records written
+ */
+struct ptask_exec_take {
+	__u32 size;
+	__u32 flags;
+	__u32 max_invocations;
+	__u32 max_ports;
+	__u64 invocations;
+	__u64 ports;
+	__u64 timeout_ns;
+	__u32 n_invocations;
+	__u32 n_ports;
+};
+#define PTASK_EXEC_TAKE_SIZE_VER0	48
+
+/**
+ * struct ptask_exec_output - one output of a completed invocation
+ * @index: the output port's number in the ptask
+ * @datablock: the datablock to emit on it
+ */
+struct ptask_exec_output {
+	__u32 index;
+	__u32 datablock;
+};
+
+/**
+ * struct ptask_exec_complete - argument of PTASK_IOC_EXEC_COMPLETE
+ * @size: sizeof(struct ptask_exec_complete)
+ * @flags: must be 0
+ * @id: the invocation
+ * @status: 0, or a negative errno that fails the graph
+ * @n_outputs: entries at @outputs
+ * @gpu_ns: accelerator time the invocation used
+ * @outputs: user array of struct ptask_exec_output
+ */
+struct ptask_exec_complete {
+	__u32 size;
+	__u32 flags;
+	__u64 id;
+	__s32 status;
+	__u32 n_outputs;
+	__u64 gpu_ns;
+	__u64 outputs;
+};
+#define PTASK_EXEC_COMPLETE_SIZE_VER0	40
+
+/**
+ * struct ptask_exec_ptask_info - argument of PTASK_IOC_EXEC_PTASK_INFO
+ * @size: sizeof(struct ptask_exec_ptask_info)
+ * @flags: must be 0
+ * @ptask: the ptask
+ * @kind: out: enum ptask_ptask_kind
+ * @nports: out: its number of ports
+ * @code_len: in: bytes at @code; out: the code's size
+ * @code: user buffer for the code (may be 0 to ask the size)
+ * @shared_bytes: out: dynamic shared memory per block
+ * @grid: out: blocks (all 0: infer)
+ * @block: out: threads per block
+ * @reserved: must be 0
+ * @entry: out: the entry name
+ */
+struct ptask_exec_ptask_info {
+	__u32 size;
+	__u32 flags;
+	__u32 ptask;
+	__u32 kind;
+	__u32 nports;
+	__u32 code_len;
+	__u64 code;
+	__u32 shared_bytes;
+	__u32 grid[3];
+	__u32 block[3];
+	__u32 reserved;
+	char entry[PTASK_NAME_MAX];
+};
+#define PTASK_EXEC_PTASK_INFO_SIZE_VER0	128
+
+#define PTASK_IOC_MAGIC			0xB7
+
+#define PTASK_IOC_GRAPH_OPEN		_IOWR(PTASK_IOC_MAGIC, 0x01, struct ptask_graph_open)
+#define PTASK_IOC_TEMPLATE_OPEN		_IOWR(PTASK_IOC_MAGIC, 0x02, struct ptask_template_open)
+#define PTASK_IOC_PTASK_OPEN		_IOWR(PTASK_IOC_MAGIC, 0x03, struct ptask_ptask_open)
+#define PTASK_IOC_PORT_OPEN		_IOWR(PTASK_IOC_MAGIC, 0x04, struct ptask_port_open)
+#define PTASK_IOC_CHANNEL_OPEN		_IOWR(PTASK_IOC_MAGIC, 0x05, struct ptask_channel_open)
+#define PTASK_IOC_LOOKUP		_IOWR(PTASK_IOC_MAGIC, 0x06, struct ptask_lookup)
+#define PTASK_IOC_DATABLOCK_CREATE	_IOWR(PTASK_IOC_MAGIC, 0x07, struct ptask_datablock_create)
+#define PTASK_IOC_DATABLOCK_RELEASE	_IOW(PTASK_IOC_MAGIC, 0x08, struct ptask_datablock_release)
+#define PTASK_IOC_PUSH			_IOW(PTASK_IOC_MAGIC, 0x09, struct ptask_push)
+#define PTASK_IOC_PULL			_IOWR(PTASK_IOC_MAGIC, 0x0a, struct ptask_pull)
+#define PTASK_IOC_GRAPH_RUN		_IOW(PTASK_IOC_MAGIC, 0x0b, struct ptask_graph_ctl)
+#define PTASK_IOC_GRAPH_TERMINATE	_IOW(PTASK_IOC_MAGIC, 0x0c, struct ptask_graph_ctl)
+#define PTASK_IOC_PTASK_SET_PRIORITY	_IOW(PTASK_IOC_MAGIC, 0x0d, struct ptask_priority)
+#define PTASK_IOC_PTASK_SET_GEOMETRY	_IOW(PTASK_IOC_MAGIC, 0x0e, struct ptask_geometry)
+#define PTASK_IOC_EXEC_TAKE		_IOWR(PTASK_IOC_MAGIC, 0x40, struct ptask_exec_take)
+#define PTASK_IOC_EXEC_COMPLETE		_IOW(PTASK_IOC_MAGIC, 0x41, struct ptask_exec_complete)
+#define PTASK_IOC_EXEC_PTASK_INFO	_IOWR(PTASK_IOC_MAGIC, 0x42, struct ptask_exec_ptask_info)
+
+/*
+ * ======================================================================
+ * Generic netlink: family PTASK_GENL_NAME, version PTASK_GENL_VERSION
+ * ======================================================================
+ *
+ * PTASK_CMD_EXEC_REGISTER (do; needs CAP_SYS_ADMIN, else -EPERM)
+ *	Make the /dev/ptask fd PTASK_A_EXEC_FD of the sending process an
+ *	executor, with its accelerator inventory PTASK_A_ACCELS (nested: one
+ *	PTASK_A_ACCEL nest per device, PTASK_ACCEL_A_*).  Several executors
+ *	may be registered; queued invocations go to whichever takes them
+ *	first.  Errors: -EPERM, -EINVAL (missing fd attribute), -EBADF (not a
+ *	/dev/ptask fd), -EALREADY, -E2BIG (over PTASK_MAX_ACCELS devices).
+ *
+ * PTASK_CMD_EXEC_UNREGISTER (do; CAP_SYS_ADMIN)
+ *	Drop the executor role of fd PTASK_A_EXEC_FD; invocations it took and
+ *	did not complete fail their graphs with -EIO.  Closing the fd does
+ *	the same.
+ *
+ * PTASK_CMD_GET_INFO (do)
+ *	Reply: PTASK_A_ABI_VERSION, PTASK_A_EXECUTORS (u32 count) and
+ *	PTASK_A_COUNTS (nest of u64, one per enum ptask_count).
+ *
+ * PTASK_CMD_GET_OBJECT (dump; CAP_SYS_ADMIN)
+ *	One message per object: PTASK_A_OBJ_TYPE, _HANDLE, _GRAPH, _NAME,
+ *	_STATE, _OWNER_UID, _OWNER_PID.  For the admin tool.
+ *
+ * Multicast group PTASK_GENL_MCGRP_EVENTS: PTASK_CMD_EVENT messages with
+ * PTASK_A_EVENT (enum ptask_event), PTASK_A_OBJ_TYPE and PTASK_A_OBJ_HANDLE.
+ */
+#define PTASK_GENL_NAME			"ptask"
+#define PTASK_GENL_VERSION		1
+#define PTASK_GENL_MCGRP_EVENTS		"events"
+#define PTASK_MAX_ACCELS		64
+
+enum ptask_genl_cmd {
+	PTASK_CMD_UNSPEC,
+	PTASK_CMD_EXEC_REGISTER,
+	PTASK_CMD_EXEC_UNREGISTER,
+	PTASK_CMD_GET_INFO,
+	PTASK_CMD_GET_OBJECT,
+	PTASK_CMD_EVENT,
+	__PTASK_CMD_MAX,
+};
+#define PTASK_CMD_MAX (__PTASK_CMD_MAX - 1)
+
+enum ptask_genl_attr {
+	PTASK_A_UNSPEC,
+	PTASK_A_EXEC_FD,		/* u32 */
+	PTASK_A_ACCELS,			/* nest of PTASK_A_ACCEL */
+	PTASK_A_ACCEL,			/* nest of PTASK_ACCEL_A_* */
+	PTASK_A_ABI_VERSION,		/* u32 */
+	PTASK_A_EXECUTORS,		/* u32 */
+	PTASK_A_COUNTS,			/* nest: u64 per enum ptask_count, type = count + 1 */
+	PTASK_A_OBJ_TYPE,		/* u32, enum ptask_object_type */
+	PTASK_A_OBJ_HANDLE,		/* u32 */
+	PTASK_A_OBJ_GRAPH,		/* u32 */
+	PTASK_A_OBJ_NAME,		/* string */
+	PTASK_A_OBJ_STATE,		/* u32 */
+	PTASK_A_OBJ_OWNER_UID,		/* u32 */
+	PTASK_A_OBJ_OWNER_PID,		/* u32 */
+	PTASK_A_EVENT,			/* u32, enum ptask_event */
+	PTASK_A_PAD,
+	__PTASK_A_MAX,
+};
+#define PTASK_A_MAX (__PTASK_A_MAX - 1)
+
+enum ptask_accel_attr {
+	PTASK_ACCEL_A_UNSPEC,
+	PTASK_ACCEL_A_INDEX,		/* u32 */
+	PTASK_ACCEL_A_NAME,		/* string, < PTASK_NAME_MAX */
+	PTASK_ACCEL_A_KIND,		/* u32: enum ptask_accel_kind */
+	PTASK_ACCEL_A_MEMORY,		/* u64 bytes */
+	PTASK_ACCEL_A_CORES,		/* u32 */
+	PTASK_ACCEL_A_CORE_KHZ,		/* u32 */
+	PTASK_ACCEL_A_MEM_KHZ,		/* u32 */
+	PTASK_ACCEL_A_PAD,
+	__PTASK_ACCEL_A_MAX,
+};
+#define PTASK_ACCEL_A_MAX (__PTASK_ACCEL_A_MAX - 1)
+
+enum ptask_accel_kind {
+	PTASK_ACCEL_CUDA = 0,
+	PTASK_ACCEL_CPU = 1,
+	PTASK_ACCEL_SIM = 2,
+	PTASK_ACCEL_TEST = 3,
+	__PTASK_ACCEL_KIND_MAX,
+};
+
+enum ptask_event {
+	PTASK_EVENT_CREATED = 1,
+	PTASK_EVENT_DESTROYED = 2,
+	PTASK_EVENT_GRAPH_RUN = 3,
+	PTASK_EVENT_GRAPH_TERMINATED = 4,
+	PTASK_EVENT_GRAPH_FAILED = 5,
+	PTASK_EVENT_EXECUTOR_UP = 6,
+	PTASK_EVENT_EXECUTOR_DOWN = 7,
+};
+
+/* Object states as PTASK_A_OBJ_STATE reports them. */
+enum ptask_graph_state {
+	PTASK_GRAPH_BUILDING = 0,
+	PTASK_GRAPH_RUNNING = 1,
+	PTASK_GRAPH_TERMINATED = 2,
+	PTASK_GRAPH_FAILED = 3,
+};
+
+enum ptask_ptask_state {
+	PTASK_STATE_WAITING = 0,
+	PTASK_STATE_QUEUED = 1,
+	PTASK_STATE_EXECUTING = 2,
+	PTASK_STATE_COMPLETED = 3,
+};
+
+/*
+ * ======================================================================
+ * sysfs: /sys/kernel/ptask/
+ * ======================================================================
+ *
+ * abi_version		(r) PTASK_ABI_VERSION
+ * executors		(r) registered executors
+ * objects/<count>	(r) live objects of each kind, one file per enum
+ *			    ptask_count, named as ptask_count_names lists
+ */
+enum ptask_count {
+	PTASK_COUNT_CLIENTS,
+	PTASK_COUNT_GRAPHS,
+	PTASK_COUNT_TEMPLATES,
+	PTASK_COUNT_PTASKS,
+	PTASK_COUNT_PORTS,
+	PTASK_COUNT_CHANNELS,
+	PTASK_COUNT_DATABLOCKS,
+	PTASK_COUNT_INVOCATIONS,
+	PTASK_COUNT_BUFFERS,		/* datablock memory, incl. still mapped */
+	__PTASK_COUNT_MAX,
+};
+
+#define PTASK_COUNT_NAMES { "clients", "graphs", "templates", "ptasks", \
+	"ports", "channels", "datablocks", "invocations", "buffers" }
+
+#define PTASK_SYSFS_DIR			"/sys/kernel/ptask"
+
+#endif /* _UAPI_LINUX_PTASK_H */
