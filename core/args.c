@@ -59,7 +59,7 @@ const struct ptask_arg_desc *ptask_args_desc(unsigned int cmd)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(descs) / sizeof(descs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(descs); i++)
 		if (descs[i].cmd == cmd)
 			return &descs[i];
 	return NULL;
@@ -207,7 +207,7 @@ static int check_geometry(const struct ptask_geometry *a)
 	u32 zeros = 0, i;
 	u64 threads = 1;
 
-	if (a->flags || a->shared_bytes > (1U << 20))
+	if (a->flags || a->shared_bytes > BIT(20))
 		return -EINVAL;
 	for (i = 0; i < 3; i++) {
 		zeros += !a->grid[i] + !a->block[i];

@@ -89,6 +89,7 @@ static int channel_port(struct ptask_client *c, struct ptask_graph *g,
 {
 	struct ptask_port *port;
 	struct ptask_obj *o;
+	bool is_output;
 	int err;
 
 	*out = NULL;
@@ -98,8 +99,8 @@ static int channel_port(struct ptask_client *c, struct ptask_graph *g,
 	if (!o)
 		return err;
 	port = ptask_container_of(o, struct ptask_port, obj);
-	if (port->ptask->graph != g ||
-	    (port->kind == PTASK_PORT_OUTPUT) != output)
+	is_output = port->kind == PTASK_PORT_OUTPUT;
+	if (port->ptask->graph != g || is_output != output)
 		return -EINVAL;
 	*out = port;
 	return 0;

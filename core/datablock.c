@@ -164,6 +164,7 @@ int ptask_datablock_create(struct ptask_client *c,
 int ptask_datablock_release(struct ptask_client *c,
 			    struct ptask_datablock_release *arg)
 {
+	struct ptask_datablock *db;
 	struct ptask_obj *o;
 	struct ptask_hold *h;
 
@@ -171,8 +172,8 @@ int ptask_datablock_release(struct ptask_client *c,
 	o = ptask_ns_find(c->ns, arg->handle, PTASK_OBJ_DATABLOCK);
 	if (!o)
 		return -ENOENT;
-	h = ptask_client_find_hold(c, ptask_container_of(o,
-				   struct ptask_datablock, obj));
+	db = ptask_container_of(o, struct ptask_datablock, obj);
+	h = ptask_client_find_hold(c, db);
 	if (!h)
 		return -ENOENT;
 	ptask_client_unhold(c, h);

@@ -172,6 +172,58 @@ static struct ptask_graph *graph_of(struct ptask_obj *o)
 }
 
 /**
+ * ptask_obj_describe() - what a listing shows of @o
+ * @o: any object
+ * @info: filled in; @info->name points into the object
+ */
+void ptask_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info)
+{
+	struct ptask_graph *g = graph_of(o);
+
+	memset(info, 0, sizeof(*info));
+	info->type = o->type;
+	info->handle = o->handle;
+	info->graph = g ? g->obj.handle : 0;
+	info->owner_uid = g ? g->uid : 0;
+	info->name = "";
+	switch (o->type) {
+	case PTASK_OBJ_GRAPH:
+		info->state = g->state;
+		info->name = g->name;
+		break;
+	case PTASK_OBJ_TEMPLATE:
+		info->name = ptask_container_of(o, struct ptask_template,
+						obj)->name;
+		break;
+	case PTASK_OBJ_PTASK: {
+		struct ptask_ptask *p = ptask_container_of(o,
+				struct ptask_ptask, obj);
+
+		info->state = p->state;
+		info->owner_uid = p->owner_uid;
+		info->owner_pid = p->owner_pid;
+		info->name = p->name;
+		break;
+	}
+	case PTASK_OBJ_PORT:
+		info->name = ptask_container_of(o, struct ptask_port, obj)->name;
+		break;
+	case PTASK_OBJ_CHANNEL: {
+		struct ptask_channel *ch = ptask_container_of(o,
+				struct ptask_channel, obj);
+
+		info->state = ch->count;
+		info->name = ch->name;
+		break;
+	}
+	case PTASK_OBJ_DATABLOCK:
+		info->state = ptask_container_of(o, struct ptask_datablock,
+						 obj)->refs;
+		break;
+	}
+}
+
+/**
  * ptask_obj_get() - resolve a handle the way every call does
  * @c: the caller
  * @handle: the handle from the caller

@@ -266,8 +266,8 @@ static void hand_over(struct ptask_client *c,
 			seen |= outs[j].datablock == outs[i].datablock;
 		if (!o || seen)
 			continue;
-		h = ptask_client_find_hold(c, ptask_container_of(o,
-					   struct ptask_datablock, obj));
+		h = ptask_client_find_hold(c, ptask_container_of(o, struct
+							ptask_datablock, obj));
 		if (h)
 			ptask_client_unhold(c, h);
 	}
@@ -302,9 +302,9 @@ static int check_outputs(struct ptask_client *c,
 
 		if (idx >= p->nports ||
 		    p->ports[idx]->kind != PTASK_PORT_OUTPUT ||
-		    (seen & (1ULL << idx)))
+		    (seen & BIT_ULL(idx)))
 			return -EINVAL;
-		seen |= 1ULL << idx;
+		seen |= BIT_ULL(idx);
 		o = ptask_ns_find(c->ns, outs[i].datablock,
 				  PTASK_OBJ_DATABLOCK);
 		if (!o)

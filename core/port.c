@@ -148,10 +148,13 @@ void ptask_port_drain(struct ptask_port *port)
 	ptask_os_assert_locked(ns);
 	if (!db)
 		return;
-	ptask_list_for_each(pos, &port->outs)
-		if (ptask_channel_full(ptask_list_entry(pos,
-				struct ptask_channel, src_node)))
+	ptask_list_for_each(pos, &port->outs) {
+		struct ptask_channel *ch = ptask_list_entry(pos,
+				struct ptask_channel, src_node);
+
+		if (ptask_channel_full(ch))
 			return;
+	}
 	/* Unoccupied before the puts: they may re-enter this function. */
 	port->occupant = NULL;
 	ptask_list_for_each(pos, &port->outs) {

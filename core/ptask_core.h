@@ -277,7 +277,7 @@ struct ptask_invocation_rec {
  * to every page size Linux uses, and 2^32 handles fit in 48 bits.
  */
 #define PTASK_MMAP_SHIFT		16
-#define PTASK_MMAP_UNIT			(1ULL << PTASK_MMAP_SHIFT)
+#define PTASK_MMAP_UNIT			BIT_ULL(PTASK_MMAP_SHIFT)
 
 /* Caps on one EXEC_TAKE (shells size their buffers with them). */
 #define PTASK_TAKE_MAX_INVOCATIONS	64
@@ -301,6 +301,27 @@ struct ptask_call_io {
 	u32 code_out_len;
 };
 
+/**
+ * struct ptask_obj_info - an object as listings show it
+ * @type: enum ptask_object_type
+ * @handle: its handle
+ * @graph: its graph's handle (0 for a datablock)
+ * @state: enum ptask_graph_state or ptask_ptask_state, datablock refs,
+ *	channel fill; 0 otherwise
+ * @owner_uid: the graph's owner (ptask: its creator)
+ * @owner_pid: a ptask's creator
+ * @name: its name ("" if none)
+ */
+struct ptask_obj_info {
+	u32 type;
+	u32 handle;
+	u32 graph;
+	u32 state;
+	u32 owner_uid;
+	s32 owner_pid;
+	const char *name;
+};
+
 /* ns.c */
 int ptask_ns_init(struct ptask_ns *ns, void *os);
 void ptask_ns_destroy(struct ptask_ns *ns);
@@ -311,9 +332,9 @@ struct ptask_obj *ptask_ns_next(struct ptask_ns *ns, u64 *cursor);
 u64 ptask_ns_invocation_id(struct ptask_ns *ns);
 
 /* ptask_client_poll() bits; shells map them to EPOLLIN, EPOLLOUT, EPOLLERR */
-#define PTASK_POLL_IN	(1U << 0)
-#define PTASK_POLL_OUT	(1U << 1)
-#define PTASK_POLL_ERR	(1U << 2)
+#define PTASK_POLL_IN	BIT(0)
+#define PTASK_POLL_OUT	BIT(1)
+#define PTASK_POLL_ERR	BIT(2)
 
 /* client.c */
 struct ptask_client *ptask_client_create(struct ptask_ns *ns, void *os);
@@ -339,6 +360,7 @@ int ptask_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg);
 int ptask_graph_usable(struct ptask_client *c, struct ptask_graph *g);
 struct ptask_obj *ptask_obj_get(struct ptask_client *c, u32 handle, u32 type,
 				int *err);
+void ptask_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info);
 
 /* template.c */
 int ptask_template_open(struct ptask_client *c, struct ptask_template_open *arg);
@@ -410,6 +432,7 @@ struct ptask_arg_desc {
 	u32 ver0;
 	bool copy_out;
 };
+
 const struct ptask_arg_desc *ptask_args_desc(unsigned int cmd);
 int ptask_args_check(unsigned int cmd, const void *arg);
 int ptask_call(struct ptask_client *c, const struct ptask_caller *who,

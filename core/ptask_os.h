@@ -20,6 +20,7 @@
 #include <linux/stddef.h>
 #include <linux/compiler.h>
 #include <linux/bug.h>
+#include <linux/bits.h>
 
 #define PTASK_WARN_ON(cond)	WARN_ON(cond)
 #else
@@ -29,12 +30,18 @@
 #include <string.h>
 #include <errno.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
-typedef int64_t s64;
+#include <linux/types.h>
+
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s32 s32;
+typedef __s64 s64;
+
+#define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #ifndef EBADSLT
 #define EBADSLT 57
@@ -51,8 +58,10 @@ struct ptask_ns;
 struct ptask_client;
 struct ptask_buf;
 
-/* Memory for core objects; zeroed.  Never sleeps in a way that needs the
- * caller to drop the namespace lock (GFP_KERNEL under a mutex is fine). */
+/*
+ * Memory for core objects; zeroed.  May sleep, but never needs the caller
+ * to drop the namespace lock (GFP_KERNEL under a mutex is fine).
+ */
 void *ptask_os_zalloc(size_t bytes);
 void ptask_os_free(void *p);
 

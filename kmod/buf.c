@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * buf.c - datablock memory: an array of ordinary pages, reference-counted
+ * so a mapping outlives the datablock, mapped with vm_insert_pages() so a
+ * mapping can be pinned by get_user_pages() (what cuMemHostRegister needs
+ * in the daemon).  No copy: producer, consumers and executor map the same
+ * pages.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/overflow.h>
+#include "ptask_kmod.h"
+
+/**
+ * ptask_os_buf_alloc() - zeroed pages for a datablock
+ * @ns: the namespace (unused: one buffer pool for the module)
+ * @bytes: the datablock's size, at most PTASK_DATABLOCK_MAX_BYTES
+ * @out: set to the buffer, with one reference
+ *
+ * Context: any sleepable context; ptask_kernel.lock may be held.
+ * Return: 0 or -ENOMEM.
+ */
+int ptask_os_buf_alloc(struct ptask_ns *ns, u64 bytes, struct ptask_buf **out)
+{
+	unsigned long npages = DIV_ROUND_UP(bytes, PAGE_SIZE), i;
+	struct ptask_buf *buf;
+
+	buf = kvzalloc(struct_size(buf, pages, npages), GFP_KERNEL_ACCOUNT);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < npages; i++) {
+		buf->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!buf->pages[i])
+			goto err_free_pages;
+	}
+	kref_init(&buf->ref);
+	buf->bytes = bytes;
+	buf->npages = npages;
+	atomic64_inc(&ptask_kernel.buffers);
+	*out = buf;
+	return 0;
+
+err_free_pages:
+	while (i--)
+		__free_page(buf->pages[i]);
+	kvfree(buf);
+	return -ENOMEM;
+}
+
+/**
+ * ptask_os_buf_get() - one more reference (a new mapping)
+ * @buf: the buffer
+ */
+void ptask_os_buf_get(struct ptask_buf *buf)
+{
+	kref_get(&buf->ref);
+}
+
+static void buf_release(struct kref *ref)
+{
+	struct ptask_buf *buf = container_of(ref, struct ptask_buf, ref);
+	unsigned long i;
+
+	for (i = 0; i < buf->npages; i++)
+		__free_page(buf->pages[i]);
+	kvfree(buf);
+	atomic64_dec(&ptask_kernel.buffers);
+}
+
+/**
+ * ptask_os_buf_put() - drop a reference; the pages go with the last
+ * @buf: the buffer
+ *
+ * Context: any sleepable context, with or without ptask_kernel.lock.
+ */
+void ptask_os_buf_put(struct ptask_buf *buf)
+{
+	kref_put(&buf->ref, buf_release);
+}
+
+/* A vma split or copied at fork: the new vma holds its own reference. */
+static void buf_vm_open(struct vm_area_struct *vma)
+{
+	ptask_os_buf_get(vma->vm_private_data);
+}
+
+static void buf_vm_close(struct vm_area_struct *vma)
+{
+	ptask_os_buf_put(vma->vm_private_data);
+}
+
+static const struct vm_operations_struct buf_vm_ops = {
+	.open = buf_vm_open,
+	.close = buf_vm_close,
+};
+
+/**
+ * ptask_buf_mmap() - map @buf into @vma
+ * @buf: the buffer; on success the vma owns the caller's reference
+ * @vma: a shared mapping at most the buffer's size (in pages) long
+ *
+ * Context: mmap_lock held for writing; ptask_kernel.lock not held.
+ * Return: 0, -EINVAL (private or too long), or vm_insert_pages()'s error.
+ */
+int ptask_buf_mmap(struct ptask_buf *buf, struct vm_area_struct *vma)
+{
+	unsigned long npages = vma_pages(vma);
+	int err;
+
+	if (!(vma->vm_flags & VM_SHARED) || npages > buf->npages)
+		return -EINVAL;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_ops = &buf_vm_ops;
+	vma->vm_private_data = buf;
+	err = vm_insert_pages(vma, vma->vm_start, buf->pages, &npages);
+	if (err) {
+		vma->vm_ops = NULL;
+		vma->vm_private_data = NULL;
+	}
+	return err;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev.c - /dev/ptask: open, release, the ioctls, mmap and poll.
+ *
+ * Every ioctl goes the same way (the error order of uapi/ptask.h):
+ * look the command up, copy its struct in with copy_struct_from_user(),
+ * check its fields, copy in any further user buffer, then call the core
+ * under ptask_kernel.lock.  A call that would block drops the lock and
+ * sleeps on the client's wait queue until the core bumps the client's
+ * wake_seq, a signal arrives or the absolute deadline passes.  Results are
+ * copied out after the lock is dropped.
+ */
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/cred.h>
+#include <linux/capability.h>
+#include <linux/hrtimer.h>
+#include <linux/string.h>
+#include "ptask_kmod.h"
+
+static int ptask_open(struct inode *inode, struct file *file)
+{
+	struct ptask_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL_ACCOUNT);
+
+	if (!pf)
+		return -ENOMEM;
+	init_waitqueue_head(&pf->wq);
+	mutex_lock(&ptask_kernel.lock);
+	pf->client = ptask_client_create(&ptask_kernel.ns, pf);
+	mutex_unlock(&ptask_kernel.lock);
+	if (!pf->client) {
+		kfree(pf);
+		return -ENOMEM;
+	}
+	file->private_data = pf;
+	return nonseekable_open(inode, file);
+}
+
+/* The last close of the fd, or the death of its last holder. */
+static int ptask_release(struct inode *inode, struct file *file)
+{
+	struct ptask_file *pf = file->private_data;
+
+	mutex_lock(&ptask_kernel.lock);
+	ptask_client_destroy(pf->client);
+	mutex_unlock(&ptask_kernel.lock);
+	kfree(pf);
+	return 0;
+}
+
+static void fill_caller(struct ptask_caller *who)
+{
+	who->uid = __kuid_val(current_euid());
+	who->gid = __kgid_val(current_egid());
+	who->pid = task_tgid_vnr(current);
+	who->nice = task_nice(current);
+	who->dac_override = ns_capable_noaudit(&init_user_ns, CAP_DAC_OVERRIDE);
+	who->sys_nice = ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE);
+}
+
+/**
+ * struct ptask_ioctl_ctx - one ioctl in flight
+ * @desc: the command's table entry
+ * @uarg: the user's struct
+ * @usize: its size as the user gave it
+ * @arg: the kernel copy
+ * @io: further buffers, kernel copies
+ * @code: PTASK_OPEN's code, or EXEC_PTASK_INFO's output buffer
+ * @outputs: EXEC_COMPLETE's outputs
+ */
+struct ptask_ioctl_ctx {
+	const struct ptask_arg_desc *desc;
+	void __user *uarg;
+	u32 usize;
+	union ptask_args arg;
+	struct ptask_call_io io;
+	u8 *code;
+	struct ptask_exec_output *outputs;
+};
+
+static int copy_arg_in(struct ptask_ioctl_ctx *x, unsigned int cmd,
+		       unsigned long uarg)
+{
+	x->desc = ptask_args_desc(cmd);
+	if (!x->desc)
+		return -ENOTTY;
+	x->uarg = (void __user *)uarg;
+	if (get_user(x->usize, (u32 __user *)x->uarg))
+		return -EFAULT;
+	if (x->usize < x->desc->ver0)
+		return -EINVAL;
+	if (x->usize > PAGE_SIZE)
+		return -E2BIG;
+	return copy_struct_from_user(&x->arg, x->desc->ksize, x->uarg,
+				     x->usize);
+}
+
+/* Copies in (or allocates) the buffers beyond the struct itself. */
+static int prepare_io(struct ptask_ioctl_ctx *x, unsigned int cmd)
+{
+	union ptask_args *a = &x->arg;
+	u32 n;
+
+	switch (cmd) {
+	case PTASK_IOC_PTASK_OPEN:
+		if (!a->ptask_open.code_len)
+			return 0;
+		x->code = vmemdup_user(u64_to_user_ptr(a->ptask_open.code),
+				       a->ptask_open.code_len);
+		if (IS_ERR(x->code))
+			return PTR_ERR(x->code);
+		x->io.code = x->code;
+		return 0;
+	case PTASK_IOC_EXEC_COMPLETE:
+		n = a->complete.n_outputs;
+		if (!n)
+			return 0;
+		x->outputs = memdup_user(u64_to_user_ptr(a->complete.outputs),
+					 array_size(n, sizeof(*x->outputs)));
+		if (IS_ERR(x->outputs))
+			return PTR_ERR(x->outputs);
+		x->io.outputs = x->outputs;
+		return 0;
+	case PTASK_IOC_EXEC_TAKE:
+		n = min_t(u32, a->take.max_invocations,
+			  PTASK_TAKE_MAX_INVOCATIONS);
+		x->io.invocations = kvcalloc(n, sizeof(*x->io.invocations),
+					     GFP_KERNEL);
+		n = min_t(u32, a->take.max_ports, PTASK_TAKE_MAX_PORTS);
+		x->io.ports = kvcalloc(n, sizeof(*x->io.ports), GFP_KERNEL);
+		return x->io.invocations && x->io.ports ? 0 : -ENOMEM;
+	case PTASK_IOC_EXEC_PTASK_INFO:
+		if (!a->info.code)
+			return 0;
+		n = min_t(u32, a->info.code_len, PTASK_CODE_MAX_BYTES);
+		x->code = kvmalloc(max_t(u32, n, 1), GFP_KERNEL);
+		if (!x->code)
+			return -ENOMEM;
+		x->io.code_out = x->code;
+		x->io.code_out_len = n;
+		return 0;
+	}
+	return 0;
+}
+
+static void release_io(struct ptask_ioctl_ctx *x)
+{
+	if (!IS_ERR_OR_NULL(x->code))
+		kvfree(x->code);
+	if (!IS_ERR_OR_NULL(x->outputs))
+		kfree(x->outputs);
+	kvfree(x->io.invocations);
+	kvfree(x->io.ports);
+}
+
+/* For a blocking call: may it sleep, and until when (0: no deadline)? */
+static bool blocking_call(unsigned int cmd, const union ptask_args *a,
+			  struct file *file, u64 *deadline)
+{
+	u32 flags;
+
+	switch (cmd) {
+	case PTASK_IOC_PUSH:
+		flags = a->push.flags;
+		*deadline = a->push.timeout_ns;
+		break;
+	case PTASK_IOC_PULL:
+		flags = a->pull.flags;
+		*deadline = a->pull.timeout_ns;
+		break;
+	case PTASK_IOC_EXEC_TAKE:
+		flags = a->take.flags;
+		*deadline = a->take.timeout_ns;
+		break;
+	default:
+		return false;
+	}
+	return !(flags & PTASK_NONBLOCK) && !(file->f_flags & O_NONBLOCK);
+}
+
+/*
+ * Sleep until the client's wake_seq moves past @seq.
+ * Return: 0 to try again, -ETIMEDOUT, or -ERESTARTSYS on a signal (the
+ * absolute deadline makes the restart exact).
+ */
+static int wait_for_change(struct ptask_file *pf, u64 seq, u64 deadline)
+{
+	long ret;
+
+	if (!deadline)
+		return wait_event_interruptible(pf->wq,
+				READ_ONCE(pf->client->wake_seq) != seq);
+	if (ktime_get_ns() >= deadline)
+		return -ETIMEDOUT;
+	ret = wait_event_interruptible_hrtimeout(pf->wq,
+						 READ_ONCE(pf->client->wake_seq) != seq,
+						 ns_to_ktime(deadline - ktime_get_ns()));
+	return ret == -ETIME ? -ETIMEDOUT : ret;
+}
+
+static int call_core(struct file *file, unsigned int cmd,
+		     struct ptask_ioctl_ctx *x)
+{
+	struct ptask_file *pf = file->private_data;
+	struct ptask_caller who;
+	u64 deadline = 0, seq;
+	bool may_block;
+	int err;
+
+	fill_caller(&who);
+	may_block = blocking_call(cmd, &x->arg, file, &deadline);
+	for (;;) {
+		mutex_lock(&ptask_kernel.lock);
+		err = ptask_call(pf->client, &who, cmd, &x->arg, &x->io);
+		seq = pf->client->wake_seq;
+		mutex_unlock(&ptask_kernel.lock);
+		if (err != -EAGAIN || !may_block)
+			return err;
+		err = wait_for_change(pf, seq, deadline);
+		if (err)
+			return err;
+	}
+}
+
+/* Taken invocations the executor never learnt about: fail them. */
+static void untake(struct ptask_file *pf, struct ptask_ioctl_ctx *x)
+{
+	struct ptask_call_io none = { };
+	u32 i;
+
+	mutex_lock(&ptask_kernel.lock);
+	for (i = 0; i < x->arg.take.n_invocations; i++) {
+		struct ptask_exec_complete done = {
+			.size = sizeof(done),
+			.id = x->io.invocations[i].id,
+			.status = -EFAULT,
+		};
+
+		ptask_exec_complete(pf->client, &done, &none);
+	}
+	mutex_unlock(&ptask_kernel.lock);
+}
+
+static int copy_results_out(struct file *file, unsigned int cmd,
+			    struct ptask_ioctl_ctx *x)
+{
+	union ptask_args *a = &x->arg;
+	int err = 0;
+
+	if (cmd == PTASK_IOC_EXEC_TAKE) {
+		if (copy_to_user(u64_to_user_ptr(a->take.invocations),
+				 x->io.invocations,
+				 array_size(a->take.n_invocations,
+					    sizeof(*x->io.invocations))) ||
+		    copy_to_user(u64_to_user_ptr(a->take.ports), x->io.ports,
+				 array_size(a->take.n_ports,
+					    sizeof(*x->io.ports))))
+			err = -EFAULT;
+	} else if (cmd == PTASK_IOC_EXEC_PTASK_INFO && a->info.code) {
+		if (copy_to_user(u64_to_user_ptr(a->info.code), x->code,
+				 a->info.code_len))
+			err = -EFAULT;
+	}
+	if (!err && x->desc->copy_out &&
+	    copy_to_user(x->uarg, &x->arg,
+			 min_t(u32, x->usize, x->desc->ksize)))
+		err = -EFAULT;
+	if (err && cmd == PTASK_IOC_EXEC_TAKE)
+		untake(file->private_data, x);
+	return err;
+}
+
+static long ptask_ioctl(struct file *file, unsigned int cmd,
+			unsigned long uarg)
+{
+	struct ptask_ioctl_ctx *x;
+	int err;
+
+	/* union ptask_args is too large for the kernel stack budget. */
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	err = copy_arg_in(x, cmd, uarg);
+	if (err)
+		goto out_free;
+	err = ptask_args_check(cmd, &x->arg);
+	if (err)
+		goto out_free;
+	err = prepare_io(x, cmd);
+	if (err)
+		goto out_release_io;
+	err = call_core(file, cmd, x);
+	if (!err)
+		err = copy_results_out(file, cmd, x);
+out_release_io:
+	release_io(x);
+out_free:
+	kfree(x);
+	return err;
+}
+
+static int ptask_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct ptask_file *pf = file->private_data;
+	struct ptask_buf *buf;
+	u64 bytes;
+	u32 handle;
+	int err;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	handle = ptask_datablock_mmap_handle((u64)vma->vm_pgoff << PAGE_SHIFT);
+	mutex_lock(&ptask_kernel.lock);
+	err = ptask_datablock_map(pf->client, handle, &bytes, &buf);
+	mutex_unlock(&ptask_kernel.lock);
+	if (err)
+		return err;
+	err = ptask_buf_mmap(buf, vma);
+	if (err)
+		ptask_os_buf_put(buf);
+	return err;
+}
+
+static __poll_t ptask_poll(struct file *file, poll_table *wait)
+{
+	struct ptask_file *pf = file->private_data;
+	__poll_t events = 0;
+	u32 mask;
+
+	poll_wait(file, &pf->wq, wait);
+	mutex_lock(&ptask_kernel.lock);
+	mask = ptask_client_poll(pf->client);
+	mutex_unlock(&ptask_kernel.lock);
+	if (mask & PTASK_POLL_IN)
+		events |= EPOLLIN | EPOLLRDNORM;
+	if (mask & PTASK_POLL_OUT)
+		events |= EPOLLOUT | EPOLLWRNORM;
+	if (mask & PTASK_POLL_ERR)
+		events |= EPOLLERR;
+	return events;
+}
+
+const struct file_operations ptask_fops = {
+	.owner = THIS_MODULE,
+	.open = ptask_open,
+	.release = ptask_release,
+	.unlocked_ioctl = ptask_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = ptask_mmap,
+	.poll = ptask_poll,
+	.llseek = no_llseek,
+};

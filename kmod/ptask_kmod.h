@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ptask_kmod.h - what the files of ptask.ko share.
+ *
+ * Locking: ptask_kernel.lock (a mutex) protects the namespace and every
+ * core object; it is the core's "namespace lock".  Lock order: the
+ * genetlink mutex, then mmap_lock, then ptask_kernel.lock.  Nothing is
+ * copied to or from user space with ptask_kernel.lock held (a fault would
+ * take mmap_lock inside it).
+ */
+#ifndef PTASK_KMOD_H
+#define PTASK_KMOD_H
+
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include "core/ptask_core.h"
+
+/**
+ * struct ptask_kernel - the module's one namespace
+ * @lock: the namespace lock (see the top of this file)
+ * @ns: every object; protected by @lock
+ * @buffers: live datablock buffers, mapped or not (atomic: buffers are
+ *	freed from munmap without @lock)
+ */
+struct ptask_kernel {
+	struct mutex lock;	/* the namespace lock */
+	struct ptask_ns ns;
+	atomic64_t buffers;
+};
+
+extern struct ptask_kernel ptask_kernel;
+
+/**
+ * struct ptask_file - private data of one open /dev/ptask
+ * @client: the core's client; protected by ptask_kernel.lock
+ * @wq: woken whenever @client->wake_seq changes
+ */
+struct ptask_file {
+	struct ptask_client *client;
+	wait_queue_head_t wq;
+};
+
+/**
+ * struct ptask_buf - the pages of one datablock
+ * @ref: one for the datablock, one per mapping (vma)
+ * @bytes: the datablock's size
+ * @npages: entries in @pages
+ * @pages: order-0 pages, mapped with vm_insert_pages() so that
+ *	get_user_pages() (and cuMemHostRegister) can pin a mapping
+ */
+struct ptask_buf {
+	struct kref ref;
+	u64 bytes;
+	unsigned long npages;
+	struct page *pages[];
+};
+
+extern const struct file_operations ptask_fops;
+
+int ptask_buf_mmap(struct ptask_buf *buf, struct vm_area_struct *vma);
+
+int ptask_netlink_init(void);
+void ptask_netlink_exit(void);
+void ptask_netlink_event(u32 event, u32 obj_type, u32 handle);
+
+int ptask_sysfs_init(void);
+void ptask_sysfs_exit(void);
+
+#endif /* PTASK_KMOD_H */
