@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0
+# ptask - top-level build.  A newcomer needs two commands:
+#
+#   make demo     install what is missing, build, boot the demo in a VM
+#   make check    install what is missing, then every test; the last line
+#                 is "N passed, M failed, K skipped"
+#
+# Targets:
+#   all (default)  the module (kmod/ptask.ko) and the user-space programs
+#   deps           install packages (scripts/deps.sh; idempotent, fast)
+#   module         kmod/ptask.ko against $(KDIR) (skipped without kmod/Kbuild)
+#   kselftest      build/kselftest/<name> for tests/kselftest/*_test.c
+#                  (+ build/kselftest/test_executor), static
+#   examples       build/examples/<name> for examples/*.c, static
+#   bench-progs    build/bench/<name> for bench/*.c, static
+#   check-unit     unit tests + fuzz smoke runs, user space (scripts/run-unit.sh)
+#   check-vm       the kselftests in a QEMU guest (tests/vm/run.sh check)
+#   check          deps, then every part in CHECK_PARTS, then the total
+#   demo           deps, then $(DEMO_PROG) in the guest (tests/vm/run.sh demo)
+#   bench          deps, then $(BENCH_PROGS) in the guest (tests/vm/run.sh bench)
+#   checkpatch     checkpatch.pl --strict on kmod/ and core/
+#   sparse         the module built with sparse (C=2); fails on any warning
+#   clean          remove build/ and the module's build outputs
+#
+# All outputs go under build/, except what Kbuild writes next to the module's
+# sources (kmod/*.o, kmod/ptask.ko, and core/*.o through the kmod/core link).
+# Programs that run in the guest are linked statically (the guest has only
+# busybox).  Every target but deps, check, demo and bench assumes `make deps`
+# has run once on the machine.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+.DEFAULT_GOAL := all
+MAKEFLAGS += --no-print-directory
+
+KVER ?= $(shell scripts/kver.sh 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+B := build
+# V=1 shows the full compiler command lines (here and in Kbuild).
+Q := $(if $(V),,@)
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
+NL_CFLAGS := $(or $(strip $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)),-I/usr/include/libnl3)
+NL_LIBS := -lnl-genl-3 -lnl-3 -lpthread
+STATIC_CFLAGS = $(CFLAGS) $(NL_CFLAGS) -static
+# Static glibc warns about getaddrinfo() & co. inside libnl, which nothing
+# here calls; drop those two-line warnings (a test's own are kept).
+NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|warning: Using '(getaddrinfo|getprotobyname|getprotobynumber)'" || true; }
+
+# --- discovery --------------------------------------------------------------
+# tests/kselftest: every *_test.c is a test program; test_executor.c is the
+# executor the tests start themselves (copied into the guest, not run as a
+# test); every other .c there is a shared helper linked into all of them.
+KSFT_DIR := tests/kselftest
+KSFT_TESTS := $(sort $(wildcard $(KSFT_DIR)/*_test.c))
+KSFT_EXEC_SRC := $(wildcard $(KSFT_DIR)/test_executor.c)
+KSFT_LIB := $(filter-out %_test.c $(KSFT_EXEC_SRC),$(wildcard $(KSFT_DIR)/*.c))
+KSFT_DEPS := $(KSFT_LIB) $(wildcard $(KSFT_DIR)/*.h) uapi/ptask.h
+KSFT_BINS := $(KSFT_TESTS:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
+KSFT_EXEC := $(KSFT_EXEC_SRC:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
+
+EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
+BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
+
+MODULE := kmod/ptask.ko
+DEMO_PROG ?= $(B)/examples/demo_graph
+BENCH_PROGS ?= $(BENCH_BINS)
+# More static programs to copy into the guest's /bin without running them.
+VM_HELPERS ?=
+# The parts of `make check`, in order; each ends with an "N passed, ..." line.
+CHECK_PARTS := check-unit check-vm
+
+.PHONY: all deps module kselftest examples bench-progs check check-unit \
+	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
+
+all: module kselftest examples bench-progs
+
+deps:
+	@scripts/deps.sh
+
+kernel-ok:
+	@if [ -z "$(KVER)" ] || [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "make: no kernel headers at '$(KDIR)' (KVER='$(KVER)'); run 'make deps'" >&2; \
+		exit 1; \
+	fi
+
+module: kernel-ok
+	@if [ -f kmod/Kbuild ]; then \
+		echo "make: building $(MODULE) against $(KDIR)"; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod modules; \
+	else \
+		echo "make: kmod/Kbuild does not exist yet; skipping the module"; \
+	fi
+
+# --- static programs for the guest -----------------------------------------
+kselftest: $(KSFT_BINS) $(KSFT_EXEC)
+
+$(B)/kselftest/%: $(KSFT_DIR)/%.c $(KSFT_DEPS)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(KSFT_LIB) $(NL_LIBS) $(NL_QUIET)
+
+examples: $(EXAMPLE_BINS)
+
+$(B)/examples/%: examples/%.c uapi/ptask.h
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(NL_LIBS) $(NL_QUIET)
+
+bench-progs: $(BENCH_BINS)
+
+$(B)/bench/%: bench/%.c uapi/ptask.h
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(NL_LIBS) $(NL_QUIET)
+
+# --- tests -----------------------------------------------------------------
+check-unit:
+	@scripts/run-unit.sh
+
+check-vm: module kselftest
+	@if [ ! -f $(MODULE) ]; then \
+		echo "check-vm: no $(MODULE) to test"; echo "0 passed, 1 failed, 0 skipped"; exit 1; \
+	fi
+	@tests/vm/run.sh check $(MODULE) $(KSFT_BINS) \
+		$(addprefix --helper ,$(KSFT_EXEC) $(VM_HELPERS))
+
+# Runs every part even when one fails; the last line is the total.
+check:
+	@$(MAKE) deps
+	@mkdir -p $(B)/check; parts=(); \
+	for part in $(CHECK_PARTS); do \
+		echo "=== make $$part"; \
+		$(MAKE) $$part 2>&1 | tee $(B)/check/$$part.out; \
+		parts+=("$$part=$(B)/check/$$part.out:$${PIPESTATUS[0]}"); \
+	done; \
+	echo "=== make check"; \
+	scripts/sum-results.sh "$${parts[@]}"
+
+# --- the guest, by hand ----------------------------------------------------
+demo:
+	@$(MAKE) deps
+	@$(MAKE) demo-vm
+
+demo-vm: module kselftest examples
+	@if [ ! -x "$(DEMO_PROG)" ]; then \
+		echo "demo: no $(DEMO_PROG); name the program with DEMO_PROG=build/examples/<name>" >&2; exit 1; \
+	fi
+	@tests/vm/run.sh demo $(MODULE) $(DEMO_PROG) \
+		$(addprefix --helper ,$(KSFT_EXEC) $(filter-out $(DEMO_PROG),$(EXAMPLE_BINS)) $(VM_HELPERS))
+
+bench:
+	@$(MAKE) deps
+	@$(MAKE) bench-vm
+
+bench-vm: module kselftest examples bench-progs
+	@if [ -z "$(strip $(BENCH_PROGS))" ]; then \
+		echo "bench: no bench/*.c to run" >&2; exit 1; \
+	fi
+	@tests/vm/run.sh bench $(MODULE) $(BENCH_PROGS) \
+		$(addprefix --helper ,$(KSFT_EXEC) $(EXAMPLE_BINS) $(VM_HELPERS))
+
+# --- static checks ---------------------------------------------------------
+checkpatch:
+	@scripts/checkpatch.sh
+
+sparse: kernel-ok
+	@scripts/sparse.sh $(KDIR)
+
+clean:
+	rm -rf $(B)
+	@if [ -f kmod/Kbuild ] && [ -f "$(KDIR)/Makefile" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean; \
+	fi
+	@find kmod core -name '*.o' -o -name '.*.cmd' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '*.ko' -o -name '*.order' -o -name '*.symvers' -o -name '.*.d' \
+		2>/dev/null | xargs -r rm -f || true

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# checkpatch.sh - run the kernel's checkpatch.pl --strict on the kernel-side
+# C sources (`make checkpatch`).
+#
+# Usage: checkpatch.sh [FILE...]   (default: kmod/*.[ch] core/*.[ch], less
+# Kbuild's generated *.mod.c)
+# checkpatch.pl comes from Debian's linux-source (scripts/extract-checkpatch.sh
+# puts it in build/checkpatch/).  Each file is one test: it passes when
+# checkpatch reports no error, warning or check.  Ends with "N passed, M
+# failed"; exits 1 when a file fails.  $CHECKPATCH_FLAGS adds options (e.g.
+# --ignore TYPE,...).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+"$root/scripts/extract-checkpatch.sh" >/dev/null
+cp=build/checkpatch/checkpatch.pl
+
+if [ $# -eq 0 ]; then
+	shopt -s nullglob
+	files=()
+	for f in kmod/*.c kmod/*.h core/*.c core/*.h; do
+		case "$f" in *.mod.c) ;; *) files+=("$f") ;; esac	# Kbuild's
+	done
+	shopt -u nullglob
+	set -- ${files[@]+"${files[@]}"}
+fi
+echo "checkpatch: $# file(s)"
+
+passed=0 failed=0
+for f in "$@"; do
+	# shellcheck disable=SC2086
+	if out=$("$cp" --strict --no-tree --quiet --show-types ${CHECKPATCH_FLAGS:-} -f "$f" 2>&1); then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		printf '%s\n' "$out"
+		echo "checkpatch: FAIL: $f"
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
