@@ -1,61 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * list.h - a circular doubly linked list for the portable core.
- *
- * The kernel's <linux/list.h> is not available to the user-space builds of
- * the core, so the core carries this small equivalent.
+ * list.h - the core's doubly linked list: the kernel's own <linux/list.h>
+ * in ptask.ko, a small equivalent (core/user/list.h) in user space.
+ * Include ptask_os.h first.
  */
 #ifndef PTASK_LIST_H
 #define PTASK_LIST_H
 
-#include "ptask_os.h"
+#ifdef __KERNEL__
+#include <linux/list.h>
 
-struct ptask_list {
-	struct ptask_list *next, *prev;
-};
-
-#define ptask_container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-
-static inline void ptask_list_init(struct ptask_list *head)
-{
-	head->next = head;
-	head->prev = head;
-}
-
-static inline bool ptask_list_empty(const struct ptask_list *head)
-{
-	return head->next == head;
-}
-
-static inline void ptask_list_add_tail(struct ptask_list *node,
-				       struct ptask_list *head)
-{
-	node->prev = head->prev;
-	node->next = head;
-	head->prev->next = node;
-	head->prev = node;
-}
-
-/* Unlinks @node and leaves it pointing at itself (so a second del is safe). */
-static inline void ptask_list_del(struct ptask_list *node)
-{
-	node->prev->next = node->next;
-	node->next->prev = node->prev;
-	ptask_list_init(node);
-}
-
-#define ptask_list_entry(ptr, type, member) ptask_container_of(ptr, type, member)
-
-#define ptask_list_first(head, type, member) \
-	ptask_list_entry((head)->next, type, member)
-
-/* Iterate safely against removal of the current entry. */
-#define ptask_list_for_each_safe(pos, tmp, head) \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head); \
-	     (pos) = (tmp), (tmp) = (pos)->next)
-
-#define ptask_list_for_each(pos, head) \
-	for ((pos) = (head)->next; (pos) != (head); (pos) = (pos)->next)
+#define ptask_list			list_head
+#define ptask_container_of		container_of
+#define ptask_list_init			INIT_LIST_HEAD
+#define ptask_list_empty		list_empty
+#define ptask_list_add_tail		list_add_tail
+/* Unlinks and leaves the node pointing at itself: a second del is safe. */
+#define ptask_list_del			list_del_init
+#define ptask_list_entry		list_entry
+#define ptask_list_first		list_first_entry
+#define ptask_list_for_each		list_for_each
+#define ptask_list_for_each_safe	list_for_each_safe
+#else
+#include "user/list.h"
+#endif
 
 #endif /* PTASK_LIST_H */
