@@ -71,7 +71,7 @@ BENCH_PROGS ?= $(BENCH_BINS)
 # More static programs to copy into the guest's /bin without running them.
 VM_HELPERS ?=
 # The parts of `make check`, in order; each ends with an "N passed, ..." line.
-CHECK_PARTS := check-unit check-vm
+CHECK_PARTS := check-unit checkpatch sparse check-vm
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok

@@ -24,6 +24,9 @@ int os_user_locked = 1;
 unsigned long os_user_wakes;
 unsigned long os_user_events;
 int os_user_fail_alloc_after = -1;
+int os_user_fail_alloc_once;
+unsigned long os_user_allocs;
+unsigned long os_user_alloc_failures;
 
 int ptask_os_warn(int cond, const char *file, int line, const char *what)
 {
@@ -36,10 +39,15 @@ int ptask_os_warn(int cond, const char *file, int line, const char *what)
 
 static int alloc_should_fail(void)
 {
+	os_user_allocs++;
 	if (os_user_fail_alloc_after < 0)
 		return 0;
-	if (os_user_fail_alloc_after == 0)
+	if (os_user_fail_alloc_after == 0) {
+		os_user_alloc_failures++;
+		if (os_user_fail_alloc_once)
+			os_user_fail_alloc_after = -1;
 		return 1;
+	}
 	os_user_fail_alloc_after--;
 	return 0;
 }

@@ -10,6 +10,9 @@ extern int os_user_locked;		/* 0: any core call aborts */
 extern unsigned long os_user_wakes;	/* ptask_os_client_wake() calls */
 extern unsigned long os_user_events;	/* ptask_os_event() calls */
 extern int os_user_fail_alloc_after;	/* -1 never; n: the (n+1)th fails */
+extern int os_user_fail_alloc_once;	/* 1: only that one fails, then -1 */
+extern unsigned long os_user_allocs;	/* allocation attempts (objects+bufs) */
+extern unsigned long os_user_alloc_failures; /* failures injected so far */
 
 void *os_user_buf_data(struct ptask_buf *buf);
 
