@@ -37,6 +37,8 @@ static const struct ptask_arg_desc descs[] = {
 	  PTASK_GRAPH_CTL_SIZE_VER0, false },
 	{ PTASK_IOC_GRAPH_TERMINATE, sizeof(struct ptask_graph_ctl),
 	  PTASK_GRAPH_CTL_SIZE_VER0, false },
+	{ PTASK_IOC_GRAPH_CLOSE, sizeof(struct ptask_graph_ctl),
+	  PTASK_GRAPH_CTL_SIZE_VER0, false },
 	{ PTASK_IOC_PTASK_SET_PRIORITY, sizeof(struct ptask_priority),
 	  PTASK_PRIORITY_SIZE_VER0, false },
 	{ PTASK_IOC_PTASK_SET_GEOMETRY, sizeof(struct ptask_geometry),
@@ -53,14 +55,20 @@ static const struct ptask_arg_desc descs[] = {
  * ptask_args_desc() - what the shell must copy for @cmd
  * @cmd: the ioctl command
  *
+ * The size bits of @cmd are ignored: the struct's own @size field says
+ * which version the caller speaks, so a binary built against an older or
+ * newer header still finds its command.  Callers go on with the
+ * descriptor's @cmd.
+ *
  * Return: the descriptor, or NULL for an unknown command (-ENOTTY).
  */
 const struct ptask_arg_desc *ptask_args_desc(unsigned int cmd)
 {
+	const unsigned int size_bits = _IOC_SIZEMASK << _IOC_SIZESHIFT;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(descs); i++)
-		if (descs[i].cmd == cmd)
+		if ((descs[i].cmd & ~size_bits) == (cmd & ~size_bits))
 			return &descs[i];
 	return NULL;
 }
@@ -259,6 +267,7 @@ int ptask_args_check(unsigned int cmd, const void *arg)
 		return a->pull.flags & ~PTASK_PULL_FLAGS_ALL ? -EINVAL : 0;
 	case PTASK_IOC_GRAPH_RUN:
 	case PTASK_IOC_GRAPH_TERMINATE:
+	case PTASK_IOC_GRAPH_CLOSE:
 		return a->graph_ctl.flags || a->graph_ctl.reserved ?
 		       -EINVAL : 0;
 	case PTASK_IOC_PTASK_SET_PRIORITY:
@@ -325,6 +334,8 @@ int ptask_call(struct ptask_client *c, const struct ptask_caller *who,
 		return ptask_graph_run(c, &a->graph_ctl);
 	case PTASK_IOC_GRAPH_TERMINATE:
 		return ptask_graph_terminate(c, &a->graph_ctl);
+	case PTASK_IOC_GRAPH_CLOSE:
+		return ptask_graph_close_handle(c, &a->graph_ctl);
 	case PTASK_IOC_PTASK_SET_PRIORITY:
 		return ptask_ptask_set_priority(c, who, &a->priority);
 	case PTASK_IOC_PTASK_SET_GEOMETRY:

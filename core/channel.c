@@ -150,7 +150,7 @@ static int channel_resolve(struct ptask_client *c,
 	    !templates_agree(e->src ? e->src->tmpl : NULL,
 			     e->dst ? e->dst->tmpl : NULL))
 		return -EPROTOTYPE;
-	if (e->dst && e->dst->in)
+	if (e->graph->state == PTASK_GRAPH_RUNNING || (e->dst && e->dst->in))
 		return -EBUSY;
 	return 0;
 }

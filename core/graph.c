@@ -28,7 +28,7 @@ static bool may_open(const struct ptask_graph *g, const struct ptask_caller *who
 		return true;
 	if (who->uid == g->uid)
 		bits = g->mode >> 6;
-	else if (who->gid == g->gid)
+	else if (who->gid == g->gid || (who->in_group && who->in_group(who, g->gid)))
 		bits = g->mode >> 3;
 	else
 		bits = g->mode;
@@ -394,6 +394,33 @@ void ptask_graph_close(struct ptask_open *o)
 	ptask_os_free(o);
 	if (--g->opens == 0)
 		ptask_graph_free(g);
+}
+
+/**
+ * ptask_graph_close_handle() - PTASK_IOC_GRAPH_CLOSE
+ * @c: the caller
+ * @arg: the checked argument
+ *
+ * Works on a terminated or failed graph too: that is how a client lets go
+ * of one (and stops seeing EPOLLERR for it) without closing its fd.
+ *
+ * Return: 0, or -ENOENT when @c does not have graph @arg->graph open.
+ */
+int ptask_graph_close_handle(struct ptask_client *c, struct ptask_graph_ctl *arg)
+{
+	struct ptask_list *pos;
+
+	ptask_os_assert_locked(c->ns);
+	ptask_list_for_each(pos, &c->opens) {
+		struct ptask_open *o = ptask_list_entry(pos, struct ptask_open,
+							client_node);
+
+		if (o->graph->obj.handle == arg->graph) {
+			ptask_graph_close(o);
+			return 0;
+		}
+	}
+	return -ENOENT;
 }
 
 static bool name_is(const char *have, const char *want)

@@ -104,6 +104,8 @@ int ptask_exec_unregister(struct ptask_client *c)
 	}
 	c->executor = false;
 	c->ns->executors--;
+	/* A thread of this client blocked in EXEC_TAKE must see -EPERM now. */
+	ptask_client_wake(c);
 	ptask_os_event(c->ns, PTASK_EVENT_EXECUTOR_DOWN, PTASK_OBJ_NONE, 0);
 	return 0;
 }
@@ -313,7 +315,7 @@ static int check_outputs(struct ptask_client *c,
 		if (!ptask_client_find_hold(c, dbs[idx]) &&
 		    !is_input(inv, dbs[idx]))
 			return -ENOENT;
-		if (!ptask_datablock_fits(dbs[idx], p->ports[idx]->tmpl))
+		if (!ptask_port_accepts(p->ports[idx], dbs[idx]))
 			return -EPROTOTYPE;
 	}
 	return n == outputs ? 0 : -EINVAL;

@@ -167,6 +167,32 @@ void ptask_port_drain(struct ptask_port *port)
 }
 
 /**
+ * ptask_port_accepts() - may output @port emit @db?
+ * @port: an output port
+ * @db: the datablock
+ *
+ * Return: true when @db fits the port's template, and every channel of the
+ * port and the port at its far end.
+ */
+bool ptask_port_accepts(const struct ptask_port *port,
+			const struct ptask_datablock *db)
+{
+	struct ptask_list *pos;
+
+	if (!ptask_datablock_fits(db, port->tmpl))
+		return false;
+	ptask_list_for_each(pos, &port->outs) {
+		struct ptask_channel *ch = ptask_list_entry(pos,
+				struct ptask_channel, src_node);
+
+		if (!ptask_datablock_fits(db, ch->tmpl) ||
+		    (ch->dst && !ptask_datablock_fits(db, ch->dst->tmpl)))
+			return false;
+	}
+	return true;
+}
+
+/**
  * ptask_port_free() - free a port with its ptask
  * @port: the port; its channels are already freed
  */

@@ -35,6 +35,8 @@ int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
 	if (!o)
 		return err;
 	g = ptask_container_of(o, struct ptask_graph, obj);
+	if (g->state == PTASK_GRAPH_RUNNING)
+		return -EBUSY;
 	p = ptask_os_zalloc(sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -128,9 +130,14 @@ int ptask_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg)
 	return 0;
 }
 
+/*
+ * Every input and sticky port Occupied, and at least one plain input: a
+ * sticky port keeps its datablock, so sticky ports alone would fire the
+ * ptask again and again on the same data.
+ */
 static bool inputs_ready(const struct ptask_ptask *p)
 {
-	u32 i, inputs = 0;
+	u32 i, plain = 0;
 
 	if (p->nopened != p->nports)
 		return false;
@@ -139,16 +146,17 @@ static bool inputs_ready(const struct ptask_ptask *p)
 			continue;
 		if (!p->ports[i]->occupant)
 			return false;
-		inputs++;
+		plain += p->ports[i]->kind == PTASK_PORT_INPUT;
 	}
-	return inputs > 0;
+	return plain > 0;
 }
 
 /**
  * ptask_ptask_try_queue() - Waiting -> Queued when every input is Occupied
  * @p: the ptask
  *
- * A ptask with no input port is never queued: nothing says when to run it.
+ * A ptask with no plain input port is never queued: nothing says when to
+ * run it.
  */
 void ptask_ptask_try_queue(struct ptask_ptask *p)
 {

@@ -64,6 +64,8 @@ struct ptask_obj {
  * @nice: the caller's nice value
  * @dac_override: may open any graph (CAP_DAC_OVERRIDE)
  * @sys_nice: may raise proxy priorities (CAP_SYS_NICE)
+ * @in_group: is @gid one of the caller's groups (effective or
+ *	supplementary)?  NULL: only @gid counts
  */
 struct ptask_caller {
 	u32 uid;
@@ -72,6 +74,7 @@ struct ptask_caller {
 	s32 nice;
 	bool dac_override;
 	bool sys_nice;
+	bool (*in_group)(const struct ptask_caller *who, u32 gid);
 };
 
 /**
@@ -279,10 +282,6 @@ struct ptask_invocation_rec {
 #define PTASK_MMAP_SHIFT		16
 #define PTASK_MMAP_UNIT			BIT_ULL(PTASK_MMAP_SHIFT)
 
-/* Caps on one EXEC_TAKE (shells size their buffers with them). */
-#define PTASK_TAKE_MAX_INVOCATIONS	64
-#define PTASK_TAKE_MAX_PORTS		1024
-
 /**
  * struct ptask_call_io - the parts of a call that are not in its struct
  * @code: ptask_open: the code bytes, already copied in by the shell
@@ -354,6 +353,7 @@ int ptask_graph_run(struct ptask_client *c, struct ptask_graph_ctl *arg);
 int ptask_graph_terminate(struct ptask_client *c, struct ptask_graph_ctl *arg);
 void ptask_graph_stop(struct ptask_graph *g, u32 state);
 void ptask_graph_close(struct ptask_open *o);
+int ptask_graph_close_handle(struct ptask_client *c, struct ptask_graph_ctl *arg);
 void ptask_graph_free(struct ptask_graph *g);
 void ptask_graph_wake(struct ptask_graph *g);
 int ptask_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg);
@@ -385,6 +385,8 @@ void ptask_ptask_free(struct ptask_ptask *p);
 int ptask_port_open(struct ptask_client *c, struct ptask_port_open *arg);
 void ptask_port_refill(struct ptask_port *port);
 void ptask_port_drain(struct ptask_port *port);
+bool ptask_port_accepts(const struct ptask_port *port,
+			const struct ptask_datablock *db);
 void ptask_port_free(struct ptask_port *port);
 
 /* channel.c */

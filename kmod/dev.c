@@ -52,6 +52,11 @@ static int ptask_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static bool caller_in_group(const struct ptask_caller *who, u32 gid)
+{
+	return in_group_p(KGIDT_INIT(gid));
+}
+
 static void fill_caller(struct ptask_caller *who)
 {
 	who->uid = __kuid_val(current_euid());
@@ -60,6 +65,7 @@ static void fill_caller(struct ptask_caller *who)
 	who->nice = task_nice(current);
 	who->dac_override = ns_capable_noaudit(&init_user_ns, CAP_DAC_OVERRIDE);
 	who->sys_nice = ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE);
+	who->in_group = caller_in_group;
 }
 
 /**
@@ -287,6 +293,7 @@ static long ptask_ioctl(struct file *file, unsigned int cmd,
 	err = copy_arg_in(x, cmd, uarg);
 	if (err)
 		goto out_free;
+	cmd = x->desc->cmd;
 	err = ptask_args_check(cmd, &x->arg);
 	if (err)
 		goto out_free;
@@ -352,5 +359,4 @@ const struct file_operations ptask_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = ptask_mmap,
 	.poll = ptask_poll,
-	.llseek = no_llseek,
 };

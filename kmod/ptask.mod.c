@@ -48,6 +48,7 @@ __used __section("__versions") = {
 	{ 0xbdfb6dbb, "__fentry__" },
 	{ 0xe783e261, "sysfs_emit" },
 	{ 0x65487097, "__x86_indirect_thunk_rax" },
+	{ 0x8b8059bd, "in_group_p" },
 	{ 0x92997ed8, "_printk" },
 	{ 0xe6d2458e, "do_trace_netlink_extack" },
 	{ 0x1000e51, "schedule" },

@@ -26,7 +26,9 @@
  * everything in it is freed.
  *
  * Every ioctl argument is an extensible struct whose first member is its
- * own size in bytes (@size).  The kernel reads @size, then the struct with
+ * own size in bytes (@size).  The size bits of the ioctl command number
+ * are ignored (only direction, type and number are matched): @size says
+ * which version of the struct the caller speaks.  The kernel reads @size, then the struct with
  * copy_struct_from_user(): a smaller @size than the first published version
  * is -EINVAL, a larger one with non-zero bytes past what this kernel knows
  * is -E2BIG, a bad pointer is -EFAULT.  Non-zero reserved fields and
@@ -36,10 +38,14 @@
  *
  * Errors are checked in this order for every call, and each is a distinct
  * test: unknown command (-ENOTTY); @size and copy (-EINVAL, -E2BIG,
- * -EFAULT); reserved fields and flags (-EINVAL); value ranges (-EINVAL);
- * handles (-ENOENT: no object of that type with that handle; -EACCES: the
- * caller has not opened its graph); object state (-ESHUTDOWN: its graph
- * was terminated; others as listed per call).
+ * -EFAULT); reserved fields, flags and value ranges (-EINVAL); copies of
+ * further user buffers such as code or an outputs array (-EFAULT); the
+ * caller's role (-EPERM for executor calls); handles (-ENOENT: no object
+ * of that type with that handle; -EACCES: the caller has not opened its
+ * graph); the graph's state (-ESHUTDOWN once terminated, -EIO once
+ * failed: any call naming an object of such a graph); then relations
+ * between objects (-EINVAL: a port of another graph, a port of the wrong
+ * direction...) and the call's own conditions, as listed per call.
  *
  * ======================================================================
  * Calls
@@ -49,14 +55,21 @@
  *	Create a graph or open an existing one by @name.  With
  *	PTASK_GRAPH_CREATE a missing graph is created, owned by the caller's
  *	euid/egid, with permission bits @mode (like a file's: the caller's
- *	class needs both read and write, 06 << class shift, to open it; a
- *	process with CAP_DAC_OVERRIDE in the initial namespace passes).  With
+ *	class (owner; group, supplementary groups included; other) needs both
+ *	read and write, 06 << class shift, to open it; a process with
+ *	CAP_DAC_OVERRIDE in the initial namespace passes).  With
  *	PTASK_GRAPH_EXCL as well, an existing graph is -EEXIST.  Without
  *	CREATE, a missing graph is -ENOENT.  An empty name with CREATE makes
  *	an anonymous graph nobody else can open.  Opening the same graph twice
  *	from one client returns the same handle.  Errors: -EINVAL (name not
- *	NUL-terminated, bad characters, mode > 0777), -EEXIST, -ENOENT,
- *	-EACCES, -ENOMEM.
+ *	NUL-terminated, bad characters, mode > 0777, EXCL without CREATE, an
+ *	empty name without CREATE), -EEXIST, -ENOENT, -EACCES, -ENOMEM.
+ *
+ * PTASK_IOC_GRAPH_CLOSE (struct ptask_graph_ctl)
+ *	The caller lets go of @graph (also a terminated or failed one); the
+ *	graph is freed when no client has it open.  Closing the fd closes
+ *	every graph it opened.  Errors: -EINVAL, -ENOENT (the caller does not
+ *	have it open).
  *
  * PTASK_IOC_TEMPLATE_OPEN (struct ptask_template_open)
  *	Describe a datablock geometry in @graph: @stride bytes per element,
@@ -72,9 +85,12 @@
  *	at @code and an @entry point name) or CPU (no code; the owning process
  *	runs it), with @nports ports to be opened.  Its proxy priority starts
  *	as the caller's nice value, its static priority at
- *	PTASK_PRIO_DEFAULT.  Errors: -EINVAL (nports 0 or over
- *	PTASK_MAX_PORTS, GPU without code or entry, CPU with code, code over
- *	PTASK_CODE_MAX_BYTES), -EFAULT, -ENOENT, -EACCES, -ESHUTDOWN.
+ *	PTASK_PRIO_DEFAULT.  A ptask runs when every input and sticky port is
+ *	Occupied and it has at least one plain input port (a ptask fed only
+ *	by sticky ports, or with no input, never runs).  Errors: -EINVAL
+ *	(nports 0 or over PTASK_MAX_PORTS, GPU without code or entry, CPU
+ *	with code, code over PTASK_CODE_MAX_BYTES), -EFAULT, -ENOENT, -EACCES,
+ *	-ESHUTDOWN, -EIO, -EBUSY (the graph is running: its shape is fixed).
  *
  * PTASK_IOC_PORT_OPEN (struct ptask_port_open)
  *	Add a port to @ptask.  @kind is input, output or sticky (an input
@@ -85,20 +101,23 @@
  *	port @inout_peer).  @param_index is the formal parameter the port
  *	binds to.  @template is 0 (any) or a template of the same graph.
  *	Ports are numbered 0, 1, ... in the order they are opened.  Errors:
- *	-EINVAL, -ENOENT, -EACCES, -ESHUTDOWN, -ENOSPC (all @nports opened),
- *	-EBUSY (the graph is running).
+ *	-EINVAL (also @param_index > 255, a template of another graph, an
+ *	@inout_peer that is not an output port of the same ptask), -ENOENT,
+ *	-EACCES, -ESHUTDOWN, -EIO, -EBUSY (the graph is running), -ENOSPC
+ *	(all @nports opened).
  *
  * PTASK_IOC_CHANNEL_OPEN (struct ptask_channel_open)
  *	Join @src (an output port, or 0 for a graph input the client pushes
  *	into) to @dst (an input or sticky port, or 0 for a graph output the
  *	client pulls from); not both 0.  @capacity >= 1 datablocks.
- *	@template is 0 or a template of the graph; it must be compatible with
- *	the template of each port it joins that has one (-EPROTOTYPE).  An
- *	input port takes one channel (-EBUSY for a second); an output port
- *	takes any number (fan-out).  Errors: -EINVAL (capacity 0 or over
- *	PTASK_CHANNEL_MAX_CAPACITY, both ends 0, @src not an output port, @dst
- *	not an input port, ports of different graphs), -ENOENT, -EACCES,
- *	-EPROTOTYPE, -EBUSY, -ESHUTDOWN.
+ *	@template is 0 or a template of the graph; it, and the templates of
+ *	the two ports, must be compatible with each other wherever present
+ *	(-EPROTOTYPE).  An input port takes one channel (-EBUSY for a
+ *	second); an output port takes any number (fan-out).  Errors: -EINVAL
+ *	(capacity 0 or over PTASK_CHANNEL_MAX_CAPACITY, both ends 0, @src not
+ *	an output port, @dst not an input port, ports or template of another
+ *	graph), -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EPROTOTYPE, -EBUSY (the
+ *	port has its channel, or the graph is running).
  *
  * PTASK_IOC_LOOKUP (struct ptask_lookup)
  *	Find an object of @type named @name in @graph (names are given at
@@ -111,9 +130,12 @@
  *	for a record stream) holding @records records.  Returns its @handle
  *	and the @mmap_offset at which the caller mmaps it (shared pages: the
  *	producer, the consumers and the executor see the same memory).  The
- *	caller holds one reference.  Errors: -EINVAL (0 bytes, over
- *	PTASK_DATABLOCK_MAX_BYTES, both or neither of bytes and template),
- *	-ENOENT, -EACCES, -ENOMEM.
+ *	caller holds one reference.  A datablock is shared, never copied:
+ *	bytes written, or a record count set, after a push are what every
+ *	holder sees.  Errors: -EINVAL (0 bytes, over
+ *	PTASK_DATABLOCK_MAX_BYTES, bytes given with a template, a record
+ *	stream's @records 0 or over its capacity), -ENOENT, -EACCES,
+ *	-ESHUTDOWN, -EIO, -ENOMEM.
  *
  * PTASK_IOC_DATABLOCK_RELEASE (struct ptask_datablock_release)
  *	Drop one reference the caller holds.  Mappings stay valid until
@@ -133,8 +155,9 @@
  * PTASK_IOC_PULL (struct ptask_pull)
  *	Take the oldest datablock from graph-output @channel; the caller
  *	holds a reference to it and gets its @handle, @mmap_offset, @bytes and
- *	@records.  Blocks like push while the channel is empty.  Errors as
- *	push (-EINVAL when the channel is not a graph output).
+ *	@records.  Blocks like push while the channel is empty.  Errors:
+ *	-EINVAL (not a graph output), -ENOENT, -EACCES, -EAGAIN, -ETIMEDOUT,
+ *	-EINTR, -ESHUTDOWN, -EIO, -ENOMEM.
  *
  * PTASK_IOC_GRAPH_RUN (struct ptask_graph_ctl)
  *	Start @graph: from now on ptasks whose inputs are all Occupied are
@@ -172,17 +195,23 @@
  *	@first_port in the @ports array (every port of the ptask: inputs with
  *	their datablock, outputs with datablock 0).  An invocation whose ports
  *	do not fit in @max_ports is left queued for the next call; if even the
- *	first does not fit, -ENOSPC.  The executor may mmap every datablock
- *	of an invocation it took.  Errors: -EINVAL, -EFAULT, -ENOSPC, -EAGAIN,
- *	-ETIMEDOUT, -EINTR, -EPERM.
+ *	first does not fit, -ENOSPC.  One call returns at most
+ *	PTASK_TAKE_MAX_INVOCATIONS invocations and PTASK_TAKE_MAX_PORTS port
+ *	records.  The executor may mmap every datablock of an invocation it
+ *	took.  If the results cannot be copied out (-EFAULT), the invocations
+ *	taken fail their graphs (-EIO) rather than vanish.  Errors: -EINVAL,
+ *	-EFAULT, -ENOSPC, -EAGAIN, -ETIMEDOUT, -EINTR, -EPERM (also when the
+ *	fd is unregistered while the call sleeps).
  *
  * PTASK_IOC_EXEC_COMPLETE (struct ptask_exec_complete)
  *	Finish invocation @id with @status (0 or a negative errno), the
  *	@gpu_ns it used, and @n_outputs (port index, datablock) pairs at
  *	@outputs, one per output port.  Each output datablock is either held
  *	by the executor (its reference passes to the port) or an input of
- *	the same invocation (pass-through).  A non-zero @status fails the
- *	graph: its blocked callers wake with -EIO.  Errors: -EINVAL (bad
+ *	the same invocation (pass-through); it must fit the port's template
+ *	and those of every channel the port feeds and of the ports behind
+ *	them.  A negative @status fails the graph (its blocked callers wake
+ *	with -EIO); the outputs are then not checked, only released.  Errors: -EINVAL (bad
  *	port index, duplicate or missing output), -ENOENT (no such
  *	invocation taken by this fd, or unknown datablock), -EPROTOTYPE,
  *	-ECANCELED (the graph went away; outputs are released), -EPERM.
@@ -209,9 +238,12 @@
  *
  * mmap(NULL, bytes, PROT_READ|PROT_WRITE, MAP_SHARED, fd, mmap_offset)
  * maps a datablock the caller holds (or, for an executor, one of an
- * invocation it took).  MAP_PRIVATE is -EINVAL; a length past the
- * datablock -EINVAL.  The pages are inserted as ordinary pages, so
- * get_user_pages()/cuMemHostRegister() can pin a mapping.
+ * invocation it took); the fd must be open O_RDWR.  MAP_PRIVATE is
+ * -EINVAL; a length past the datablock's size rounded up to whole pages
+ * -EINVAL; an offset that names no datablock the caller may map -ENOENT.
+ * The pages are inserted as ordinary pages, so get_user_pages() and
+ * cuMemHostRegister() can pin a mapping.  A mapping stays valid after
+ * the datablock is released.
  */
 #ifndef _UAPI_LINUX_PTASK_H
 #define _UAPI_LINUX_PTASK_H
@@ -232,6 +264,8 @@
 #define PTASK_PRIO_DEFAULT		50
 #define PTASK_NICE_MIN			(-20)
 #define PTASK_NICE_MAX			19
+#define PTASK_TAKE_MAX_INVOCATIONS	64	/* most one EXEC_TAKE returns */
+#define PTASK_TAKE_MAX_PORTS		1024	/* most port records likewise */
 
 /* Flags shared by the blocking calls (push, pull, exec_take). */
 #define PTASK_NONBLOCK			(1U << 0)
@@ -582,8 +616,8 @@ struct ptask_geometry {
  * @ptask: the ptask handle (EXEC_PTASK_INFO gives its code)
  * @graph: its graph
  * @kind: enum ptask_ptask_kind
- * @owner_pid: the process that created the ptask (tgid, in the
- *	executor's pid namespace; 0 if not visible there)
+ * @owner_pid: the process that created the ptask (its tgid as seen in
+ *	its own pid namespace when it created the ptask)
  * @owner_uid: its euid
  * @static_prio: the ptask's static priority
  * @proxy_nice: the ptask's proxy priority (a nice value)
@@ -735,6 +769,7 @@ struct ptask_exec_ptask_info {
 #define PTASK_IOC_PULL			_IOWR(PTASK_IOC_MAGIC, 0x0a, struct ptask_pull)
 #define PTASK_IOC_GRAPH_RUN		_IOW(PTASK_IOC_MAGIC, 0x0b, struct ptask_graph_ctl)
 #define PTASK_IOC_GRAPH_TERMINATE	_IOW(PTASK_IOC_MAGIC, 0x0c, struct ptask_graph_ctl)
+#define PTASK_IOC_GRAPH_CLOSE		_IOW(PTASK_IOC_MAGIC, 0x0f, struct ptask_graph_ctl)
 #define PTASK_IOC_PTASK_SET_PRIORITY	_IOW(PTASK_IOC_MAGIC, 0x0d, struct ptask_priority)
 #define PTASK_IOC_PTASK_SET_GEOMETRY	_IOW(PTASK_IOC_MAGIC, 0x0e, struct ptask_geometry)
 #define PTASK_IOC_EXEC_TAKE		_IOWR(PTASK_IOC_MAGIC, 0x40, struct ptask_exec_take)
@@ -757,7 +792,12 @@ struct ptask_exec_ptask_info {
  * PTASK_CMD_EXEC_UNREGISTER (do; CAP_SYS_ADMIN)
  *	Drop the executor role of fd PTASK_A_EXEC_FD; invocations it took and
  *	did not complete fail their graphs with -EIO.  Closing the fd does
- *	the same.
+ *	the same.  Errors: -EPERM, -EINVAL, -EBADF, -ENOENT (not an
+ *	executor).
+ *
+ * Attributes are validated strictly (unknown attributes, and nests
+ * without NLA_F_NESTED, are -EINVAL) before the permission check.  The
+ * family lives in the initial network namespace only.
  *
  * PTASK_CMD_GET_INFO (do)
  *	Reply: PTASK_A_ABI_VERSION, PTASK_A_EXECUTORS (u32 count) and
