@@ -1,0 +1,1435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lib.c - helpers shared by the ptask kselftests and the test executor.
+ * See lib.h.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <linux/capability.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "lib.h"
+
+/* ------------------------------------------------------------------ */
+/* time                                                                */
+/* ------------------------------------------------------------------ */
+
+__u64 pt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+__u64 pt_deadline_ms(unsigned int ms)
+{
+	return pt_now_ns() + (__u64)ms * 1000000ULL;
+}
+
+void pt_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {
+		.tv_sec = ms / 1000,
+		.tv_nsec = (long)(ms % 1000) * 1000000L,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+const char *pt_name(char buf[PTASK_NAME_MAX], const char *tag)
+{
+	snprintf(buf, PTASK_NAME_MAX, "kst.%d.%s", (int)getpid(), tag);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ */
+/* raw ioctls                                                          */
+/* ------------------------------------------------------------------ */
+
+int pt_open_flags(int flags)
+{
+	int fd = open(PT_DEV_PATH, O_RDWR | O_CLOEXEC | flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int pt_open(void)
+{
+	return pt_open_flags(0);
+}
+
+int pt_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
+}
+
+static void pt_copy_name(char *dst, const char *src)
+{
+	memset(dst, 0, PTASK_NAME_MAX);
+	if (src)
+		strncpy(dst, src, PTASK_NAME_MAX - 1);
+}
+
+int pt_graph_open(int fd, const char *name, __u32 flags, __u32 mode,
+		  __u32 *handle)
+{
+	struct ptask_graph_open a = {
+		.size = sizeof(a), .flags = flags, .mode = mode,
+	};
+	int r;
+
+	pt_copy_name(a.name, name);
+	r = pt_ioctl(fd, PTASK_IOC_GRAPH_OPEN, &a);
+	if (!r && handle)
+		*handle = a.handle;
+	return r;
+}
+
+int pt_template_open(int fd, __u32 graph, __u32 kind, __u32 binding,
+		     __u32 stride, __u32 x, __u32 y, __u32 z, const char *name,
+		     __u32 *handle)
+{
+	struct ptask_template_open a = {
+		.size = sizeof(a), .graph = graph, .kind = kind,
+		.binding = binding, .stride = stride, .dims = { x, y, z },
+	};
+	int r;
+
+	pt_copy_name(a.name, name);
+	r = pt_ioctl(fd, PTASK_IOC_TEMPLATE_OPEN, &a);
+	if (!r && handle)
+		*handle = a.handle;
+	return r;
+}
+
+const char pt_dummy_code[] =
+	"// ptask kselftest: never run, only carried\n"
+	".version 7.0\n.target sm_50\n.address_size 64\n"
+	".visible .entry copy()\n{\n\tret;\n}\n";
+const __u32 pt_dummy_code_len = sizeof(pt_dummy_code) - 1;
+
+int pt_ptask_open(int fd, __u32 graph, __u32 kind, __u32 nports,
+		  const void *code, __u32 code_len, const char *entry,
+		  const char *name, __u32 *handle)
+{
+	struct ptask_ptask_open a = {
+		.size = sizeof(a), .graph = graph, .kind = kind,
+		.nports = nports, .code = (__u64)(uintptr_t)code,
+		.code_len = code_len,
+	};
+	int r;
+
+	pt_copy_name(a.entry, entry);
+	pt_copy_name(a.name, name);
+	r = pt_ioctl(fd, PTASK_IOC_PTASK_OPEN, &a);
+	if (!r && handle)
+		*handle = a.handle;
+	return r;
+}
+
+int pt_ptask_open_gpu(int fd, __u32 graph, __u32 nports, const char *name,
+		      __u32 *handle)
+{
+	return pt_ptask_open(fd, graph, PTASK_KIND_GPU, nports, pt_dummy_code,
+			     pt_dummy_code_len, "copy", name, handle);
+}
+
+int pt_ptask_open_cpu(int fd, __u32 graph, __u32 nports, const char *name,
+		      __u32 *handle)
+{
+	return pt_ptask_open(fd, graph, PTASK_KIND_CPU, nports, NULL, 0, "",
+			     name, handle);
+}
+
+int pt_port_open(int fd, __u32 ptask, __u32 kind, __u32 flags, __u32 tmpl,
+		 __u32 param_index, __u32 inout_peer, const char *name,
+		 __u32 *handle, __u32 *index)
+{
+	struct ptask_port_open a = {
+		.size = sizeof(a), .flags = flags, .ptask = ptask,
+		.kind = kind, .template = tmpl, .param_index = param_index,
+		.inout_peer = inout_peer,
+	};
+	int r;
+
+	pt_copy_name(a.name, name);
+	r = pt_ioctl(fd, PTASK_IOC_PORT_OPEN, &a);
+	if (!r && handle)
+		*handle = a.handle;
+	if (!r && index)
+		*index = a.index;
+	return r;
+}
+
+int pt_channel_open(int fd, __u32 graph, __u32 src, __u32 dst,
+		    __u32 capacity, __u32 tmpl, const char *name,
+		    __u32 *handle)
+{
+	struct ptask_channel_open a = {
+		.size = sizeof(a), .graph = graph, .src = src, .dst = dst,
+		.capacity = capacity, .template = tmpl,
+	};
+	int r;
+
+	pt_copy_name(a.name, name);
+	r = pt_ioctl(fd, PTASK_IOC_CHANNEL_OPEN, &a);
+	if (!r && handle)
+		*handle = a.handle;
+	return r;
+}
+
+int pt_lookup(int fd, __u32 graph, __u32 type, const char *name,
+	      __u32 *handle)
+{
+	struct ptask_lookup a = {
+		.size = sizeof(a), .graph = graph, .type = type,
+	};
+	int r;
+
+	pt_copy_name(a.name, name);
+	r = pt_ioctl(fd, PTASK_IOC_LOOKUP, &a);
+	if (!r && handle)
+		*handle = a.handle;
+	return r;
+}
+
+int pt_db_create(int fd, __u64 bytes, __u32 tmpl, __u64 records,
+		 __u32 *handle, __u64 *mmap_offset, __u64 *out_bytes)
+{
+	struct ptask_datablock_create a = {
+		.size = sizeof(a), .template = tmpl, .bytes = bytes,
+		.records = records,
+	};
+	int r;
+
+	r = pt_ioctl(fd, PTASK_IOC_DATABLOCK_CREATE, &a);
+	if (r)
+		return r;
+	if (handle)
+		*handle = a.handle;
+	if (mmap_offset)
+		*mmap_offset = a.mmap_offset;
+	if (out_bytes)
+		*out_bytes = a.bytes;
+	return 0;
+}
+
+int pt_db_release(int fd, __u32 handle)
+{
+	struct ptask_datablock_release a = {
+		.size = sizeof(a), .handle = handle,
+	};
+
+	return pt_ioctl(fd, PTASK_IOC_DATABLOCK_RELEASE, &a);
+}
+
+int pt_push(int fd, __u32 channel, __u32 datablock, __u32 flags,
+	    __u64 records, __u64 timeout_ns)
+{
+	struct ptask_push a = {
+		.size = sizeof(a), .flags = flags, .channel = channel,
+		.datablock = datablock, .records = records,
+		.timeout_ns = timeout_ns,
+	};
+
+	return pt_ioctl(fd, PTASK_IOC_PUSH, &a);
+}
+
+int pt_pull(int fd, __u32 channel, __u32 flags, __u64 timeout_ns,
+	    struct ptask_pull *out)
+{
+	struct ptask_pull a = {
+		.size = sizeof(a), .flags = flags, .channel = channel,
+		.timeout_ns = timeout_ns,
+	};
+	int r;
+
+	r = pt_ioctl(fd, PTASK_IOC_PULL, &a);
+	if (!r && out)
+		*out = a;
+	return r;
+}
+
+static int pt_graph_ctl(int fd, unsigned long cmd, __u32 graph)
+{
+	struct ptask_graph_ctl a = { .size = sizeof(a), .graph = graph };
+
+	return pt_ioctl(fd, cmd, &a);
+}
+
+int pt_graph_run(int fd, __u32 graph)
+{
+	return pt_graph_ctl(fd, PTASK_IOC_GRAPH_RUN, graph);
+}
+
+int pt_graph_terminate(int fd, __u32 graph)
+{
+	return pt_graph_ctl(fd, PTASK_IOC_GRAPH_TERMINATE, graph);
+}
+
+int pt_set_priority(int fd, __u32 ptask, __u32 flags, __u32 static_prio,
+		    __s32 proxy_nice)
+{
+	struct ptask_priority a = {
+		.size = sizeof(a), .flags = flags, .ptask = ptask,
+		.static_prio = static_prio, .proxy_nice = proxy_nice,
+	};
+
+	return pt_ioctl(fd, PTASK_IOC_PTASK_SET_PRIORITY, &a);
+}
+
+int pt_set_geometry(int fd, __u32 ptask, __u32 shared_bytes,
+		    const __u32 grid[3], const __u32 block[3])
+{
+	struct ptask_geometry a = {
+		.size = sizeof(a), .ptask = ptask,
+		.shared_bytes = shared_bytes,
+	};
+
+	memcpy(a.grid, grid, sizeof(a.grid));
+	memcpy(a.block, block, sizeof(a.block));
+	return pt_ioctl(fd, PTASK_IOC_PTASK_SET_GEOMETRY, &a);
+}
+
+int pt_exec_take(int fd, __u32 flags, __u64 timeout_ns,
+		 struct ptask_invocation *inv, __u32 max_inv,
+		 struct ptask_invocation_port *ports, __u32 max_ports,
+		 __u32 *n_inv, __u32 *n_ports)
+{
+	struct ptask_exec_take a = {
+		.size = sizeof(a), .flags = flags,
+		.max_invocations = max_inv, .max_ports = max_ports,
+		.invocations = (__u64)(uintptr_t)inv,
+		.ports = (__u64)(uintptr_t)ports, .timeout_ns = timeout_ns,
+	};
+	int r;
+
+	r = pt_ioctl(fd, PTASK_IOC_EXEC_TAKE, &a);
+	if (r)
+		return r;
+	if (n_inv)
+		*n_inv = a.n_invocations;
+	if (n_ports)
+		*n_ports = a.n_ports;
+	return 0;
+}
+
+int pt_exec_complete(int fd, __u64 id, __s32 status, __u64 gpu_ns,
+		     const struct ptask_exec_output *outputs, __u32 n_outputs)
+{
+	struct ptask_exec_complete a = {
+		.size = sizeof(a), .id = id, .status = status,
+		.n_outputs = n_outputs, .gpu_ns = gpu_ns,
+		.outputs = (__u64)(uintptr_t)outputs,
+	};
+
+	return pt_ioctl(fd, PTASK_IOC_EXEC_COMPLETE, &a);
+}
+
+int pt_exec_ptask_info(int fd, __u32 ptask, void *code, __u32 *code_len,
+		       struct ptask_exec_ptask_info *info)
+{
+	struct ptask_exec_ptask_info a = {
+		.size = sizeof(a), .ptask = ptask,
+		.code_len = code_len ? *code_len : 0,
+		.code = (__u64)(uintptr_t)code,
+	};
+	int r;
+
+	r = pt_ioctl(fd, PTASK_IOC_EXEC_PTASK_INFO, &a);
+	if (r)
+		return r;
+	if (code_len)
+		*code_len = a.code_len;
+	if (info)
+		*info = a;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* datablock contents                                                  */
+/* ------------------------------------------------------------------ */
+
+void *pt_map(int fd, __u64 offset, size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)offset);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static __u8 pt_pattern_byte(__u32 seed, size_t i)
+{
+	__u32 x = seed * 2654435761U + (__u32)i * 40503U;
+
+	return (__u8)(x ^ (x >> 13) ^ (x >> 24));
+}
+
+void pt_fill(void *p, size_t len, __u32 seed)
+{
+	__u8 *b = p;
+	size_t i;
+
+	memcpy(b, &seed, len < 4 ? len : 4);
+	for (i = 4; i < len; i++)
+		b[i] = pt_pattern_byte(seed, i);
+}
+
+int pt_check(const void *p, size_t len, __u32 *seed)
+{
+	const __u8 *b = p;
+	__u32 s;
+	size_t i;
+
+	if (len < 4)
+		return -EBADMSG;
+	memcpy(&s, b, 4);
+	for (i = 4; i < len; i++)
+		if (b[i] != pt_pattern_byte(s, i))
+			return -EBADMSG;
+	if (seed)
+		*seed = s;
+	return 0;
+}
+
+static int pt_db_make_rec(int fd, size_t bytes, __u32 seed, __u64 records,
+			  __u32 *handle)
+{
+	__u64 off;
+	void *p;
+	int r;
+
+	r = pt_db_create(fd, bytes, 0, records, handle, &off, NULL);
+	if (r)
+		return r;
+	p = pt_map(fd, off, bytes, PROT_READ | PROT_WRITE);
+	if (!p) {
+		r = -errno;
+		pt_db_release(fd, *handle);
+		return r;
+	}
+	pt_fill(p, bytes, seed);
+	munmap(p, bytes);
+	return 0;
+}
+
+int pt_db_make(int fd, size_t bytes, __u32 seed, __u32 *handle)
+{
+	return pt_db_make_rec(fd, bytes, seed, 0, handle);
+}
+
+int pt_push_seed(int fd, __u32 channel, size_t bytes, __u32 seed,
+		 __u64 records, __u32 flags, __u64 timeout_ns)
+{
+	__u32 h;
+	int r;
+
+	r = pt_db_make_rec(fd, bytes, seed, records, &h);
+	if (r)
+		return r;
+	r = pt_push(fd, channel, h, flags, 0, timeout_ns);
+	pt_db_release(fd, h);
+	return r;
+}
+
+int pt_pull_seed(int fd, __u32 channel, __u32 flags, __u64 timeout_ns,
+		 __u32 *seed, __u64 *bytes, __u64 *records)
+{
+	struct ptask_pull pl;
+	void *p;
+	int r;
+
+	r = pt_pull(fd, channel, flags, timeout_ns, &pl);
+	if (r)
+		return r;
+	p = pt_map(fd, pl.mmap_offset, pl.bytes, PROT_READ);
+	if (!p) {
+		r = -errno;
+	} else {
+		r = pt_check(p, pl.bytes, seed);
+		munmap(p, pl.bytes);
+	}
+	if (bytes)
+		*bytes = pl.bytes;
+	if (records)
+		*records = pl.records;
+	if (pt_db_release(fd, pl.datablock) && !r)
+		r = -EBADSLT;
+	return r;
+}
+
+int pt_fill_channel(int fd, __u32 channel, size_t bytes, __u32 seed0,
+		    int max)
+{
+	int i, r;
+
+	for (i = 0; i < max; i++) {
+		r = pt_push_seed(fd, channel, bytes, seed0 + i, 0,
+				 PTASK_NONBLOCK, 0);
+		if (r == -EAGAIN)
+			return i;
+		if (r)
+			return r;
+	}
+	return max;
+}
+
+/* ------------------------------------------------------------------ */
+/* sysfs                                                               */
+/* ------------------------------------------------------------------ */
+
+const char *const pt_count_names[__PTASK_COUNT_MAX] = PTASK_COUNT_NAMES;
+
+int pt_sysfs_u64(const char *rel, __u64 *val)
+{
+	char path[256], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", PTASK_SYSFS_DIR, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENODATA;
+	buf[n] = 0;
+	*val = strtoull(buf, NULL, 0);
+	return 0;
+}
+
+int pt_counts_read(__u64 counts[__PTASK_COUNT_MAX])
+{
+	char rel[64];
+	int i, r;
+
+	for (i = 0; i < __PTASK_COUNT_MAX; i++) {
+		snprintf(rel, sizeof(rel), "objects/%s", pt_count_names[i]);
+		r = pt_sysfs_u64(rel, &counts[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int pt_executors_read(__u64 *val)
+{
+	return pt_sysfs_u64("executors", val);
+}
+
+int pt_count_wait(enum ptask_count which, __u64 want, unsigned int ms)
+{
+	__u64 deadline = pt_deadline_ms(ms), c[__PTASK_COUNT_MAX];
+
+	for (;;) {
+		if (!pt_counts_read(c) && c[which] == want)
+			return 0;
+		if (pt_now_ns() > deadline)
+			return -ETIMEDOUT;
+		pt_sleep_ms(5);
+	}
+}
+
+int pt_executors_wait(__u64 want, unsigned int ms)
+{
+	__u64 deadline = pt_deadline_ms(ms), v;
+
+	for (;;) {
+		if (!pt_executors_read(&v) && v == want)
+			return 0;
+		if (pt_now_ns() > deadline)
+			return -ETIMEDOUT;
+		pt_sleep_ms(5);
+	}
+}
+
+int pt_counts_wait_all(const __u64 want[__PTASK_COUNT_MAX], unsigned int ms,
+		       const char *who)
+{
+	__u64 deadline = pt_deadline_ms(ms), c[__PTASK_COUNT_MAX];
+	int i, bad;
+
+	for (;;) {
+		bad = 0;
+		if (pt_counts_read(c))
+			return __PTASK_COUNT_MAX;
+		for (i = 0; i < __PTASK_COUNT_MAX; i++)
+			bad += c[i] != want[i];
+		if (!bad || pt_now_ns() > deadline)
+			break;
+		pt_sleep_ms(10);
+	}
+	for (i = 0; i < __PTASK_COUNT_MAX; i++)
+		if (c[i] != want[i])
+			fprintf(stderr, "# %s: objects/%s is %llu, expected %llu\n",
+				who, pt_count_names[i],
+				(unsigned long long)c[i],
+				(unsigned long long)want[i]);
+	return bad;
+}
+
+int pt_wait_quiescent(__u64 base_invocations, unsigned int ms)
+{
+	__u64 deadline = pt_deadline_ms(ms), c[__PTASK_COUNT_MAX];
+	int stable = 0;
+
+	while (stable < 3) {
+		if (pt_now_ns() > deadline)
+			return -ETIMEDOUT;
+		pt_sleep_ms(10);
+		if (!pt_counts_read(c) &&
+		    c[PTASK_COUNT_INVOCATIONS] == base_invocations)
+			stable++;
+		else
+			stable = 0;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* /proc                                                               */
+/* ------------------------------------------------------------------ */
+
+pid_t pt_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+char pt_task_state(pid_t pid, pid_t tid)
+{
+	char path[96], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return 0;
+	return p[2];
+}
+
+int pt_wait_sleeping(pid_t pid, pid_t tid, unsigned int ms)
+{
+	__u64 deadline = pt_deadline_ms(ms);
+	char s;
+
+	for (;;) {
+		s = pt_task_state(pid, tid);
+		if (s == 'S' || s == 'D')
+			return 0;
+		if (pt_now_ns() > deadline)
+			return -ETIMEDOUT;
+		pt_sleep_ms(5);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* generic netlink                                                     */
+/* ------------------------------------------------------------------ */
+
+struct pt_nl_req {
+	int done;
+	int err;
+	struct pt_nl_info *info;
+};
+
+static int pt_nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			  void *arg)
+{
+	struct pt_nl_req *req = arg;
+
+	(void)nla;
+	req->err = e->error;
+	req->done = 1;
+	return NL_STOP;
+}
+
+static int pt_nl_ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct pt_nl_req *req = arg;
+
+	(void)msg;
+	req->done = 1;
+	return NL_STOP;
+}
+
+static int pt_nl_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct pt_nl_req *req = arg;
+	struct pt_nl_info *info = req->info;
+	struct nlattr *tb[PTASK_A_MAX + 1], *a;
+	int rem, t;
+
+	if (!info)
+		return NL_OK;
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PTASK_A_MAX, NULL) < 0)
+		return NL_OK;
+	if (tb[PTASK_A_ABI_VERSION]) {
+		info->has_abi = true;
+		info->abi = nla_get_u32(tb[PTASK_A_ABI_VERSION]);
+	}
+	if (tb[PTASK_A_EXECUTORS]) {
+		info->has_executors = true;
+		info->executors = nla_get_u32(tb[PTASK_A_EXECUTORS]);
+	}
+	if (tb[PTASK_A_COUNTS]) {
+		info->has_counts = true;
+		nla_for_each_nested(a, tb[PTASK_A_COUNTS], rem) {
+			t = nla_type(a);
+			if (t < 1 || t > __PTASK_COUNT_MAX)
+				continue;
+			info->counts[t - 1] = nla_get_u64(a);
+			info->has_count[t - 1] = true;
+		}
+	}
+	return NL_OK;
+}
+
+static int pt_nl_put_accels(struct nl_msg *msg, int n_accels)
+{
+	struct nlattr *accels, *accel;
+	int i;
+
+	accels = nla_nest_start(msg, PTASK_A_ACCELS);
+	if (!accels)
+		return -EMSGSIZE;
+	for (i = 0; i < n_accels; i++) {
+		accel = nla_nest_start(msg, PTASK_A_ACCEL);
+		if (!accel ||
+		    nla_put_u32(msg, PTASK_ACCEL_A_INDEX, (__u32)i) ||
+		    nla_put_string(msg, PTASK_ACCEL_A_NAME, "test") ||
+		    nla_put_u32(msg, PTASK_ACCEL_A_KIND, PTASK_ACCEL_TEST))
+			return -EMSGSIZE;
+		nla_nest_end(msg, accel);
+	}
+	nla_nest_end(msg, accels);
+	return 0;
+}
+
+/*
+ * Sends @cmd and returns the error of the netlink ack (0 or -errno, as the
+ * kernel wrote it), -ENOENT when the family is not registered, -EIO when
+ * libnl itself fails.
+ */
+static int pt_nl_do(int cmd, int exec_fd, int n_accels,
+		    struct pt_nl_info *info)
+{
+	struct pt_nl_req req = { .info = info };
+	struct nl_msg *msg = NULL;
+	struct nl_cb *cb = NULL;
+	struct nl_sock *sk;
+	int fam, r, ret = 0;
+
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	if (genl_connect(sk) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	fam = genl_ctrl_resolve(sk, PTASK_GENL_NAME);
+	if (fam < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	msg = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!msg || !cb) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0, (__u8)cmd,
+			 PTASK_GENL_VERSION)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	if (exec_fd >= 0 && nla_put_u32(msg, PTASK_A_EXEC_FD, (__u32)exec_fd)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	if (n_accels > 0) {
+		ret = pt_nl_put_accels(msg, n_accels);
+		if (ret)
+			goto out;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, pt_nl_error_cb, &req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, pt_nl_ack_cb, &req);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, pt_nl_valid_cb, &req);
+	if (nl_send_auto(sk, msg) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	while (!req.done) {
+		r = nl_recvmsgs(sk, cb);
+		if (r < 0 && !req.done) {
+			ret = -EIO;
+			goto out;
+		}
+	}
+	ret = req.err;
+out:
+	if (cb)
+		nl_cb_put(cb);
+	if (msg)
+		nlmsg_free(msg);
+	nl_socket_free(sk);
+	return ret;
+}
+
+int pt_nl_register_ex(int exec_fd, int n_accels)
+{
+	return pt_nl_do(PTASK_CMD_EXEC_REGISTER, exec_fd, n_accels, NULL);
+}
+
+int pt_nl_register(int exec_fd)
+{
+	return pt_nl_register_ex(exec_fd, 1);
+}
+
+int pt_nl_unregister(int exec_fd)
+{
+	return pt_nl_do(PTASK_CMD_EXEC_UNREGISTER, exec_fd, 0, NULL);
+}
+
+int pt_nl_get_info(struct pt_nl_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return pt_nl_do(PTASK_CMD_GET_INFO, -1, 0, info);
+}
+
+/* ------------------------------------------------------------------ */
+/* identities                                                          */
+/* ------------------------------------------------------------------ */
+
+int pt_drop_all_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+int pt_become(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* the copy executor                                                   */
+/* ------------------------------------------------------------------ */
+
+static void pt_sort_ports(const struct ptask_invocation_port **p, int n)
+{
+	const struct ptask_invocation_port *t;
+	int i, j;
+
+	for (i = 1; i < n; i++) {
+		t = p[i];
+		for (j = i; j > 0 && p[j - 1]->index > t->index; j--)
+			p[j] = p[j - 1];
+		p[j] = t;
+	}
+}
+
+static int pt_copy_into(int fd, const struct ptask_invocation_port *src,
+			__u64 dst_off, __u64 bytes)
+{
+	void *d, *s;
+	int r = 0;
+
+	d = pt_map(fd, dst_off, bytes, PROT_READ | PROT_WRITE);
+	if (!d)
+		return -errno;
+	if (src) {
+		s = pt_map(fd, src->mmap_offset, bytes, PROT_READ);
+		if (!s)
+			r = -errno;
+		else {
+			memcpy(d, s, bytes);
+			munmap(s, bytes);
+		}
+	} else {
+		memset(d, 0, bytes);
+	}
+	munmap(d, bytes);
+	return r;
+}
+
+int pt_exec_copy_one(int fd, const struct ptask_invocation *inv,
+		     const struct ptask_invocation_port *ports, __s32 status,
+		     int verbose)
+{
+	const struct ptask_invocation_port *in[PTASK_MAX_PORTS];
+	const struct ptask_invocation_port *out[PTASK_MAX_PORTS];
+	struct ptask_exec_output outs[PTASK_MAX_PORTS];
+	const struct ptask_invocation_port *p, *src;
+	int nin = 0, nout = 0, j, r = 0, made = 0;
+	__u64 t0, gpu_ns = 0, bytes, off;
+	__u32 i;
+
+	if (status)
+		return pt_exec_complete(fd, inv->id, status, 0, NULL, 0);
+	for (i = 0; i < inv->n_ports && i < PTASK_MAX_PORTS; i++) {
+		p = &ports[inv->first_port + i];
+		if (p->kind == PTASK_PORT_OUTPUT)
+			out[nout++] = p;
+		else
+			in[nin++] = p;
+	}
+	pt_sort_ports(in, nin);
+	pt_sort_ports(out, nout);
+	for (j = 0; j < nout; j++) {
+		src = j < nin ? in[j] : NULL;
+		bytes = src ? src->bytes : (out[j]->bytes ? out[j]->bytes : 8);
+		r = pt_db_create(fd, bytes, 0, src ? src->records : 0,
+				 &outs[j].datablock, &off, NULL);
+		if (r)
+			goto err_release;
+		made++;
+		outs[j].index = out[j]->index;
+		t0 = pt_now_ns();
+		r = pt_copy_into(fd, src, off, bytes);
+		gpu_ns += pt_now_ns() - t0;
+		if (r)
+			goto err_release;
+		if (verbose)
+			fprintf(stderr, "test_executor: invocation %llu: port %u (datablock %u, %llu bytes) -> port %u (datablock %u)\n",
+				(unsigned long long)inv->id,
+				src ? src->index : 0, src ? src->datablock : 0,
+				(unsigned long long)bytes, outs[j].index,
+				outs[j].datablock);
+	}
+	r = pt_exec_complete(fd, inv->id, 0, gpu_ns, outs, (__u32)nout);
+	if (!r) {
+		if (verbose)
+			fprintf(stderr, "test_executor: invocation %llu of ptask %u completed (%d outputs, %llu ns)\n",
+				(unsigned long long)inv->id, inv->ptask, nout,
+				(unsigned long long)gpu_ns);
+		return 0;
+	}
+err_release:
+	/* After -ECANCELED the kernel already released them: ignore. */
+	for (j = 0; j < made; j++)
+		pt_db_release(fd, outs[j].datablock);
+	if (verbose)
+		fprintf(stderr, "test_executor: invocation %llu failed: %s\n",
+			(unsigned long long)inv->id, strerror(-r));
+	return r;
+}
+
+static void *pt_executor_main(void *arg)
+{
+	struct pt_executor *ex = arg;
+	struct ptask_invocation *inv;
+	struct ptask_invocation_port *ports;
+	__u32 n_inv, n_ports, i;
+	int r;
+
+	inv = calloc(PT_EXEC_BATCH, sizeof(*inv));
+	ports = calloc(PT_EXEC_PORTS, sizeof(*ports));
+	if (!inv || !ports) {
+		__atomic_add_fetch(&ex->errors, 1, __ATOMIC_SEQ_CST);
+		goto out;
+	}
+	while (!__atomic_load_n(&ex->stop, __ATOMIC_SEQ_CST)) {
+		r = pt_exec_take(ex->fd, 0, pt_deadline_ms(50), inv,
+				 PT_EXEC_BATCH, ports, PT_EXEC_PORTS, &n_inv,
+				 &n_ports);
+		if (r == -ETIMEDOUT || r == -EINTR || r == -EAGAIN)
+			continue;
+		if (r) {
+			ex->last_error = r;
+			__atomic_add_fetch(&ex->errors, 1, __ATOMIC_SEQ_CST);
+			pt_sleep_ms(5);
+			continue;
+		}
+		__atomic_add_fetch(&ex->taken, n_inv, __ATOMIC_SEQ_CST);
+		for (i = 0; i < n_inv; i++) {
+			ex->last_owner_pid = (__u64)(__u32)inv[i].owner_pid;
+			r = pt_exec_copy_one(ex->fd, &inv[i], ports,
+					     ex->status, 0);
+			if (!r) {
+				__atomic_add_fetch(&ex->completed, 1,
+						   __ATOMIC_SEQ_CST);
+			} else if (r == -ECANCELED) {
+				__atomic_add_fetch(&ex->canceled, 1,
+						   __ATOMIC_SEQ_CST);
+			} else {
+				ex->last_error = r;
+				__atomic_add_fetch(&ex->errors, 1,
+						   __ATOMIC_SEQ_CST);
+			}
+		}
+	}
+out:
+	free(inv);
+	free(ports);
+	return NULL;
+}
+
+int pt_executor_start(struct pt_executor *ex)
+{
+	int r;
+
+	ex->fd = pt_open();
+	if (ex->fd < 0)
+		return ex->fd;
+	r = pt_nl_register(ex->fd);
+	if (r)
+		goto err_close;
+	ex->stop = 0;
+	r = -pthread_create(&ex->thread, NULL, pt_executor_main, ex);
+	if (r)
+		goto err_close;
+	ex->running = true;
+	return 0;
+err_close:
+	close(ex->fd);
+	ex->fd = -1;
+	return r;
+}
+
+void pt_executor_stop(struct pt_executor *ex)
+{
+	if (ex->running) {
+		__atomic_store_n(&ex->stop, 1, __ATOMIC_SEQ_CST);
+		pthread_join(ex->thread, NULL);
+		ex->running = false;
+	}
+	if (ex->fd >= 0) {
+		close(ex->fd);
+		ex->fd = -1;
+	}
+}
+
+unsigned long pt_executor_completed(struct pt_executor *ex)
+{
+	return __atomic_load_n(&ex->completed, __ATOMIC_SEQ_CST);
+}
+
+int pt_executor_wait(struct pt_executor *ex, unsigned long n,
+		     unsigned int ms)
+{
+	__u64 deadline = pt_deadline_ms(ms);
+
+	while (pt_executor_completed(ex) < n) {
+		if (pt_now_ns() > deadline)
+			return -ETIMEDOUT;
+		pt_sleep_ms(2);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* graph shapes                                                        */
+/* ------------------------------------------------------------------ */
+
+int pt_build_copy(int fd, const struct pt_copy_spec *s,
+		  struct pt_copy_graph *g)
+{
+	bool named = s->name && s->name[0];
+	__u32 flags = PTASK_GRAPH_CREATE | (named ? PTASK_GRAPH_EXCL : 0);
+	char name[16];
+	int i, r, n = s->n;
+
+	if (n < 1 || n > PT_COPY_MAX)
+		return -EINVAL;
+	memset(g, 0, sizeof(*g));
+	g->n = n;
+	r = pt_graph_open(fd, s->name, flags, s->mode ? s->mode : 0600,
+			  &g->graph);
+	if (r)
+		return r;
+	if (s->kind == PTASK_KIND_CPU)
+		r = pt_ptask_open_cpu(fd, g->graph, 2 * n, "copy", &g->ptask);
+	else
+		r = pt_ptask_open_gpu(fd, g->graph, 2 * n, "copy", &g->ptask);
+	if (r)
+		return r;
+	for (i = 0; i < n; i++) {
+		r = pt_port_open(fd, g->ptask,
+				 (s->sticky_mask >> i) & 1 ? PTASK_PORT_STICKY
+							   : PTASK_PORT_INPUT,
+				 0, 0, i, 0, NULL, &g->in_port[i], NULL);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < n; i++) {
+		r = pt_port_open(fd, g->ptask, PTASK_PORT_OUTPUT, 0, 0, n + i,
+				 0, NULL, &g->out_port[i], NULL);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "in%d", i);
+		r = pt_channel_open(fd, g->graph, 0, g->in_port[i],
+				    s->in_cap ? s->in_cap : 4, 0, name,
+				    &g->in_chan[i]);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "out%d", i);
+		r = pt_channel_open(fd, g->graph, g->out_port[i], 0,
+				    s->out_cap ? s->out_cap : 4, 0, name,
+				    &g->out_chan[i]);
+		if (r)
+			return r;
+	}
+	return s->run ? pt_graph_run(fd, g->graph) : 0;
+}
+
+int pt_build_copy1(int fd, bool run, struct pt_copy_graph *g)
+{
+	struct pt_copy_spec s = { .kind = PTASK_KIND_GPU, .n = 1, .run = run };
+
+	return pt_build_copy(fd, &s, g);
+}
+
+int pt_build_chain(int fd, const char *name, int n, __u32 kind, __u32 cap,
+		   struct pt_chain *c)
+{
+	bool named = name && name[0];
+	char nm[16];
+	int i, r;
+
+	if (n < 1 || n > PT_CHAIN_MAX)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	r = pt_graph_open(fd, name, PTASK_GRAPH_CREATE |
+			  (named ? PTASK_GRAPH_EXCL : 0), 0600, &c->graph);
+	if (r)
+		return r;
+	for (i = 0; i < n; i++) {
+		snprintf(nm, sizeof(nm), "stage%d", i);
+		if (kind == PTASK_KIND_CPU)
+			r = pt_ptask_open_cpu(fd, c->graph, 2, nm, &c->ptask[i]);
+		else
+			r = pt_ptask_open_gpu(fd, c->graph, 2, nm, &c->ptask[i]);
+		if (r)
+			return r;
+		r = pt_port_open(fd, c->ptask[i], PTASK_PORT_INPUT, 0, 0, 0, 0,
+				 NULL, &c->in_port[i], NULL);
+		if (r)
+			return r;
+		r = pt_port_open(fd, c->ptask[i], PTASK_PORT_OUTPUT, 0, 0, 1, 0,
+				 NULL, &c->out_port[i], NULL);
+		if (r)
+			return r;
+	}
+	for (i = 0; i <= n; i++) {
+		snprintf(nm, sizeof(nm), "c%d", i);
+		r = pt_channel_open(fd, c->graph, i ? c->out_port[i - 1] : 0,
+				    i < n ? c->in_port[i] : 0, cap, 0, nm,
+				    &c->chan[i]);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* per-test environment                                                */
+/* ------------------------------------------------------------------ */
+
+void pt_skip_exit(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(255);	/* what the harness reads as SKIP */
+}
+
+int pt_env_init(struct pt_env *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (access(PT_DEV_PATH, F_OK) || access(PTASK_SYSFS_DIR, F_OK))
+		return -ENODEV;
+	if (pt_counts_read(e->base) || pt_executors_read(&e->base_executors))
+		return -ENODEV;
+	return 0;
+}
+
+static int pt_env_add_fd(struct pt_env *e, int fd)
+{
+	if (fd < 0)
+		return fd;
+	if (e->nfds == PT_ENV_FDS) {
+		close(fd);
+		return -EMFILE;
+	}
+	e->fds[e->nfds++] = fd;
+	return fd;
+}
+
+int pt_env_open_flags(struct pt_env *e, int flags)
+{
+	return pt_env_add_fd(e, pt_open_flags(flags));
+}
+
+int pt_env_open(struct pt_env *e)
+{
+	return pt_env_open_flags(e, 0);
+}
+
+void pt_env_close(struct pt_env *e, int fd)
+{
+	int i;
+
+	for (i = 0; i < e->nfds; i++) {
+		if (e->fds[i] == fd) {
+			e->fds[i] = e->fds[--e->nfds];
+			close(fd);
+			return;
+		}
+	}
+}
+
+void *pt_env_map(struct pt_env *e, int fd, __u64 offset, size_t len)
+{
+	void *p;
+
+	if (e->nmaps == PT_ENV_MAPS) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = pt_map(fd, offset, len, PROT_READ | PROT_WRITE);
+	if (!p)
+		return NULL;
+	e->maps[e->nmaps].addr = p;
+	e->maps[e->nmaps].len = len;
+	e->nmaps++;
+	return p;
+}
+
+void pt_env_unmap(struct pt_env *e, void *addr)
+{
+	int i;
+
+	for (i = 0; i < e->nmaps; i++) {
+		if (e->maps[i].addr == addr) {
+			munmap(addr, e->maps[i].len);
+			e->maps[i] = e->maps[--e->nmaps];
+			return;
+		}
+	}
+}
+
+void pt_env_track_pid(struct pt_env *e, pid_t pid)
+{
+	if (pid > 0 && e->npids < PT_ENV_PIDS)
+		e->pids[e->npids++] = pid;
+}
+
+static void pt_env_untrack_pid(struct pt_env *e, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < e->npids; i++)
+		if (e->pids[i] == pid)
+			e->pids[i] = e->pids[--e->npids];
+}
+
+int pt_env_wait_pid(struct pt_env *e, pid_t pid, unsigned int ms)
+{
+	__u64 deadline = pt_deadline_ms(ms);
+	int status;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, &status, WNOHANG);
+		if (r == pid) {
+			pt_env_untrack_pid(e, pid);
+			return status;
+		}
+		if (r < 0) {
+			pt_env_untrack_pid(e, pid);
+			return -errno;
+		}
+		if (pt_now_ns() > deadline)
+			return -ETIMEDOUT;
+		pt_sleep_ms(5);
+	}
+}
+
+struct pt_executor *pt_env_executor(struct pt_env *e)
+{
+	struct pt_executor *ex;
+
+	if (e->nexecs == PT_ENV_EXECS)
+		return NULL;
+	ex = &e->execs[e->nexecs];
+	memset(ex, 0, sizeof(*ex));
+	ex->fd = -1;
+	if (pt_executor_start(ex))
+		return NULL;
+	e->nexecs++;
+	return ex;
+}
+
+const char *pt_executor_path(void)
+{
+	const char *p = getenv(PT_EXECUTOR_ENV);
+
+	return p && *p ? p : PT_EXECUTOR_DEFAULT;
+}
+
+pid_t pt_env_spawn_executor(struct pt_env *e, const char *const *argv_extra)
+{
+	const char *path = pt_executor_path();
+	const char *argv[16] = { "test_executor" };
+	__u64 before, deadline;
+	int i, n = 1, status;
+	pid_t pid;
+
+	if (access(path, X_OK))
+		return -ENOENT;
+	if (pt_executors_read(&before))
+		return -ENODEV;
+	for (i = 0; argv_extra && argv_extra[i] && n < 15; i++)
+		argv[n++] = argv_extra[i];
+	argv[n] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	pt_env_track_pid(e, pid);
+	deadline = pt_deadline_ms(5000);
+	for (;;) {
+		__u64 now;
+
+		if (!pt_executors_read(&now) && now > before)
+			return pid;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			pt_env_untrack_pid(e, pid);
+			return -ECHILD;
+		}
+		if (pt_now_ns() > deadline)
+			return -ETIMEDOUT;
+		pt_sleep_ms(5);
+	}
+}
+
+int pt_env_fini(struct pt_env *e)
+{
+	__u64 deadline;
+	int i, bad, status;
+
+	for (i = 0; i < e->nexecs; i++)
+		pt_executor_stop(&e->execs[i]);
+	e->nexecs = 0;
+	for (i = 0; i < e->npids; i++)
+		kill(e->pids[i], SIGTERM);
+	deadline = pt_deadline_ms(1000);
+	while (e->npids) {
+		pid_t pid = e->pids[0];
+
+		if (waitpid(pid, &status, WNOHANG) == 0) {
+			if (pt_now_ns() < deadline) {
+				pt_sleep_ms(5);
+				continue;
+			}
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+		}
+		pt_env_untrack_pid(e, pid);
+	}
+	while (e->nmaps)
+		pt_env_unmap(e, e->maps[0].addr);
+	while (e->nfds)
+		pt_env_close(e, e->fds[0]);
+	bad = pt_counts_wait_all(e->base, 2000, "teardown");
+	if (pt_executors_wait(e->base_executors, 1000)) {
+		fprintf(stderr, "# teardown: executors did not return to %llu\n",
+			(unsigned long long)e->base_executors);
+		bad++;
+	}
+	return bad;
+}
+
+/* ------------------------------------------------------------------ */
+/* signals                                                             */
+/* ------------------------------------------------------------------ */
+
+static void pt_noop_handler(int sig)
+{
+	(void)sig;
+}
+
+int pt_sig_noop(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pt_noop_handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* no SA_RESTART: the call returns EINTR */
+	return sigaction(sig, &sa, NULL) ? -errno : 0;
+}
+
+/*
+ * Signals every @ms until stopped: should the first signal land before the
+ * target went to sleep in its call, the next one still interrupts it.
+ */
+static void *pt_kicker_main(void *arg)
+{
+	struct pt_kicker *k = arg;
+
+	while (!__atomic_load_n(&k->stop, __ATOMIC_SEQ_CST)) {
+		pt_sleep_ms(k->ms);
+		if (__atomic_load_n(&k->stop, __ATOMIC_SEQ_CST))
+			break;
+		pthread_kill(k->target, k->sig);
+	}
+	return NULL;
+}
+
+int pt_kick_after(struct pt_kicker *k, pthread_t target, int sig,
+		  unsigned int ms)
+{
+	k->target = target;
+	k->sig = sig;
+	k->ms = ms;
+	k->stop = 0;
+	return -pthread_create(&k->thread, NULL, pt_kicker_main, k);
+}
+
+void pt_kick_join(struct pt_kicker *k)
+{
+	__atomic_store_n(&k->stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(k->thread, NULL);
+}
