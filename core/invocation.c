@@ -407,7 +407,9 @@ int ptask_exec_ptask_info(struct ptask_client *c,
 		if (arg->code_len < p->code_len ||
 		    io->code_out_len < p->code_len)
 			return -ENOSPC;
-		memcpy(io->code_out, p->code, p->code_len);
+		/* A CPU ptask has no code: p->code is NULL (memcpy's UB). */
+		if (p->code_len)
+			memcpy(io->code_out, p->code, p->code_len);
 	}
 	arg->kind = p->kind;
 	arg->nports = p->nports;

@@ -31,7 +31,8 @@
  * which version of the struct the caller speaks.  The kernel reads @size, then the struct with
  * copy_struct_from_user(): a smaller @size than the first published version
  * is -EINVAL, a larger one with non-zero bytes past what this kernel knows
- * is -E2BIG, a bad pointer is -EFAULT.  Non-zero reserved fields and
+ * is -E2BIG (and any @size over a page is -E2BIG, as for clone3 and
+ * openat2), a bad pointer is -EFAULT.  Non-zero reserved fields and
  * unknown flag bits are -EINVAL.  Pointers travel as __u64.  Timeouts are
  * absolute CLOCK_MONOTONIC times in ns; 0 means "no timeout".  Output
  * members are written back only on success.
@@ -474,7 +475,8 @@ struct ptask_lookup {
  * @flags: must be 0
  * @template: 0, or the template the datablock is made from
  * @handle: out: the datablock
- * @bytes: size in bytes when @template is 0 (must then be 0); out: the size
+ * @bytes: in: the size when @template is 0, else 0 (the template sizes
+ *	it); out: the size
  * @records: records it holds (a record stream's count; else informative)
  * @mmap_offset: out: offset to mmap it at
  */
@@ -623,6 +625,7 @@ struct ptask_geometry {
  * @proxy_nice: the ptask's proxy priority (a nice value)
  * @first_port: index of its first record in the ports array
  * @n_ports: records it has there, one per port of the ptask
+ * @reserved: 0
  * @queued_ns: CLOCK_MONOTONIC time it was queued
  */
 struct ptask_invocation {
@@ -902,7 +905,10 @@ enum ptask_ptask_state {
  * abi_version		(r) PTASK_ABI_VERSION
  * executors		(r) registered executors
  * objects/<count>	(r) live objects of each kind, one file per enum
- *			    ptask_count, named as ptask_count_names lists
+ *			    ptask_count, named as PTASK_COUNT_NAMES lists;
+ *			    "invocations" counts those taken by an executor
+ *			    and not yet completed (queued ptasks are not
+ *			    invocations yet)
  */
 enum ptask_count {
 	PTASK_COUNT_CLIENTS,
