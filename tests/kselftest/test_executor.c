@@ -10,8 +10,11 @@
  * ptask without outputs just completes.  Status 0; gpu_ns is the time the
  * copies took.
  *
- * Usage: test_executor [-v] [-n COUNT]
+ * Usage: test_executor [-v] [-p] [-n COUNT]
  *	-v	print every invocation to stderr
+ *	-p	pass through: emit the k-th input datablock itself on the k-th
+ *		output (no new datablock, no mapping, no copy), so that a
+ *		benchmark sees the kernel's own cost
  *	-n	exit after COUNT completed invocations
  *
  * SIGTERM and SIGINT end it cleanly: the batch in hand is completed, then
@@ -50,7 +53,35 @@ static int install_handlers(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: test_executor [-v] [-n COUNT]\n");
+	fprintf(f, "usage: test_executor [-v] [-p] [-n COUNT]\n");
+}
+
+/* -p: the k-th input goes out unchanged on the k-th output port. */
+static int pass_one(int fd, const struct ptask_invocation *inv,
+		    const struct ptask_invocation_port *ports)
+{
+	struct ptask_exec_output outs[PTASK_MAX_PORTS];
+	__u32 in[PTASK_MAX_PORTS], i;
+	int nin = 0, nout = 0;
+
+	for (i = 0; i < inv->n_ports && i < PTASK_MAX_PORTS; i++) {
+		const struct ptask_invocation_port *p = &ports[inv->first_port + i];
+
+		if (p->kind != PTASK_PORT_OUTPUT)
+			in[nin++] = p->datablock;
+	}
+	for (i = 0; i < inv->n_ports && i < PTASK_MAX_PORTS; i++) {
+		const struct ptask_invocation_port *p = &ports[inv->first_port + i];
+
+		if (p->kind != PTASK_PORT_OUTPUT)
+			continue;
+		if (nout >= nin)
+			return -EINVAL;
+		outs[nout].index = p->index;
+		outs[nout].datablock = in[nout];
+		nout++;
+	}
+	return pt_exec_complete(fd, inv->id, 0, 0, outs, (__u32)nout);
 }
 
 int main(int argc, char **argv)
@@ -59,13 +90,16 @@ int main(int argc, char **argv)
 	struct ptask_invocation_port *ports;
 	unsigned long done = 0, count = 0;
 	__u32 n_inv, n_ports, i;
-	int verbose = 0, fd, r, c, ret = 0;
+	int verbose = 0, pass = 0, fd, r, c, ret = 0;
 	char *end;
 
-	while ((c = getopt(argc, argv, "vn:h")) != -1) {
+	while ((c = getopt(argc, argv, "vpn:h")) != -1) {
 		switch (c) {
 		case 'v':
 			verbose = 1;
+			break;
+		case 'p':
+			pass = 1;
 			break;
 		case 'n':
 			count = strtoul(optarg, &end, 0);
@@ -132,7 +166,9 @@ int main(int argc, char **argv)
 				n_inv, n_ports);
 		/* Complete the whole batch even when asked to stop. */
 		for (i = 0; i < n_inv; i++) {
-			r = pt_exec_copy_one(fd, &inv[i], ports, 0, verbose);
+			r = pass ? pass_one(fd, &inv[i], ports) :
+				   pt_exec_copy_one(fd, &inv[i], ports, 0,
+						    verbose);
 			if (r && r != -ECANCELED) {
 				fprintf(stderr, "test_executor: invocation %llu: %s\n",
 					(unsigned long long)inv[i].id,
