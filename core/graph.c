@@ -391,6 +391,8 @@ void ptask_graph_close(struct ptask_open *o)
 	ptask_os_assert_locked(g->ns);
 	ptask_list_del(&o->graph_node);
 	ptask_list_del(&o->client_node);
+	/* A thread of this client sleeping on the graph must look again. */
+	ptask_client_wake(o->client);
 	ptask_os_free(o);
 	if (--g->opens == 0)
 		ptask_graph_free(g);

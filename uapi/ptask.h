@@ -69,7 +69,9 @@
  * PTASK_IOC_GRAPH_CLOSE (struct ptask_graph_ctl)
  *	The caller lets go of @graph (also a terminated or failed one); the
  *	graph is freed when no client has it open.  Closing the fd closes
- *	every graph it opened.  Errors: -EINVAL, -ENOENT (the caller does not
+ *	every graph it opened.  Another thread of the same fd blocked on the
+ *	graph wakes and fails: -EACCES (the graph lives on for others) or
+ *	-ENOENT (it was freed).  Errors: -EINVAL, -ENOENT (the caller does not
  *	have it open).
  *
  * PTASK_IOC_TEMPLATE_OPEN (struct ptask_template_open)

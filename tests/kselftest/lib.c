@@ -282,6 +282,11 @@ int pt_graph_terminate(int fd, __u32 graph)
 	return pt_graph_ctl(fd, PTASK_IOC_GRAPH_TERMINATE, graph);
 }
 
+int pt_graph_close(int fd, __u32 graph)
+{
+	return pt_graph_ctl(fd, PTASK_IOC_GRAPH_CLOSE, graph);
+}
+
 int pt_set_priority(int fd, __u32 ptask, __u32 flags, __u32 static_prio,
 		    __s32 proxy_nice)
 {

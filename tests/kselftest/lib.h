@@ -83,6 +83,7 @@ int pt_pull(int fd, __u32 channel, __u32 flags, __u64 timeout_ns,
 	    struct ptask_pull *out);
 int pt_graph_run(int fd, __u32 graph);
 int pt_graph_terminate(int fd, __u32 graph);
+int pt_graph_close(int fd, __u32 graph);
 int pt_set_priority(int fd, __u32 ptask, __u32 flags, __u32 static_prio,
 		    __s32 proxy_nice);
 int pt_set_geometry(int fd, __u32 ptask, __u32 shared_bytes,
