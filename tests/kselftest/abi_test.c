@@ -770,6 +770,68 @@ TEST_F(abi, unregister_wakes_blocked_take)
 }
 
 /* ------------------------------------------------------------------ */
+/* GRAPH_CLOSE wakes a thread of the same fd blocked on the graph      */
+/* ------------------------------------------------------------------ */
+
+struct puller {
+	int fd;
+	__u32 channel;
+	pid_t tid;		/* atomic */
+	int done;		/* atomic */
+	int result;
+};
+
+static void *puller_main(void *arg)
+{
+	struct puller *p = arg;
+	struct ptask_pull out;
+
+	__atomic_store_n(&p->tid, pt_gettid(), __ATOMIC_SEQ_CST);
+	/* No deadline: only a wake-up (or a signal) ends this. */
+	p->result = pt_pull(p->fd, p->channel, 0, 0, &out);
+	__atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+TEST_F(abi, close_wakes_blocked_pull)
+{
+	struct pt_copy_graph g;
+	struct puller pl = { .fd = self->fd };
+	__u64 deadline;
+	pthread_t th;
+	pid_t tid = 0;
+	int i, woke;
+
+	ASSERT_PT(0, pt_sig_noop(SIGUSR1));
+	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
+	pl.channel = g.out_chan[0];
+	ASSERT_EQ(0, pthread_create(&th, NULL, puller_main, &pl));
+	for (i = 0; i < 400 && !tid; i++) {
+		tid = __atomic_load_n(&pl.tid, __ATOMIC_SEQ_CST);
+		if (!tid)
+			pt_sleep_ms(5);
+	}
+	EXPECT_NE(0, tid);
+	EXPECT_PT(0, pt_wait_sleeping(getpid(), tid, 2000));
+	EXPECT_EQ(0, __atomic_load_n(&pl.done, __ATOMIC_SEQ_CST));
+
+	EXPECT_PT(0, pt_graph_close(self->fd, g.graph));
+	deadline = pt_deadline_ms(1000);
+	while (!__atomic_load_n(&pl.done, __ATOMIC_SEQ_CST) &&
+	       pt_now_ns() < deadline)
+		pt_sleep_ms(2);
+	woke = __atomic_load_n(&pl.done, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&pl.done, __ATOMIC_SEQ_CST)) {
+		pthread_kill(th, SIGUSR1);
+		pt_sleep_ms(10);
+	}
+	pthread_join(th, NULL);
+	ASSERT_TRUE(woke);
+	/* Only this fd had the graph: it is gone, so its channel is too. */
+	ASSERT_PT(-ENOENT, pl.result);
+}
+
+/* ------------------------------------------------------------------ */
 /* Supplementary groups count for the group class                      */
 /* ------------------------------------------------------------------ */
 
