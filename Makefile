@@ -71,12 +71,12 @@ BENCH_PROGS ?= $(BENCH_BINS)
 # More static programs to copy into the guest's /bin without running them.
 VM_HELPERS ?=
 # The parts of `make check`, in order; each ends with an "N passed, ..." line.
-CHECK_PARTS := check-unit checkpatch sparse check-vm
+CHECK_PARTS := check-unit checkpatch sparse check-vm check-encfs
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
 
-all: module kselftest examples bench-progs
+all: module kselftest examples bench-progs encfs-gpu
 
 deps:
 	@scripts/deps.sh
@@ -178,3 +178,6 @@ clean:
 	@find kmod core -name '*.o' -o -name '.*.cmd' -o -name '*.mod' -o -name '*.mod.c' \
 		-o -name '*.ko' -o -name '*.order' -o -name '*.symvers' -o -name '.*.d' \
 		2>/dev/null | xargs -r rm -f || true
+
+# --- encfs-gpu: the encrypted FUSE filesystem (its own fragment) ------------
+include encfs-gpu/Makefile.inc

@@ -70,6 +70,13 @@ base=(
 	linux-source
 	python3 python3-matplotlib
 )
+# Every other part lists its own packages in a DEPS file (one per line).
+for deps_file in "$root"/encfs-gpu/DEPS; do
+	[ -f "$deps_file" ] || continue
+	while read -r pkg; do
+		case "$pkg" in '' | '#'*) ;; *) base+=("$pkg") ;; esac
+	done <"$deps_file"
+done
 say "checking ${#base[@]} packages"
 ensure "${base[@]}"
 

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * xts_gpu_test.c - checks the CUDA XTS-AES kernel (aes_xts.cu, as PTX)
+ * through the CUDA driver API, loaded with dlopen("libcuda.so.1"): no
+ * CUDA toolkit or libcudart needed to build or run it.
+ *
+ *   xts_gpu_test [PTX]      (default: aes_xts.ptx next to this program)
+ *
+ * Checks, in TAP:
+ *  1. IEEE 1619 vectors 10..14 (XTS-AES-256) and 15..18 (XTS-AES-128,
+ *     ciphertext stealing), encrypt and decrypt;
+ *  2. NIST CAVP XTSGenAES256, both tweak formats (whole-byte units);
+ *  3. byte-identical output to OpenSSL's EVP aes-256-xts, both ways, on
+ *     random data of random lengths from 16 bytes to 4 MiB: as one data
+ *     unit (long units: chunk tweaks through the alpha-power table), and
+ *     cut into 4 KiB units the way encfs-gpu does (odd last unit);
+ *  4. throughput, for information (not a pass/fail).
+ * Exit 0: all passed; 1: a failure; 77: skipped, no GPU (no libcuda.so.1,
+ * no device, or the driver cannot start).
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "aes_ks.h"
+#include "xts_vectors.h"
+
+/* the few driver API types used, so cuda.h is not needed */
+typedef int CUresult;
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUmodule;
+typedef void *CUfunction;
+typedef void *CUstream;
+typedef unsigned long long CUdeviceptr;
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_JIT_ERROR_LOG_BUFFER 5
+#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
+
+static struct {
+	CUresult (*Init)(unsigned int);
+	CUresult (*DeviceGetCount)(int *);
+	CUresult (*DeviceGet)(CUdevice *, int);
+	CUresult (*DeviceGetName)(char *, int, CUdevice);
+	CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+	CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+	CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+	CUresult (*CtxSetCurrent)(CUcontext);
+	CUresult (*CtxSynchronize)(void);
+	CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
+	CUresult (*ModuleUnload)(CUmodule);
+	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+	CUresult (*ModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
+	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+	CUresult (*MemFree)(CUdeviceptr);
+	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+	CUresult (*LaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
+				 unsigned int, unsigned int, unsigned int, unsigned int, CUstream,
+				 void **, void **);
+	CUresult (*GetErrorString)(CUresult, const char **);
+} cu;
+
+static const struct {
+	const char *name;
+	size_t off;
+} syms[] = {
+#define S(f, n) { n, offsetof(__typeof__(cu), f) }
+	S(Init, "cuInit"),
+	S(DeviceGetCount, "cuDeviceGetCount"),
+	S(DeviceGet, "cuDeviceGet"),
+	S(DeviceGetName, "cuDeviceGetName"),
+	S(DeviceGetAttribute, "cuDeviceGetAttribute"),
+	S(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
+	S(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
+	S(CtxSetCurrent, "cuCtxSetCurrent"),
+	S(CtxSynchronize, "cuCtxSynchronize"),
+	S(ModuleLoadDataEx, "cuModuleLoadDataEx"),
+	S(ModuleUnload, "cuModuleUnload"),
+	S(ModuleGetFunction, "cuModuleGetFunction"),
+	S(ModuleGetGlobal, "cuModuleGetGlobal_v2"),
+	S(MemAlloc, "cuMemAlloc_v2"),
+	S(MemFree, "cuMemFree_v2"),
+	S(MemcpyHtoD, "cuMemcpyHtoD_v2"),
+	S(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+	S(LaunchKernel, "cuLaunchKernel"),
+	S(GetErrorString, "cuGetErrorString"),
+#undef S
+};
+
+#define MAX_BYTES	(4u << 20)
+#define MAX_UNITS	(MAX_BYTES / 16)
+
+static struct {
+	CUdevice dev;
+	CUcontext ctx;
+	CUmodule mod;
+	CUfunction enc, dec;
+	CUdeviceptr d_data, d_tweaks;
+	CUdeviceptr g_rk_enc, g_rk_dec, g_rk_tweak, g_nr, g_pow;
+	int sms;
+} g;
+
+static int tap_n, tap_bad;
+
+static void tap(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tap(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	tap_bad += !ok;
+}
+
+static int cuok(CUresult r, const char *what)
+{
+	const char *s = NULL;
+
+	if (!r)
+		return 1;
+	if (cu.GetErrorString)
+		cu.GetErrorString(r, &s);
+	fprintf(stderr, "xts_gpu_test: %s: CUDA error %d (%s)\n", what, r, s ? s : "?");
+	return 0;
+}
+
+static void skip(const char *why)
+{
+	printf("1..0 # SKIP no GPU: %s\n", why);
+	printf("skipped: no GPU (%s)\n", why);
+	exit(77);
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int setup(const char *ptx_path)
+{
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	char name[128], log[8192] = "", *ptx;
+	int n = 0, opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *vals[2] = { log, (void *)(uintptr_t)sizeof(log) };
+	size_t sz;
+
+	if (!lib)
+		skip(dlerror());
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *p = dlsym(lib, syms[i].name);
+
+		if (!p)
+			skip("libcuda.so.1 lacks a driver API entry point");
+		memcpy((char *)&cu + syms[i].off, &p, sizeof(p));
+	}
+	if (cu.Init(0))
+		skip("cuInit failed (no device or no driver)");
+	if (cu.DeviceGetCount(&n) || n < 1)
+		skip("no CUDA device");
+	ptx = read_file(ptx_path);
+	if (!ptx) {
+		fprintf(stderr, "xts_gpu_test: cannot read %s: %s\n", ptx_path, strerror(errno));
+		return -1;
+	}
+	if (!cuok(cu.DeviceGet(&g.dev, 0), "cuDeviceGet") ||
+	    !cuok(cu.DevicePrimaryCtxRetain(&g.ctx, g.dev), "cuDevicePrimaryCtxRetain") ||
+	    !cuok(cu.CtxSetCurrent(g.ctx), "cuCtxSetCurrent"))
+		return -1;
+	cu.DeviceGetName(name, sizeof(name), g.dev);
+	cu.DeviceGetAttribute(&g.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g.dev);
+	printf("# device 0: %s, %d SMs\n", name, g.sms);
+	if (!cuok(cu.ModuleLoadDataEx(&g.mod, ptx, 2, opts, vals), "cuModuleLoadDataEx")) {
+		fprintf(stderr, "%s\n", log);
+		free(ptx);
+		return -1;
+	}
+	free(ptx);
+	if (!cuok(cu.ModuleGetFunction(&g.enc, g.mod, "xts_encrypt"), "xts_encrypt") ||
+	    !cuok(cu.ModuleGetFunction(&g.dec, g.mod, "xts_decrypt"), "xts_decrypt") ||
+	    !cuok(cu.ModuleGetGlobal(&g.g_rk_enc, &sz, g.mod, "c_rk_enc"), "c_rk_enc") ||
+	    !cuok(cu.ModuleGetGlobal(&g.g_rk_dec, &sz, g.mod, "c_rk_dec"), "c_rk_dec") ||
+	    !cuok(cu.ModuleGetGlobal(&g.g_rk_tweak, &sz, g.mod, "c_rk_tweak"), "c_rk_tweak") ||
+	    !cuok(cu.ModuleGetGlobal(&g.g_nr, &sz, g.mod, "c_nr"), "c_nr") ||
+	    !cuok(cu.ModuleGetGlobal(&g.g_pow, &sz, g.mod, "c_pow"), "c_pow") ||
+	    !cuok(cu.MemAlloc(&g.d_data, MAX_BYTES + 64), "cuMemAlloc") ||
+	    !cuok(cu.MemAlloc(&g.d_tweaks, 16 * (size_t)MAX_UNITS), "cuMemAlloc"))
+		return -1;
+	{
+		unsigned long long pow[XTS_POW_MAX][2];
+
+		aes_ks_pow_table(pow);
+		if (!cuok(cu.MemcpyHtoD(g.g_pow, pow, sizeof(pow)), "c_pow upload"))
+			return -1;
+	}
+	return 0;
+}
+
+static int set_key(const uint8_t *key, size_t keylen)
+{
+	struct xts_gpu_keys k;
+
+	if (aes_ks_xts(key, keylen, &k))
+		return -1;
+	if (!cuok(cu.MemcpyHtoD(g.g_rk_enc, k.rk_enc, sizeof(k.rk_enc)), "rk_enc") ||
+	    !cuok(cu.MemcpyHtoD(g.g_rk_dec, k.rk_dec, sizeof(k.rk_dec)), "rk_dec") ||
+	    !cuok(cu.MemcpyHtoD(g.g_rk_tweak, k.rk_tweak, sizeof(k.rk_tweak)), "rk_tweak") ||
+	    !cuok(cu.MemcpyHtoD(g.g_nr, &k.nr, sizeof(k.nr)), "nr"))
+		return -1;
+	return 0;
+}
+
+static unsigned long long chunks_of(unsigned int len)
+{
+	return (len / 16 + 255) / 256;
+}
+
+/* launch on the data already on the device */
+static int launch(int enc, unsigned long long nunits, unsigned int unit_len, unsigned int last_len)
+{
+	unsigned long long total = (nunits - 1) * (nunits > 1 ? chunks_of(unit_len) : 0) +
+				   chunks_of(last_len);
+	unsigned long long cap = (unsigned long long)g.sms * 8;
+	unsigned int grid = (unsigned int)(total < cap ? total : cap);
+	void *args[] = { &g.d_data, &g.d_tweaks, &nunits, &unit_len, &last_len };
+
+	if (!cuok(cu.LaunchKernel(enc ? g.enc : g.dec, grid ? grid : 1, 1, 1, 256, 1, 1, 0, NULL,
+				  args, NULL), "cuLaunchKernel"))
+		return -1;
+	return cuok(cu.CtxSynchronize(), "kernel") ? 0 : -1;
+}
+
+/* XTS on the GPU: units of @unit_len, the last of @last_len, in place */
+static int gpu_xts(int enc, uint8_t *data, const uint8_t *tweaks, unsigned long long nunits,
+		   unsigned int unit_len, unsigned int last_len)
+{
+	size_t bytes = (nunits - 1) * unit_len + last_len;
+
+	if (!cuok(cu.MemcpyHtoD(g.d_data, data, bytes), "upload") ||
+	    !cuok(cu.MemcpyHtoD(g.d_tweaks, tweaks, 16 * nunits), "upload tweaks") ||
+	    launch(enc, nunits, unit_len, last_len) ||
+	    !cuok(cu.MemcpyDtoH(data, g.d_data, bytes), "download"))
+		return -1;
+	return 0;
+}
+
+static int vector(const struct xv_vector *v)
+{
+	uint8_t buf[XV_MAX_DATA];
+
+	if (set_key(v->key, v->keylen))
+		return 0;
+	memcpy(buf, v->pt, v->len);
+	if (gpu_xts(1, buf, v->tweak, 1, (unsigned int)v->len, (unsigned int)v->len) ||
+	    memcmp(buf, v->ct, v->len))
+		return 0;
+	if (gpu_xts(0, buf, v->tweak, 1, (unsigned int)v->len, (unsigned int)v->len) ||
+	    memcmp(buf, v->pt, v->len))
+		return 0;
+	return 1;
+}
+
+static void cavp(const char *file)
+{
+	struct xv_vector *vs;
+	size_t n, skipped, bad = 0;
+	char path[512];
+
+	/* XTS_CAVP_DIR: a copy of the files, for a GPU machine without the package */
+	snprintf(path, sizeof(path), "%s/%s", getenv("XTS_CAVP_DIR") ?: XV_CAVP_DIR, file);
+	if (xv_cavp(path, &vs, &n, &skipped)) {
+		printf("ok %d - CAVP %s # SKIP python3-cryptography-vectors not installed\n", ++tap_n,
+		       file);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!vector(&vs[i]) && bad++ < 5)
+			printf("# CAVP %s %s differs\n", file, vs[i].name);
+	tap(!bad && n, "CAVP %s: %zu vectors, %zu wrong (%zu skipped: not whole bytes)", file, n,
+	    bad, skipped);
+	free(vs);
+}
+
+/* OpenSSL's answer, unit by unit */
+static int ossl_xts(int enc, const uint8_t *key, uint8_t *data, const uint8_t *tweaks,
+		    size_t nunits, size_t unit_len, size_t last_len)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int outl, ret = 0;
+
+	if (EVP_CipherInit_ex2(ctx, EVP_aes_256_xts(), key, NULL, enc, NULL) != 1)
+		ret = -1;
+	for (size_t u = 0; !ret && u < nunits; u++) {
+		size_t len = u + 1 == nunits ? last_len : unit_len;
+
+		if (EVP_CipherInit_ex2(ctx, NULL, NULL, tweaks + 16 * u, enc, NULL) != 1 ||
+		    EVP_CipherUpdate(ctx, data, &outl, data, (int)len) != 1)
+			ret = -1;
+		data += len;
+	}
+	EVP_CIPHER_CTX_free(ctx);
+	return ret;
+}
+
+static size_t rand_len(void)
+{
+	uint32_t r[2];
+
+	/* log-uniform over 16 B .. 4 MiB, so small and large both get covered */
+	RAND_bytes((uint8_t *)r, sizeof(r));
+	size_t bits = 4 + r[0] % 19;	/* 2^4 .. 2^22 */
+	size_t len = ((size_t)1 << bits) + r[1] % ((size_t)1 << bits);
+
+	return len < 16 ? 16 : len > MAX_BYTES ? MAX_BYTES : len;
+}
+
+static void random_vs_openssl(int per_4k, int iters)
+{
+	uint8_t key[64], *a = malloc(MAX_BYTES), *b = malloc(MAX_BYTES), *tw = malloc(16 * 1025);
+	int bad = 0;
+	size_t maxlen = 0;
+
+	RAND_bytes(key, sizeof(key));
+	if (set_key(key, sizeof(key))) {
+		tap(0, "set key");
+		return;
+	}
+	for (int it = 0; it < iters; it++) {
+		size_t len = rand_len(), nunits = 1, unit = len, last = len;
+
+		if (per_4k) {
+			/* encfs-gpu's layout: 4 KiB units, 1..15 extra bytes join the last */
+			nunits = len / 4096 + (len % 4096 >= 16);
+			if (nunits == 0)
+				nunits = 1;
+			unit = 4096;
+			last = len - (nunits - 1) * 4096;
+		}
+		if (len > maxlen)
+			maxlen = len;
+		RAND_bytes(a, (int)len);
+		RAND_bytes(tw, (int)(16 * nunits));
+		memcpy(b, a, len);
+		if (gpu_xts(1, a, tw, nunits, (unsigned int)unit, (unsigned int)last) ||
+		    ossl_xts(1, key, b, tw, nunits, unit, last) || memcmp(a, b, len)) {
+			if (bad++ < 5)
+				printf("# encrypt differs: %zu bytes, %zu units\n", len, nunits);
+			continue;
+		}
+		if (gpu_xts(0, a, tw, nunits, (unsigned int)unit, (unsigned int)last) ||
+		    ossl_xts(0, key, b, tw, nunits, unit, last) || memcmp(a, b, len)) {
+			if (bad++ < 5)
+				printf("# decrypt differs: %zu bytes, %zu units\n", len, nunits);
+		}
+	}
+	tap(!bad, "GPU == OpenSSL, %d random lengths 16 B..4 MiB (longest %zu) as %s, both ways",
+	    iters, maxlen, per_4k ? "4 KiB units" : "one data unit");
+	free(a);
+	free(b);
+	free(tw);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void throughput(void)
+{
+	static const unsigned int sizes[] = { 4096, 65536, 1u << 20, 4u << 20 };
+	uint8_t key[64], *buf = malloc(MAX_BYTES), *tw = malloc(16 * 1024);
+
+	RAND_bytes(key, sizeof(key));
+	RAND_bytes(buf, MAX_BYTES);
+	RAND_bytes(tw, 16 * 1024);
+	set_key(key, sizeof(key));
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unsigned int n = sizes[i] / 4096;
+		double t0, kern, full, cpu;
+		int reps = 20;
+
+		gpu_xts(1, buf, tw, n, 4096, 4096);	/* warm */
+		t0 = now();
+		for (int r = 0; r < reps; r++)
+			launch(1, n, 4096, 4096);
+		kern = (now() - t0) / reps;
+		t0 = now();
+		for (int r = 0; r < reps; r++)
+			gpu_xts(1, buf, tw, n, 4096, 4096);
+		full = (now() - t0) / reps;
+		t0 = now();
+		for (int r = 0; r < reps; r++)
+			ossl_xts(1, key, buf, tw, n, 4096, 4096);
+		cpu = (now() - t0) / reps;
+		printf("# %7u bytes: kernel %8.1f us (%6.2f GB/s), with copies %8.1f us, "
+		       "OpenSSL 1 core %8.1f us (%5.2f GB/s)\n", sizes[i], kern * 1e6,
+		       sizes[i] / kern / 1e9, full * 1e6, cpu * 1e6, sizes[i] / cpu / 1e9);
+	}
+	free(buf);
+	free(tw);
+}
+
+int main(int argc, char **argv)
+{
+	char def[PATH_MAX], self[PATH_MAX];
+	struct xv_vector ieee[16];
+	size_t n;
+
+	if (argc > 1) {
+		snprintf(def, sizeof(def), "%s", argv[1]);
+	} else {
+		snprintf(self, sizeof(self), "%s", argv[0]);
+		snprintf(def, sizeof(def), "%s/aes_xts.ptx", dirname(self));
+	}
+	if (setup(def)) {
+		tap(0, "CUDA setup and PTX load");
+		printf("1..%d\n", tap_n);
+		return 1;
+	}
+	n = xv_ieee(ieee, 16);
+	for (size_t i = 0; i < n; i++)
+		tap(vector(&ieee[i]), "GPU: %s", ieee[i].name);
+	cavp("tweak-128hexstr/XTSGenAES256.rsp");
+	cavp("tweak-dataunitseqno/XTSGenAES256.rsp");
+	random_vs_openssl(0, 60);
+	random_vs_openssl(1, 60);
+	throughput();
+	cu.MemFree(g.d_data);
+	cu.MemFree(g.d_tweaks);
+	cu.ModuleUnload(g.mod);
+	cu.DevicePrimaryCtxRelease(g.dev);
+	printf("1..%d\n", tap_n);
+	printf("%d passed, %d failed\n", tap_n - tap_bad, tap_bad);
+	return tap_bad ? 1 : 0;
+}

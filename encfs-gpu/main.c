@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * main.c - the encfs-gpu command: init, mount, passwd, --version, --help.
+ *
+ * Everything that can fail for a reason the user must hear (no config, a
+ * truncated or tampered config, a wrong password, a backend that cannot
+ * be had) fails here, before FUSE daemonizes, with a message on stderr
+ * and a distinct exit status (see EXIT STATUS in encfs-gpu.1).
+ */
+#define FUSE_USE_VERSION 35
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "config.h"
+#include "fs.h"
+#include "keys.h"
+#include "passwd.h"
+#include "xts.h"
+
+#define EG_VERSION "0.1.0"
+
+enum {
+	EXIT_USAGE = 2,
+	EXIT_CONFIG = 3,	/* config missing, unreadable, truncated, malformed */
+	EXIT_PASSWORD = 4,	/* wrong password, or the config was tampered with */
+	EXIT_MOUNT = 5,		/* FUSE could not mount */
+	EXIT_BACKEND = 6,	/* the asked-for backend is unavailable */
+};
+
+static const char usage_text[] =
+	"usage:\n"
+	"  encfs-gpu init [--scrypt-logn N] [--passfile F] CIPHERDIR\n"
+	"  encfs-gpu mount [-f] [-d] [-s] [-o OPTIONS] [--backend gpu|cpu|auto]\n"
+	"                  [--passfile F] CIPHERDIR MOUNTPOINT\n"
+	"  encfs-gpu passwd [--passfile F] [--new-passfile F] [--scrypt-logn N] CIPHERDIR\n"
+	"  encfs-gpu --version | --help\n"
+	"\n"
+	"  --passfile F      read the password from the first line of F (\"-\": stdin);\n"
+	"                    without it: the terminal (no echo), or stdin if not a tty\n"
+	"  --scrypt-logn N   scrypt cost N = 2^N (%d..%d, default %d)\n"
+	"  --backend B       cipher backend: cpu (OpenSSL AES-NI), gpu (CUDA kernel\n"
+	"                    through ptask), auto (measure both at mount; default)\n"
+	"  -f                stay in the foreground    -d  FUSE debug output\n"
+	"  -s                single-threaded           -o  FUSE mount options\n"
+	"Unmount with: fusermount3 -u MOUNTPOINT (or umount as root).\n";
+
+static void usage(FILE *f)
+{
+	fprintf(f, usage_text, EG_SCRYPT_LOGN_MIN, EG_SCRYPT_LOGN_MAX, EG_SCRYPT_LOGN_DEFAULT);
+}
+
+static int conf_path(const char *cipherdir, char *out, size_t outsz)
+{
+	if ((size_t)snprintf(out, outsz, "%s/%s", cipherdir, EG_CONF_NAME) >= outsz)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Read and parse CIPHERDIR's config; messages for every failure. */
+static int load_config(const char *cipherdir, struct eg_config *cfg)
+{
+	char path[PATH_MAX], buf[EG_CONFIG_MAX + 1];
+	const char *why;
+	ssize_t n;
+	int fd;
+
+	if (conf_path(cipherdir, path, sizeof(path))) {
+		fprintf(stderr, "encfs-gpu: %s: path too long\n", cipherdir);
+		return EXIT_CONFIG;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "encfs-gpu: cannot open %s: %s%s\n", path, strerror(errno),
+			errno == ENOENT ? " (not an encfs-gpu directory? see 'encfs-gpu init')" : "");
+		return EXIT_CONFIG;
+	}
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0) {
+		fprintf(stderr, "encfs-gpu: cannot read %s: %s\n", path, strerror(errno));
+		return EXIT_CONFIG;
+	}
+	if (eg_config_parse(buf, (size_t)n, cfg, &why)) {
+		fprintf(stderr, "encfs-gpu: %s: config file refused: %s\n", path, why);
+		return EXIT_CONFIG;
+	}
+	return 0;
+}
+
+static int write_config(const char *cipherdir, const struct eg_config *cfg, int replace)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], buf[EG_CONFIG_MAX];
+	ssize_t len = eg_config_format(cfg, buf, sizeof(buf));
+	int fd, ret = 0;
+
+	if (len < 0 || conf_path(cipherdir, path, sizeof(path)) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	/* a new file, then rename: a crash leaves the old config or the new one */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0400);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)len) != len || fsync(fd))
+		ret = -EIO;
+	close(fd);
+	if (!ret && !replace && link(tmp, path))
+		ret = -errno;
+	if (!ret && replace && rename(tmp, path))
+		ret = -errno;
+	unlink(tmp);
+	return ret;
+}
+
+static int get_password(const char *passfile, const char *prompt, int confirm, char *pw)
+{
+	int ret = eg_password_read(passfile, prompt, confirm, pw, EG_PASS_MAX);
+
+	if (ret == -ENODATA)
+		fprintf(stderr, "encfs-gpu: empty password\n");
+	else if (ret == -EINVAL)
+		fprintf(stderr, "encfs-gpu: the passwords differ\n");
+	else if (ret)
+		fprintf(stderr, "encfs-gpu: cannot read the password: %s\n", strerror(-ret));
+	return ret;
+}
+
+static int parse_logn(const char *s, unsigned int *logn)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v < EG_SCRYPT_LOGN_MIN || v > EG_SCRYPT_LOGN_MAX) {
+		fprintf(stderr, "encfs-gpu: --scrypt-logn must be %d..%d\n", EG_SCRYPT_LOGN_MIN,
+			EG_SCRYPT_LOGN_MAX);
+		return -EINVAL;
+	}
+	*logn = (unsigned int)v;
+	return 0;
+}
+
+enum { OPT_PASSFILE = 256, OPT_NEW_PASSFILE, OPT_LOGN, OPT_BACKEND, OPT_HELP };
+
+static const struct option long_opts[] = {
+	{ "passfile", required_argument, NULL, OPT_PASSFILE },
+	{ "new-passfile", required_argument, NULL, OPT_NEW_PASSFILE },
+	{ "scrypt-logn", required_argument, NULL, OPT_LOGN },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	const char *passfile, *new_passfile, *backend;
+	unsigned int logn;
+	int foreground, debug, single;
+	char *fuse_opts[16];
+	int nfuse_opts;
+};
+
+/* Options of a subcommand; leaves optind at the first operand. */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->logn = EG_SCRYPT_LOGN_DEFAULT;
+	o->backend = "auto";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "fdso:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PASSFILE:
+			o->passfile = optarg;
+			break;
+		case OPT_NEW_PASSFILE:
+			o->new_passfile = optarg;
+			break;
+		case OPT_LOGN:
+			if (parse_logn(optarg, &o->logn))
+				return EXIT_USAGE;
+			break;
+		case OPT_BACKEND:
+			o->backend = optarg;
+			break;
+		case 'f':
+			o->foreground = 1;
+			break;
+		case 'd':
+			o->debug = 1;
+			break;
+		case 's':
+			o->single = 1;
+			break;
+		case 'o':
+			if (o->nfuse_opts == 16)
+				return EXIT_USAGE;
+			o->fuse_opts[o->nfuse_opts++] = optarg;
+			break;
+		case 'h':
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int cmd_init(int argc, char **argv)
+{
+	char pw[EG_PASS_MAX], path[PATH_MAX];
+	uint8_t master[EG_MASTER_LEN];
+	struct eg_config cfg;
+	struct opts o;
+	int ret, empty = 1;
+	struct stat st;
+	DIR *d;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret;
+	if (argc - optind != 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *dir = argv[optind];
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "encfs-gpu: %s is not a directory\n", dir);
+		return 1;
+	}
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "encfs-gpu: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	for (struct dirent *de; (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	if (!empty) {
+		fprintf(stderr, "encfs-gpu: %s is not empty\n", dir);
+		return 1;
+	}
+	if (get_password(o.passfile, "New password: ", 1, pw))
+		return 1;
+	ret = eg_keys_create(pw, strlen(pw), o.logn, &cfg, master);
+	OPENSSL_cleanse(pw, sizeof(pw));
+	OPENSSL_cleanse(master, sizeof(master));
+	if (ret) {
+		fprintf(stderr, "encfs-gpu: key creation failed: %s\n", strerror(-ret));
+		return 1;
+	}
+	ret = eg_diriv_create(AT_FDCWD, dir);
+	if (!ret)
+		ret = write_config(dir, &cfg, 0);
+	if (ret) {
+		fprintf(stderr, "encfs-gpu: cannot initialise %s: %s\n", dir, strerror(-ret));
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, EG_DIRIV_NAME) < sizeof(path))
+			unlink(path);
+		return 1;
+	}
+	printf("encfs-gpu: initialised %s (scrypt N=2^%u); mount it with\n"
+	       "  encfs-gpu mount %s MOUNTPOINT\n", dir, o.logn, dir);
+	return 0;
+}
+
+/* Load the config, read the password, recover the master key. */
+static int unlock(const char *dir, const char *passfile, struct eg_config *cfg,
+		  uint8_t master[EG_MASTER_LEN])
+{
+	char pw[EG_PASS_MAX];
+	int ret;
+
+	ret = load_config(dir, cfg);
+	if (ret)
+		return ret;
+	if (get_password(passfile, "Password: ", 0, pw))
+		return 1;
+	ret = eg_keys_unlock(cfg, pw, strlen(pw), master);
+	OPENSSL_cleanse(pw, sizeof(pw));
+	if (ret == -EKEYREJECTED) {
+		fprintf(stderr, "encfs-gpu: wrong password, or the config file was tampered with\n");
+		return EXIT_PASSWORD;
+	}
+	if (ret) {
+		fprintf(stderr, "encfs-gpu: key derivation failed: %s\n", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_passwd(int argc, char **argv)
+{
+	uint8_t master[EG_MASTER_LEN];
+	char pw[EG_PASS_MAX];
+	struct eg_config cfg;
+	struct opts o;
+	int ret;
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret;
+	if (argc - optind != 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	ret = unlock(argv[optind], o.passfile, &cfg, master);
+	if (ret)
+		return ret;
+	if (get_password(o.new_passfile, "New password: ", 1, pw)) {
+		ret = 1;
+		goto out;
+	}
+	ret = eg_keys_rewrap(&cfg, master, pw, strlen(pw), o.logn);
+	if (!ret)
+		ret = write_config(argv[optind], &cfg, 1);
+	if (ret) {
+		fprintf(stderr, "encfs-gpu: cannot change the password: %s\n", strerror(-ret));
+		ret = 1;
+	}
+out:
+	OPENSSL_cleanse(pw, sizeof(pw));
+	OPENSSL_cleanse(master, sizeof(master));
+	return ret;
+}
+
+static int cmd_mount(int argc, char **argv)
+{
+	uint8_t master[EG_MASTER_LEN], iv[EG_DIRIV_LEN];
+	struct eg_backend *be = NULL;
+	struct eg_config cfg;
+	struct eg_keys keys;
+	struct eg_fs *fs;
+	const char *why;
+	char *fargv[48], opts[512];
+	int fargc = 0, ret;
+	struct opts o;
+	struct rlimit nocore = { 0, 0 };
+
+	ret = parse_opts(argc, argv, &o);
+	if (ret)
+		return ret;
+	if (argc - optind != 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *dir = argv[optind], *mnt = argv[optind + 1];
+
+	/* the keys live in this process: keep them out of core files */
+	setrlimit(RLIMIT_CORE, &nocore);
+	ret = unlock(dir, o.passfile, &cfg, master);
+	if (ret)
+		return ret;
+	ret = eg_keys_derive(master, &keys);
+	OPENSSL_cleanse(master, sizeof(master));
+	if (ret) {
+		fprintf(stderr, "encfs-gpu: key derivation failed\n");
+		return 1;
+	}
+	ret = eg_backend_open(o.backend, keys.xts, o.foreground || o.debug, &be, &why);
+	if (ret) {
+		fprintf(stderr, "encfs-gpu: backend %s unavailable: %s\n", o.backend,
+			why ? why : strerror(-ret));
+		ret = ret == -EINVAL ? EXIT_USAGE : EXIT_BACKEND;
+		goto err_keys;
+	}
+	fs = calloc(1, sizeof(*fs));
+	if (!fs) {
+		ret = 1;
+		goto err_be;
+	}
+	ret = eg_fs_init(fs, dir, &keys, be);
+	if (ret) {
+		fprintf(stderr, "encfs-gpu: %s: %s\n", dir, strerror(-ret));
+		ret = 1;
+		goto err_fs;
+	}
+	fs->verbose = o.foreground || o.debug;
+	fs->as_root = geteuid() == 0;
+	if (eg_diriv_get(fs, ".", iv)) {
+		fprintf(stderr, "encfs-gpu: %s has no valid %s\n", dir, EG_DIRIV_NAME);
+		ret = EXIT_CONFIG;
+		goto err_fini;
+	}
+	/* modes come from the caller, already masked by the kernel */
+	umask(0);
+	snprintf(opts, sizeof(opts), "fsname=encfs-gpu,subtype=encfs-gpu,default_permissions");
+	fargv[fargc++] = argv[0];
+	fargv[fargc++] = (char *)mnt;
+	fargv[fargc++] = "-o";
+	fargv[fargc++] = opts;
+	for (int i = 0; i < o.nfuse_opts; i++) {
+		fargv[fargc++] = "-o";
+		fargv[fargc++] = o.fuse_opts[i];
+	}
+	if (o.foreground)
+		fargv[fargc++] = "-f";
+	if (o.debug)
+		fargv[fargc++] = "-d";
+	if (o.single) {
+		fargv[fargc++] = "-s";
+	} else {
+		/* libfuse 3.14's fuse_main() otherwise warns about an unset limit */
+		fargv[fargc++] = "-o";
+		fargv[fargc++] = "max_threads=16";
+	}
+	fargv[fargc] = NULL;
+	if (fs->verbose)
+		fprintf(stderr, "encfs-gpu: mounting %s on %s, backend %s\n", dir, mnt,
+			be->ops->name);
+	ret = fuse_main(fargc, fargv, &eg_fuse_ops, fs) ? EXIT_MOUNT : 0;
+err_fini:
+	eg_fs_fini(fs);
+err_fs:
+	free(fs);
+err_be:
+	eg_backend_destroy(be);
+err_keys:
+	eg_wipe(&keys, sizeof(keys));
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("encfs-gpu %s (volume format %d; %s; libfuse %s)\n", EG_VERSION,
+		       EG_CONFIG_VERSION, OpenSSL_version(OPENSSL_VERSION), fuse_pkgversion());
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "init"))
+		return cmd_init(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "mount"))
+		return cmd_mount(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "passwd"))
+		return cmd_passwd(argc - 1, argv + 1);
+	fprintf(stderr, "encfs-gpu: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

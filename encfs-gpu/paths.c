@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * paths.c - plaintext path to backing path, directory IVs and their
+ * cache, long-name sidecars (see fs.h).
+ *
+ * A directory's IV never changes while the directory exists, but the
+ * backing path it is cached under does when a directory is renamed or
+ * removed, so every rename and rmdir empties the cache.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "fs.h"
+
+int eg_fs_init(struct eg_fs *fs, const char *cipherdir, const struct eg_keys *keys,
+	       struct eg_backend *be)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->cipherdir = realpath(cipherdir, NULL);
+	if (!fs->cipherdir)
+		return -errno;
+	fs->rootfd = open(fs->cipherdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->rootfd < 0) {
+		int ret = -errno;
+
+		free(fs->cipherdir);
+		return ret;
+	}
+	fs->keys = *keys;
+	fs->be = be;
+	eg_contents_init(&fs->contents, keys, be);
+	pthread_mutex_init(&fs->cache_lock, NULL);
+	return 0;
+}
+
+void eg_fs_fini(struct eg_fs *fs)
+{
+	eg_diriv_forget(fs);
+	pthread_mutex_destroy(&fs->cache_lock);
+	eg_contents_fini(&fs->contents);
+	eg_wipe(&fs->keys, sizeof(fs->keys));
+	close(fs->rootfd);
+	free(fs->cipherdir);
+}
+
+static unsigned int slot_of(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h % EG_DIRIV_CACHE;
+}
+
+/* Read the 16-byte IV file of backing directory @cdir. */
+static int diriv_read(int rootfd, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
+{
+	char p[PATH_MAX];
+	ssize_t n;
+	int fd, ret = 0;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", cdir, EG_DIRIV_NAME) >= sizeof(p))
+		return -ENAMETOOLONG;
+	fd = openat(rootfd, p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -EIO : -errno;	/* a directory without IV is damaged */
+	n = pread(fd, iv, EG_DIRIV_LEN, 0);
+	if (n != EG_DIRIV_LEN)
+		ret = n < 0 ? -errno : -EIO;
+	close(fd);
+	return ret;
+}
+
+/**
+ * eg_diriv_get() - the IV of backing directory @cdir, cached
+ * @fs: filesystem
+ * @cdir: backing path relative to the root ("." for the root)
+ * @iv: filled
+ *
+ * Return: 0, -EIO when the directory has no valid IV file, -errno.
+ */
+int eg_diriv_get(struct eg_fs *fs, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
+{
+	struct eg_diriv_slot *s = &fs->cache[slot_of(cdir)];
+	char *copy;
+	int ret;
+
+	pthread_mutex_lock(&fs->cache_lock);
+	if (s->cdir && !strcmp(s->cdir, cdir)) {
+		memcpy(iv, s->iv, EG_DIRIV_LEN);
+		pthread_mutex_unlock(&fs->cache_lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&fs->cache_lock);
+	ret = diriv_read(fs->rootfd, cdir, iv);
+	if (ret)
+		return ret;
+	copy = strdup(cdir);
+	if (!copy)
+		return 0;	/* uncached is fine */
+	pthread_mutex_lock(&fs->cache_lock);
+	free(s->cdir);
+	s->cdir = copy;
+	memcpy(s->iv, iv, EG_DIRIV_LEN);
+	pthread_mutex_unlock(&fs->cache_lock);
+	return 0;
+}
+
+void eg_diriv_forget(struct eg_fs *fs)
+{
+	pthread_mutex_lock(&fs->cache_lock);
+	for (int i = 0; i < EG_DIRIV_CACHE; i++) {
+		free(fs->cache[i].cdir);
+		fs->cache[i].cdir = NULL;
+	}
+	pthread_mutex_unlock(&fs->cache_lock);
+}
+
+/**
+ * eg_diriv_create() - give the new backing directory @cdir its IV file
+ * @dirfd: directory @cdir is relative to
+ * @cdir: the directory
+ *
+ * Return: 0 or -errno.
+ */
+int eg_diriv_create(int dirfd, const char *cdir)
+{
+	uint8_t iv[EG_DIRIV_LEN];
+	char p[PATH_MAX];
+	int fd, ret = 0;
+
+	if ((size_t)snprintf(p, sizeof(p), "%s/%s", cdir, EG_DIRIV_NAME) >= sizeof(p))
+		return -ENAMETOOLONG;
+	if (RAND_bytes(iv, sizeof(iv)) != 1)
+		return -EIO;
+	fd = openat(dirfd, p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, iv, sizeof(iv)) != (ssize_t)sizeof(iv))
+		ret = -EIO;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	close(fd);
+	if (ret)
+		unlinkat(dirfd, p, 0);
+	return ret;
+}
+
+static int append(char *dst, const char *dir, const char *name)
+{
+	int n = strcmp(dir, ".") ? snprintf(dst, PATH_MAX, "%s/%s", dir, name) :
+				   snprintf(dst, PATH_MAX, "%s", name);
+
+	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+/**
+ * eg_path_resolve() - translate a plaintext path
+ * @fs: filesystem
+ * @path: absolute plaintext path from FUSE
+ * @cp: filled
+ *
+ * Return: 0; -ENAMETOOLONG for a component over 255 bytes or a backing
+ * path over PATH_MAX; -EIO for a damaged directory on the way; -errno.
+ */
+int eg_path_resolve(struct eg_fs *fs, const char *path, struct eg_cpath *cp)
+{
+	char comp[EG_NAME_MAX + 1];
+	uint8_t iv[EG_DIRIV_LEN];
+	const char *p = path, *end;
+	int ret;
+
+	strcpy(cp->path, ".");
+	strcpy(cp->dir, ".");
+	cp->bname[0] = cp->cname[0] = '\0';
+	cp->is_long = 0;
+	cp->is_root = 1;
+	while (*p) {
+		size_t len;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchrnul(p, '/');
+		len = (size_t)(end - p);
+		if (len > EG_NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		strcpy(cp->dir, cp->path);
+		ret = eg_diriv_get(fs, cp->dir, iv);
+		if (ret)
+			return ret;
+		ret = (int)eg_name_encrypt(fs->keys.name, iv, comp, cp->cname, sizeof(cp->cname));
+		if (ret < 0)
+			return ret;
+		ret = eg_name_backing(cp->cname, cp->bname, sizeof(cp->bname));
+		if (ret < 0)
+			return ret;
+		cp->is_long = ret;
+		ret = append(cp->path, cp->dir, cp->bname);
+		if (ret)
+			return ret;
+		cp->is_root = 0;
+		p = end;
+	}
+	return 0;
+}
+
+static int sidecar_path(const struct eg_cpath *cp, char *out)
+{
+	char name[EG_SIDECAR_LEN + 1];
+
+	if (eg_longname_sidecar_name(cp->bname, name, sizeof(name)))
+		return -EINVAL;
+	return append(out, cp->dir, name);
+}
+
+/**
+ * eg_sidecar_write() - store the full encrypted name of a long entry
+ * @fs: filesystem
+ * @cp: the entry (nothing to do unless cp->is_long)
+ *
+ * Written before the entry is created, so a crash leaves at worst an
+ * orphan sidecar, never an entry that cannot be named.
+ *
+ * Return: 0 or -errno.
+ */
+int eg_sidecar_write(struct eg_fs *fs, const struct eg_cpath *cp)
+{
+	char p[PATH_MAX], buf[EG_SIDECAR_MAX];
+	ssize_t len;
+	int fd, ret = 0;
+
+	if (!cp->is_long)
+		return 0;
+	ret = sidecar_path(cp, p);
+	if (ret)
+		return ret;
+	len = eg_longname_format(cp->cname, buf, sizeof(buf));
+	if (len < 0)
+		return (int)len;
+	fd = openat(fs->rootfd, p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, (size_t)len) != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+void eg_sidecar_remove(struct eg_fs *fs, const struct eg_cpath *cp)
+{
+	char p[PATH_MAX];
+
+	if (cp->is_long && !sidecar_path(cp, p))
+		unlinkat(fs->rootfd, p, 0);
+}
+
+/**
+ * eg_sidecar_read() - the encrypted name of hashed entry @hashed
+ * @dirfd: its backing directory
+ * @hashed: the hashed backing name
+ * @cname: destination
+ * @cnamesz: its size
+ *
+ * Return: 0, or -EBADMSG when the sidecar is missing, malformed or
+ * belongs to another name.
+ */
+int eg_sidecar_read(int dirfd, const char *hashed, char *cname, size_t cnamesz)
+{
+	char name[EG_SIDECAR_LEN + 1], buf[EG_SIDECAR_MAX + 1];
+	ssize_t n;
+	int fd;
+
+	if (eg_longname_sidecar_name(hashed, name, sizeof(name)))
+		return -EBADMSG;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -EBADMSG;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0 || n > EG_SIDECAR_MAX)
+		return -EBADMSG;
+	if (eg_longname_parse(buf, (size_t)n, cname, cnamesz) < 0)
+		return -EBADMSG;
+	return eg_longname_verify(hashed, cname);
+}
