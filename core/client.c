@@ -85,10 +85,10 @@ struct ptask_hold *ptask_client_find_hold(struct ptask_client *c,
 {
 	struct ptask_list *pos;
 
-	ptask_list_for_each(pos, &c->holds) {
+	ptask_list_for_each(pos, &db->holds) {
 		struct ptask_hold *h = ptask_list_entry(pos, struct ptask_hold,
-							node);
-		if (h->db == db)
+							db_node);
+		if (h->client == c)
 			return h;
 	}
 	return NULL;
@@ -110,7 +110,9 @@ int ptask_client_hold(struct ptask_client *c, struct ptask_datablock *db)
 		if (!h)
 			return -ENOMEM;
 		h->db = db;
+		h->client = c;
 		ptask_list_add_tail(&h->node, &c->holds);
+		ptask_list_add_tail(&h->db_node, &db->holds);
 	}
 	h->count++;
 	return 0;
@@ -127,6 +129,7 @@ void ptask_client_unhold(struct ptask_client *c, struct ptask_hold *h)
 
 	if (--h->count == 0) {
 		ptask_list_del(&h->node);
+		ptask_list_del(&h->db_node);
 		ptask_os_free(h);
 	}
 	ptask_datablock_put(c->ns, db);

@@ -27,6 +27,7 @@ struct ptask_datablock *ptask_datablock_alloc(struct ptask_ns *ns, u64 bytes)
 		goto err_put_buf;
 	db->refs = 1;
 	db->bytes = bytes;
+	ptask_list_init(&db->holds);
 	ptask_count_inc(ns, PTASK_COUNT_DATABLOCKS);
 	return db;
 

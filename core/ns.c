@@ -34,6 +34,7 @@ int ptask_ns_init(struct ptask_ns *ns, void *os)
 	if (!ns->htab)
 		return -ENOMEM;
 	ns->hmask = PTASK_HTAB_MIN - 1;
+	ptask_list_init(&ns->objects);
 	ns->next_handle = 1;
 	ns->next_invocation = 1;
 	ptask_list_init(&ns->graphs);
@@ -89,6 +90,23 @@ static struct ptask_obj *find_any(struct ptask_ns *ns, u32 handle)
 	return o;
 }
 
+/*
+ * Keep ns->objects in handle order.  Handles mostly grow, so the walk back
+ * from the tail stops at once; only after the counter wraps does an insert
+ * walk further.
+ */
+static void objects_insert(struct ptask_ns *ns, struct ptask_obj *obj)
+{
+	struct ptask_list *pos = ns->objects.prev;
+
+	while (pos != &ns->objects &&
+	       ptask_list_entry(pos, struct ptask_obj, ns_node)->handle >
+	       obj->handle)
+		pos = pos->prev;
+	/* Insert after @pos: @pos is the head or a smaller handle. */
+	ptask_list_add_tail(&obj->ns_node, pos->next);
+}
+
 /**
  * ptask_ns_add() - give @obj a fresh handle and make it findable
  * @ns: the namespace
@@ -111,6 +129,7 @@ int ptask_ns_add(struct ptask_ns *ns, struct ptask_obj *obj, u32 type)
 	}
 	obj->handle = ns->next_handle++;
 	obj->type = type;
+	objects_insert(ns, obj);
 	if (ns->hcount + 1 > (ns->hmask + 1) * 2)
 		htab_grow(ns);
 	b = hash_handle(obj->handle) & ns->hmask;
@@ -136,6 +155,7 @@ void ptask_ns_remove(struct ptask_ns *ns, struct ptask_obj *obj)
 		return;
 	*pp = obj->hnext;
 	obj->hnext = NULL;
+	ptask_list_del(&obj->ns_node);
 	ns->hcount--;
 }
 
@@ -163,28 +183,33 @@ struct ptask_obj *ptask_ns_find(struct ptask_ns *ns, u32 handle, u32 type)
  * @ns: the namespace
  * @cursor: 0 to start; advanced past the object returned
  *
- * The walk is in handle order, so a listing resumed after the table grew
- * neither repeats nor skips an object that lived throughout.
+ * The walk is in handle order, so a listing resumed later neither repeats
+ * nor skips an object that lived throughout.  Resuming costs O(1) when the
+ * object before the cursor still lives (the usual case), else one walk.
  *
  * Return: the object with the smallest handle >= *@cursor, or NULL.
  */
 struct ptask_obj *ptask_ns_next(struct ptask_ns *ns, u64 *cursor)
 {
-	struct ptask_obj *best = NULL;
-	u32 i;
+	struct ptask_list *pos = ns->objects.next;
+	struct ptask_obj *prev;
 
 	ptask_os_assert_locked(ns);
-	for (i = 0; i <= ns->hmask; i++) {
-		struct ptask_obj *o;
+	if (*cursor > 0xffffffffULL)
+		return NULL;
+	prev = *cursor > 1 ? find_any(ns, (u32)(*cursor - 1)) : NULL;
+	if (prev)
+		pos = prev->ns_node.next;
+	for (; pos != &ns->objects; pos = pos->next) {
+		struct ptask_obj *o = ptask_list_entry(pos, struct ptask_obj,
+						       ns_node);
 
-		for (o = ns->htab[i]; o; o = o->hnext)
-			if (o->handle >= *cursor &&
-			    (!best || o->handle < best->handle))
-				best = o;
+		if (o->handle >= *cursor) {
+			*cursor = (u64)o->handle + 1;
+			return o;
+		}
 	}
-	if (best)
-		*cursor = (u64)best->handle + 1;
-	return best;
+	return NULL;
 }
 
 /**

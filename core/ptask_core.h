@@ -49,11 +49,13 @@ struct ptask_invocation_rec;
  * @handle: namespace-unique, never 0
  * @type: enum ptask_object_type
  * @hnext: next in the handle hash chain
+ * @ns_node: in ns->objects, which is kept in handle order for listings
  */
 struct ptask_obj {
 	u32 handle;
 	u32 type;
 	struct ptask_obj *hnext;
+	struct ptask_list ns_node;
 };
 
 /**
@@ -82,6 +84,7 @@ struct ptask_caller {
  * @htab: handle hash buckets (@hmask + 1 of them)
  * @hmask: bucket count - 1 (a power of two minus one)
  * @hcount: objects in @htab
+ * @objects: every object in handle order (struct ptask_obj.ns_node)
  * @next_handle: next handle to try
  * @next_invocation: next invocation id
  * @graphs: every graph (struct ptask_graph.ns_node)
@@ -95,6 +98,7 @@ struct ptask_ns {
 	struct ptask_obj **htab;
 	u32 hmask;
 	u32 hcount;
+	struct ptask_list objects;
 	u32 next_handle;
 	u64 next_invocation;
 	struct ptask_list graphs;
@@ -146,13 +150,18 @@ struct ptask_open {
 /**
  * struct ptask_hold - references a client holds on one datablock
  * @db: the datablock
+ * @client: the client
  * @count: references (each is one db->refs)
  * @node: in client->holds
+ * @db_node: in db->holds, so finding a client's hold costs the number of
+ *	clients holding that datablock, not the number it holds
  */
 struct ptask_hold {
 	struct ptask_datablock *db;
+	struct ptask_client *client;
 	u32 count;
 	struct ptask_list node;
+	struct ptask_list db_node;
 };
 
 struct ptask_graph {
@@ -250,6 +259,7 @@ struct ptask_channel {
 struct ptask_datablock {
 	struct ptask_obj obj;
 	u32 refs;
+	struct ptask_list holds;	/* struct ptask_hold.db_node */
 	bool has_geom;
 	struct ptask_geom geom;
 	u64 bytes;

@@ -7,7 +7,7 @@
  *
  * Creates an anonymous graph with one CPU ptask of two ports, joins them
  * to a graph-input and a graph-output channel, runs the graph, pushes one
- * 4 KiB datablock and pulls the result.
+ * 4 KiB datablock, pulls the result and closes the graph.
  *
  * The kernel only moves datablocks: an executor (ptaskd, or the kselftests'
  * test_executor, which copies each input to the matching output) runs the
@@ -216,8 +216,13 @@ int main(void)
 	if (call(PTASK_IOC_GRAPH_RUN, &ctl, "GRAPH_RUN") || push_one(in))
 		goto out;
 	ret = pull_one(out);
+	/*
+	 * Let go of the graph: the last client to close it frees it and
+	 * everything in it.  Closing the fd (below) would do the same.
+	 */
+	if (call(PTASK_IOC_GRAPH_CLOSE, &ctl, "GRAPH_CLOSE") && !ret)
+		ret = 1;
 out:
-	/* Closing the last fd that opened the graph frees everything. */
 	close(fd);
 	return ret;
 }

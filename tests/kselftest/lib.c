@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -823,6 +824,327 @@ int pt_nl_get_info(struct pt_nl_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	return pt_nl_do(PTASK_CMD_GET_INFO, -1, 0, info);
+}
+
+int pt_nl_resolve(int *family, int *events_group)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int fam, grp, ret = 0;
+
+	if (!sk)
+		return -ENOMEM;
+	if (genl_connect(sk) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	fam = genl_ctrl_resolve(sk, PTASK_GENL_NAME);
+	if (fam < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (events_group) {
+		grp = genl_ctrl_resolve_grp(sk, PTASK_GENL_NAME,
+					    PTASK_GENL_MCGRP_EVENTS);
+		if (grp < 0) {
+			ret = -ENOENT;
+			goto out;
+		}
+		*events_group = grp;
+	}
+	if (family)
+		*family = fam;
+out:
+	nl_socket_free(sk);
+	return ret;
+}
+
+/* A bound NETLINK_GENERIC socket of our own (no libnl): fd or -errno. */
+static int pt_nl_raw_socket(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int s, r;
+
+	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (s < 0)
+		return -errno;
+	if (bind(s, (struct sockaddr *)&sa, sizeof(sa))) {
+		r = -errno;
+		close(s);
+		return r;
+	}
+	return s;
+}
+
+/* One datagram within @ms: its length, -ETIMEDOUT, -EMSGSIZE or -errno. */
+static int pt_nl_recv(int s, void *buf, size_t len, unsigned int ms)
+{
+	struct pollfd pf = { .fd = s, .events = POLLIN };
+	ssize_t r;
+	int p;
+
+	p = poll(&pf, 1, (int)ms);
+	if (p < 0)
+		return -errno;
+	if (p == 0)
+		return -ETIMEDOUT;
+	r = recv(s, buf, len, MSG_DONTWAIT | MSG_TRUNC);
+	if (r < 0)
+		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	if ((size_t)r > len)
+		return -EMSGSIZE;
+	return (int)r;
+}
+
+/* A u32 attribute, if present: 0, or -EBADMSG when it is not 4 bytes. */
+static int pt_nl_u32(const struct nlattr *a, __u32 *v)
+{
+	if (!a)
+		return 0;
+	if (nla_len(a) != (int)sizeof(__u32))
+		return -EBADMSG;
+	*v = nla_get_u32((struct nlattr *)a);
+	return 0;
+}
+
+/* Parses a ptask genetlink message; the attribute table and bitmap. */
+static int pt_nl_parse(struct nlmsghdr *nlh, __u8 *cmd,
+		       struct nlattr *tb[PTASK_A_MAX + 1], __u32 *attrs)
+{
+	int i;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return -EBADMSG;
+	if (genlmsg_parse(nlh, 0, tb, PTASK_A_MAX, NULL) < 0)
+		return -EBADMSG;
+	*cmd = ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
+	*attrs = 0;
+	for (i = 1; i <= PTASK_A_MAX; i++)
+		if (tb[i])
+			*attrs |= 1U << i;
+	return 0;
+}
+
+static int pt_nl_parse_obj(struct nlmsghdr *nlh, struct pt_nl_obj *o)
+{
+	struct nlattr *tb[PTASK_A_MAX + 1];
+	__u8 cmd;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	r = pt_nl_parse(nlh, &cmd, tb, &o->attrs);
+	if (r || cmd != PTASK_CMD_GET_OBJECT)
+		return -EBADMSG;
+	if (pt_nl_u32(tb[PTASK_A_OBJ_TYPE], &o->type) ||
+	    pt_nl_u32(tb[PTASK_A_OBJ_HANDLE], &o->handle) ||
+	    pt_nl_u32(tb[PTASK_A_OBJ_GRAPH], &o->graph) ||
+	    pt_nl_u32(tb[PTASK_A_OBJ_STATE], &o->state) ||
+	    pt_nl_u32(tb[PTASK_A_OBJ_OWNER_UID], &o->owner_uid) ||
+	    pt_nl_u32(tb[PTASK_A_OBJ_OWNER_PID], &o->owner_pid))
+		return -EBADMSG;
+	if (tb[PTASK_A_OBJ_NAME]) {
+		const char *s = nla_data(tb[PTASK_A_OBJ_NAME]);
+		int len = nla_len(tb[PTASK_A_OBJ_NAME]);
+
+		/* NUL-terminated, at most PTASK_NAME_MAX with the NUL. */
+		if (len < 1 || len > PTASK_NAME_MAX || s[len - 1])
+			return -EBADMSG;
+		memcpy(o->name, s, (size_t)len);
+	}
+	return 0;
+}
+
+int pt_nl_dump_start(struct pt_nl_dump *d)
+{
+	struct {
+		struct nlmsghdr n;
+		struct genlmsghdr g;
+	} req;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	d->sock = -1;
+	r = pt_nl_resolve(&d->family, NULL);
+	if (r)
+		return r;
+	d->sock = pt_nl_raw_socket();
+	if (d->sock < 0) {
+		r = d->sock;
+		d->sock = -1;
+		return r;
+	}
+	d->seq = (__u32)pt_now_ns() | 1;
+	memset(&req, 0, sizeof(req));
+	req.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	req.n.nlmsg_type = (__u16)d->family;
+	req.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.n.nlmsg_seq = d->seq;
+	req.g.cmd = PTASK_CMD_GET_OBJECT;
+	req.g.version = PTASK_GENL_VERSION;
+	if (sendto(d->sock, &req, req.n.nlmsg_len, 0,
+		   (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		r = -errno;
+		pt_nl_dump_close(d);
+		return r;
+	}
+	return 0;
+}
+
+int pt_nl_dump_next(struct pt_nl_dump *d, struct pt_nl_obj *objs, int max,
+		    int *n)
+{
+	static char buf[65536] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+	struct pt_nl_obj o;
+	int len, r;
+
+	if (d->done)
+		return 0;
+	len = pt_nl_recv(d->sock, buf, sizeof(buf), 5000);
+	if (len < 0)
+		return len;
+	d->datagrams++;
+	for (nlh = (struct nlmsghdr *)buf; NLMSG_OK(nlh, len);
+	     nlh = NLMSG_NEXT(nlh, len)) {
+		if (nlh->nlmsg_seq != d->seq)
+			return -EBADMSG;
+		if (nlh->nlmsg_type == NLMSG_DONE) {
+			d->done = true;
+			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(int)))
+				return 0;
+			memcpy(&r, NLMSG_DATA(nlh), sizeof(r));
+			return r < 0 ? r : 0;
+		}
+		if (nlh->nlmsg_type == NLMSG_ERROR) {
+			struct nlmsgerr e;
+
+			d->done = true;
+			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
+				return -EBADMSG;
+			memcpy(&e, NLMSG_DATA(nlh), sizeof(e));
+			/* An ack (0) does not end a dump: malformed. */
+			return e.error < 0 ? e.error : -EBADMSG;
+		}
+		if (nlh->nlmsg_type != d->family ||
+		    !(nlh->nlmsg_flags & NLM_F_MULTI))
+			return -EBADMSG;
+		r = pt_nl_parse_obj(nlh, &o);
+		if (r)
+			return r;
+		if (*n < max)
+			objs[*n] = o;
+		(*n)++;
+	}
+	return len ? -EBADMSG : 1;
+}
+
+void pt_nl_dump_close(struct pt_nl_dump *d)
+{
+	if (d->sock >= 0)
+		close(d->sock);
+	d->sock = -1;
+}
+
+int pt_nl_dump_objects(struct pt_nl_obj *objs, int max, int *n,
+		       int *datagrams)
+{
+	struct pt_nl_dump d;
+	int r;
+
+	*n = 0;
+	r = pt_nl_dump_start(&d);
+	if (r)
+		return r;
+	do
+		r = pt_nl_dump_next(&d, objs, max, n);
+	while (r == 1);
+	if (datagrams)
+		*datagrams = d.datagrams;
+	pt_nl_dump_close(&d);
+	if (!r && *n > max)
+		r = -ENOSPC;
+	return r;
+}
+
+int pt_nl_events_open(struct pt_nl_events *ev)
+{
+	int r;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->sock = -1;
+	r = pt_nl_resolve(&ev->family, &ev->group);
+	if (r)
+		return r;
+	ev->sock = pt_nl_raw_socket();
+	if (ev->sock < 0) {
+		r = ev->sock;
+		ev->sock = -1;
+		return r;
+	}
+	if (setsockopt(ev->sock, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+		       &ev->group, sizeof(ev->group))) {
+		r = -errno;
+		pt_nl_events_close(ev);
+		return r;
+	}
+	return 0;
+}
+
+int pt_nl_events_next(struct pt_nl_events *ev, struct pt_nl_event *out,
+		      unsigned int ms)
+{
+	struct nlattr *tb[PTASK_A_MAX + 1];
+	struct nlmsghdr *nlh;
+	int rem, r;
+
+	for (;;) {
+		if (ev->off >= ev->len) {
+			r = pt_nl_recv(ev->sock, ev->buf, sizeof(ev->buf), ms);
+			if (r < 0)
+				return r;
+			ev->len = r;
+			ev->off = 0;
+		}
+		nlh = (struct nlmsghdr *)(ev->buf + ev->off);
+		rem = ev->len - ev->off;
+		if (!NLMSG_OK(nlh, rem)) {
+			ev->off = ev->len;
+			return -EBADMSG;
+		}
+		ev->off += (int)NLMSG_ALIGN(nlh->nlmsg_len);
+		if (nlh->nlmsg_type != ev->family)
+			continue;
+		memset(out, 0, sizeof(*out));
+		r = pt_nl_parse(nlh, &out->cmd, tb, &out->attrs);
+		if (r)
+			return r;
+		if (pt_nl_u32(tb[PTASK_A_EVENT], &out->event) ||
+		    pt_nl_u32(tb[PTASK_A_OBJ_TYPE], &out->type) ||
+		    pt_nl_u32(tb[PTASK_A_OBJ_HANDLE], &out->handle))
+			return -EBADMSG;
+		return 0;
+	}
+}
+
+int pt_nl_events_drain(struct pt_nl_events *ev, struct pt_nl_event *out,
+		       int max, unsigned int quiet_ms)
+{
+	struct pt_nl_event e;
+	int n = 0, r;
+
+	while ((r = pt_nl_events_next(ev, &e, quiet_ms)) == 0) {
+		if (n < max)
+			out[n] = e;
+		n++;
+	}
+	return r == -ETIMEDOUT ? n : r;
+}
+
+void pt_nl_events_close(struct pt_nl_events *ev)
+{
+	if (ev->sock >= 0)
+		close(ev->sock);
+	ev->sock = -1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -166,6 +166,96 @@ int pt_nl_register_ex(int exec_fd, int n_accels);
 int pt_nl_unregister(int exec_fd);
 int pt_nl_get_info(struct pt_nl_info *info);
 
+/*
+ * The family id and the id of its "events" multicast group, resolved with
+ * genl_ctrl_resolve() and genl_ctrl_resolve_grp(); either may be NULL.
+ * 0, -ENOENT (no such family or group) or -EIO.
+ */
+int pt_nl_resolve(int *family, int *events_group);
+
+/* One PTASK_CMD_GET_OBJECT dump message. */
+struct pt_nl_obj {
+	__u32 type;
+	__u32 handle;
+	__u32 graph;
+	__u32 state;
+	__u32 owner_uid;
+	__u32 owner_pid;
+	char name[PTASK_NAME_MAX];
+	__u32 attrs;		/* bit a set for each PTASK_A_* a present */
+};
+
+/* Every PTASK_A_OBJ_* attribute a dump message carries. */
+#define PT_NL_OBJ_ATTRS	((1U << PTASK_A_OBJ_TYPE) |			\
+			 (1U << PTASK_A_OBJ_HANDLE) |			\
+			 (1U << PTASK_A_OBJ_GRAPH) |			\
+			 (1U << PTASK_A_OBJ_NAME) |			\
+			 (1U << PTASK_A_OBJ_STATE) |			\
+			 (1U << PTASK_A_OBJ_OWNER_UID) |		\
+			 (1U << PTASK_A_OBJ_OWNER_PID))
+
+/*
+ * A PTASK_CMD_GET_OBJECT dump over a raw NETLINK_GENERIC socket, read one
+ * datagram at a time (so a test can act between two parts of a dump).
+ */
+struct pt_nl_dump {
+	int sock;
+	int family;
+	__u32 seq;
+	int datagrams;		/* datagrams read so far */
+	bool done;
+};
+
+/* Opens a socket and sends the dump request; 0 or -errno. */
+int pt_nl_dump_start(struct pt_nl_dump *d);
+/*
+ * Reads one datagram and appends its objects to @objs (room for @max;
+ * *@n counts every object read, also those past @max).  Returns 1 when
+ * more datagrams follow, 0 after NLMSG_DONE, or -errno: the error an
+ * NLMSG_DONE or NLMSG_ERROR carried, -ETIMEDOUT (nothing within 5 s),
+ * -EMSGSIZE (a truncated datagram), -EBADMSG (a malformed message).
+ */
+int pt_nl_dump_next(struct pt_nl_dump *d, struct pt_nl_obj *objs, int max,
+		    int *n);
+void pt_nl_dump_close(struct pt_nl_dump *d);
+/*
+ * A whole dump: 0 or -errno as above (-ENOSPC when more than @max objects
+ * came; *@n still counts them all).  @datagrams may be NULL.
+ */
+int pt_nl_dump_objects(struct pt_nl_obj *objs, int max, int *n,
+		       int *datagrams);
+
+/* One message of the "events" multicast group. */
+struct pt_nl_event {
+	__u8 cmd;		/* genlmsghdr.cmd: PTASK_CMD_EVENT */
+	__u32 event;		/* enum ptask_event */
+	__u32 type;		/* enum ptask_object_type */
+	__u32 handle;
+	__u32 attrs;		/* bit a set for each PTASK_A_* a present */
+};
+
+/* A raw NETLINK_GENERIC socket that joined the "events" group. */
+struct pt_nl_events {
+	int sock;
+	int family;
+	int group;
+	int len, off;		/* unread part of @buf */
+	char buf[8192];
+};
+
+/* Resolves the family and the group, joins it: 0 or -errno. */
+int pt_nl_events_open(struct pt_nl_events *ev);
+/* The next event within @ms: 0, -ETIMEDOUT, -ENOBUFS (events lost), -errno. */
+int pt_nl_events_next(struct pt_nl_events *ev, struct pt_nl_event *out,
+		      unsigned int ms);
+/*
+ * Reads events until none comes for @quiet_ms: how many (stored up to
+ * @max in @out), or -errno.
+ */
+int pt_nl_events_drain(struct pt_nl_events *ev, struct pt_nl_event *out,
+		       int max, unsigned int quiet_ms);
+void pt_nl_events_close(struct pt_nl_events *ev);
+
 /* --- capabilities and identities (for forked children) --- */
 int pt_drop_all_caps(void);
 /* setgroups/setgid/setuid to @uid; 0 or -errno. */
