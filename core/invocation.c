@@ -286,39 +286,51 @@ static bool is_input(const struct ptask_invocation_rec *inv,
 	return false;
 }
 
-/* Check every output before anything changes: nothing half-applied. */
+/*
+ * Check every output before anything changes (nothing half-applied), in
+ * passes so the error does not depend on the order of the array: the port
+ * indices (-EINVAL), then the datablocks (-ENOENT), then the templates
+ * (-EPROTOTYPE).
+ */
 static int check_outputs(struct ptask_client *c,
 			 const struct ptask_invocation_rec *inv,
 			 const struct ptask_exec_output *outs, u32 n,
 			 struct ptask_datablock **dbs)
 {
 	const struct ptask_ptask *p = inv->ptask;
-	u64 seen = 0;
 	u32 i, outputs = 0;
+	u64 seen = 0;
 
 	for (i = 0; i < p->nports; i++)
 		outputs += p->ports[i]->kind == PTASK_PORT_OUTPUT;
 	for (i = 0; i < n; i++) {
 		u32 idx = outs[i].index;
-		struct ptask_obj *o;
 
 		if (idx >= p->nports ||
 		    p->ports[idx]->kind != PTASK_PORT_OUTPUT ||
 		    (seen & BIT_ULL(idx)))
 			return -EINVAL;
 		seen |= BIT_ULL(idx);
-		o = ptask_ns_find(c->ns, outs[i].datablock,
-				  PTASK_OBJ_DATABLOCK);
+	}
+	if (n != outputs)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		struct ptask_obj *o = ptask_ns_find(c->ns, outs[i].datablock,
+						    PTASK_OBJ_DATABLOCK);
+		u32 idx = outs[i].index;
+
 		if (!o)
 			return -ENOENT;
 		dbs[idx] = ptask_container_of(o, struct ptask_datablock, obj);
 		if (!ptask_client_find_hold(c, dbs[idx]) &&
 		    !is_input(inv, dbs[idx]))
 			return -ENOENT;
-		if (!ptask_port_accepts(p->ports[idx], dbs[idx]))
-			return -EPROTOTYPE;
 	}
-	return n == outputs ? 0 : -EINVAL;
+	for (i = 0; i < n; i++)
+		if (!ptask_port_accepts(p->ports[outs[i].index],
+					dbs[outs[i].index]))
+			return -EPROTOTYPE;
+	return 0;
 }
 
 /**

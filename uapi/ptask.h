@@ -214,7 +214,10 @@
  *	the same invocation (pass-through); it must fit the port's template
  *	and those of every channel the port feeds and of the ports behind
  *	them.  A negative @status fails the graph (its blocked callers wake
- *	with -EIO); the outputs are then not checked, only released.  Errors: -EINVAL (bad
+ *	with -EIO); the outputs are then not checked, only released.
+ *	Outputs are checked in passes, so the error does not depend on their
+ *	order: port indices and count (-EINVAL), datablocks (-ENOENT),
+ *	templates (-EPROTOTYPE).  Errors: -EINVAL (bad
  *	port index, duplicate or missing output), -ENOENT (no such
  *	invocation taken by this fd, or unknown datablock), -EPROTOTYPE,
  *	-ECANCELED (the graph went away; outputs are released), -EPERM.

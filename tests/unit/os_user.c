@@ -27,6 +27,8 @@ int os_user_fail_alloc_after = -1;
 int os_user_fail_alloc_once;
 unsigned long os_user_allocs;
 unsigned long os_user_alloc_failures;
+unsigned long long os_user_buf_bytes;
+unsigned long long os_user_buf_limit;
 
 int ptask_os_warn(int cond, const char *file, int line, const char *what)
 {
@@ -79,12 +81,15 @@ int ptask_os_buf_alloc(struct ptask_ns *ns, u64 bytes, struct ptask_buf **out)
 	(void)ns;
 	if (alloc_should_fail())
 		return -ENOMEM;
+	if (os_user_buf_limit && bytes > os_user_buf_limit - os_user_buf_bytes)
+		return -ENOMEM;
 	b = calloc(1, sizeof(*b) + bytes);
 	if (!b)
 		return -ENOMEM;
 	b->refs = 1;
 	b->bytes = bytes;
 	os_user_buffers++;
+	os_user_buf_bytes += bytes;
 	*out = b;
 	return 0;
 }
@@ -98,6 +103,7 @@ void ptask_os_buf_put(struct ptask_buf *buf)
 {
 	if (--buf->refs == 0) {
 		os_user_buffers--;
+		os_user_buf_bytes -= buf->bytes;
 		free(buf);
 	}
 }

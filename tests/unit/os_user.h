@@ -13,6 +13,9 @@ extern int os_user_fail_alloc_after;	/* -1 never; n: the (n+1)th fails */
 extern int os_user_fail_alloc_once;	/* 1: only that one fails, then -1 */
 extern unsigned long os_user_allocs;	/* allocation attempts (objects+bufs) */
 extern unsigned long os_user_alloc_failures; /* failures injected so far */
+extern unsigned long long os_user_buf_bytes;	/* bytes in live buffers */
+extern unsigned long long os_user_buf_limit;	/* 0: none; else buffers
+						 * past it get -ENOMEM */
 
 void *os_user_buf_data(struct ptask_buf *buf);
 
