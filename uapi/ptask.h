@@ -85,8 +85,12 @@
  *
  * PTASK_IOC_PTASK_OPEN (struct ptask_ptask_open)
  *	Add a ptask to @graph: @kind GPU (with @code_len bytes of PTX or cubin
- *	at @code and an @entry point name) or CPU (no code; the owning process
- *	runs it), with @nports ports to be opened.  Its proxy priority starts
+ *	at @code and an @entry point name) or CPU (no code: a host function
+ *	of the owning program), with @nports ports to be opened.  ABI 1
+ *	queues the invocations of both kinds to the registered executors,
+ *	which see the kind in struct ptask_invocation; routing CPU ptasks to
+ *	a worker in the owning process (so the privileged daemon never runs
+ *	a client's host code) is the next ABI step, with libptask.  Its proxy priority starts
  *	as the caller's nice value, its static priority at
  *	PTASK_PRIO_DEFAULT.  A ptask runs when every input and sticky port is
  *	Occupied and it has at least one plain input port (a ptask fed only
