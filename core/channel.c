@@ -126,10 +126,9 @@ static int channel_resolve(struct ptask_client *c,
 	struct ptask_obj *o;
 	int err;
 
-	o = ptask_obj_get(c, arg->graph, PTASK_OBJ_GRAPH, &err);
-	if (!o)
+	e->graph = ptask_graph_get(c, arg->graph, &err);
+	if (!e->graph)
 		return err;
-	e->graph = ptask_container_of(o, struct ptask_graph, obj);
 	err = channel_port(c, e->graph, arg->src, true, &e->src);
 	if (err)
 		return err;

@@ -253,6 +253,22 @@ struct ptask_obj *ptask_obj_get(struct ptask_client *c, u32 handle, u32 type,
 }
 
 /**
+ * ptask_graph_get() - resolve a graph handle the way every call does
+ * @c: the caller
+ * @handle: the graph's handle
+ * @err: set as ptask_obj_get() sets it
+ *
+ * Return: the graph, or NULL with *@err set.
+ */
+struct ptask_graph *ptask_graph_get(struct ptask_client *c, u32 handle,
+				    int *err)
+{
+	struct ptask_obj *o = ptask_obj_get(c, handle, PTASK_OBJ_GRAPH, err);
+
+	return o ? ptask_container_of(o, struct ptask_graph, obj) : NULL;
+}
+
+/**
  * ptask_graph_run() - PTASK_IOC_GRAPH_RUN
  * @c: the caller
  * @arg: the checked argument
@@ -263,14 +279,12 @@ int ptask_graph_run(struct ptask_client *c, struct ptask_graph_ctl *arg)
 {
 	struct ptask_list *pos;
 	struct ptask_graph *g;
-	struct ptask_obj *o;
 	int err;
 
 	ptask_os_assert_locked(c->ns);
-	o = ptask_obj_get(c, arg->graph, PTASK_OBJ_GRAPH, &err);
-	if (!o)
+	g = ptask_graph_get(c, arg->graph, &err);
+	if (!g)
 		return err;
-	g = ptask_container_of(o, struct ptask_graph, obj);
 	if (g->state == PTASK_GRAPH_RUNNING)
 		return -EALREADY;
 	g->state = PTASK_GRAPH_RUNNING;
@@ -336,15 +350,14 @@ void ptask_graph_stop(struct ptask_graph *g, u32 state)
  */
 int ptask_graph_terminate(struct ptask_client *c, struct ptask_graph_ctl *arg)
 {
-	struct ptask_obj *o;
+	struct ptask_graph *g;
 	int err;
 
 	ptask_os_assert_locked(c->ns);
-	o = ptask_obj_get(c, arg->graph, PTASK_OBJ_GRAPH, &err);
-	if (!o)
+	g = ptask_graph_get(c, arg->graph, &err);
+	if (!g)
 		return err;
-	ptask_graph_stop(ptask_container_of(o, struct ptask_graph, obj),
-			 PTASK_GRAPH_TERMINATED);
+	ptask_graph_stop(g, PTASK_GRAPH_TERMINATED);
 	return 0;
 }
 
@@ -480,15 +493,15 @@ static struct ptask_obj *find_in_graph(struct ptask_graph *g, u32 type,
  */
 int ptask_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg)
 {
+	struct ptask_graph *g;
 	struct ptask_obj *o;
 	int err;
 
 	ptask_os_assert_locked(c->ns);
-	o = ptask_obj_get(c, arg->graph, PTASK_OBJ_GRAPH, &err);
-	if (!o)
+	g = ptask_graph_get(c, arg->graph, &err);
+	if (!g)
 		return err;
-	o = find_in_graph(ptask_container_of(o, struct ptask_graph, obj),
-			  arg->type, arg->name);
+	o = find_in_graph(g, arg->type, arg->name);
 	if (!o)
 		return -ENOENT;
 	arg->handle = o->handle;

@@ -27,14 +27,12 @@ int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
 {
 	struct ptask_ptask *p;
 	struct ptask_graph *g;
-	struct ptask_obj *o;
 	int err;
 
 	ptask_os_assert_locked(c->ns);
-	o = ptask_obj_get(c, arg->graph, PTASK_OBJ_GRAPH, &err);
-	if (!o)
+	g = ptask_graph_get(c, arg->graph, &err);
+	if (!g)
 		return err;
-	g = ptask_container_of(o, struct ptask_graph, obj);
 	if (g->state == PTASK_GRAPH_RUNNING)
 		return -EBUSY;
 	p = ptask_os_zalloc(sizeof(*p));

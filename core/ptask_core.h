@@ -371,6 +371,8 @@ int ptask_graph_usable(struct ptask_client *c, struct ptask_graph *g);
 struct ptask_obj *ptask_obj_get(struct ptask_client *c, u32 handle, u32 type,
 				int *err);
 void ptask_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info);
+struct ptask_graph *ptask_graph_get(struct ptask_client *c, u32 handle,
+				    int *err);
 
 /* template.c */
 int ptask_template_open(struct ptask_client *c, struct ptask_template_open *arg);

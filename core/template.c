@@ -77,14 +77,12 @@ int ptask_template_open(struct ptask_client *c, struct ptask_template_open *arg)
 {
 	struct ptask_template *t;
 	struct ptask_graph *g;
-	struct ptask_obj *o;
 	int err;
 
 	ptask_os_assert_locked(c->ns);
-	o = ptask_obj_get(c, arg->graph, PTASK_OBJ_GRAPH, &err);
-	if (!o)
+	g = ptask_graph_get(c, arg->graph, &err);
+	if (!g)
 		return err;
-	g = ptask_container_of(o, struct ptask_graph, obj);
 	t = ptask_os_zalloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;

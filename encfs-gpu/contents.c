@@ -363,15 +363,65 @@ static int rewrite(const struct eg_contents *c, int fd, const struct eg_fstate *
 		if (a < b)
 			memcpy(plain + (a - lo), buf + (a - off), b - a);
 	}
-	if (trunc && ftruncate(fd, (off_t)trunc)) {
+	/* shrinking cuts first, so the write lands in a file of the new size;
+	 * growing sets the new size only after the old tail is re-encrypted for
+	 * it, so a failed write never leaves a longer file whose old tail is
+	 * still in the old layout */
+	if (trunc && nsize < osize && ftruncate(fd, (off_t)trunc)) {
 		ret = -errno;
 		goto out;
 	}
 	ret = write_region(c, fd, st, nsize, lo, hi, plain);
+	if (!ret && trunc && nsize > osize && ftruncate(fd, (off_t)trunc))
+		ret = -errno;
 out:
 	OPENSSL_cleanse(plain, hi - lo);
 	free(plain);
 	return ret;
+}
+
+/*
+ * What a growing write changes outside the new data: the ciphertext of the
+ * old last unit (re-encrypted for the new size) and, for a tiny file, the
+ * steal slot.  Saved so that a failed write can put them and the old size
+ * back instead of leaving a longer file.
+ */
+struct old_tail {
+	uint64_t off;			/* backing offset of buf */
+	size_t len;
+	uint8_t *buf;
+	uint8_t steal[EG_BLOCK];
+};
+
+static int tail_save(int fd, uint64_t osize, struct old_tail *t)
+{
+	int ret = 0;
+
+	t->off = EG_HDR_SIZE + (osize ? eg_layout_unit_start(eg_layout_nunits(osize) - 1) : 0);
+	t->len = EG_HDR_SIZE + osize - t->off;
+	t->buf = malloc(t->len ? t->len : 1);
+	if (!t->buf)
+		return -ENOMEM;
+	if (t->len)
+		ret = pread_full(fd, t->buf, t->len, t->off);
+	if (!ret && eg_layout_tiny(osize))
+		ret = pread_full(fd, t->steal, EG_BLOCK, EG_HDR_OFF_STEAL);
+	if (ret) {
+		free(t->buf);
+		t->buf = NULL;
+	}
+	return ret;
+}
+
+/* Best effort: the caller reports the write's own error either way. */
+static void tail_restore(int fd, uint64_t osize, struct old_tail *t)
+{
+	if (t->len && pwrite_full(fd, t->buf, t->len, t->off))
+		fprintf(stderr, "encfs-gpu: could not restore a file's tail after a failed write\n");
+	if (eg_layout_tiny(osize))
+		(void)!pwrite_full(fd, t->steal, EG_BLOCK, EG_HDR_OFF_STEAL);
+	/* the size goes back even if the tail did not: no phantom growth */
+	(void)!ftruncate(fd, (off_t)(EG_HDR_SIZE + osize));
 }
 
 /* Leaving the tiny layout: the steal slot becomes meaningless, clear it. */
@@ -456,9 +506,13 @@ ssize_t eg_file_write(const struct eg_contents *c, int fd, struct eg_fstate *st,
 	uint64_t osize = 0, bsize = 0, nsize, end = off + size, blo, bhi, alo = 0, ahi = 0;
 	int ret, grow;
 
+	struct old_tail old = { 0 };
+
 	if (!size)
 		return 0;
-	if (end < off)
+	/* as truncate: the backing file is EG_HDR_SIZE longer, and refusing
+	 * here is what keeps the old-tail rewrite from growing the file */
+	if (end < off || end > (uint64_t)INT64_MAX - EG_HDR_SIZE)
 		return -EFBIG;
 	ret = eg_file_size(fd, &osize, &bsize);
 	if (!ret)
@@ -466,6 +520,11 @@ ssize_t eg_file_write(const struct eg_contents *c, int fd, struct eg_fstate *st,
 	if (ret)
 		return ret;
 	nsize = end > osize ? end : osize;
+	if (nsize > osize) {
+		ret = tail_save(fd, osize, &old);
+		if (ret)
+			return ret;
+	}
 	blo = eg_layout_unit_start(eg_layout_unit_of(nsize, off));
 	bhi = eg_layout_unit_end(nsize, eg_layout_unit_of(nsize, end - 1));
 	grow = nsize > osize && osize > 0 && grow_range(osize, nsize, &alo, &ahi);
@@ -476,12 +535,20 @@ ssize_t eg_file_write(const struct eg_contents *c, int fd, struct eg_fstate *st,
 	} else if (grow) {
 		ret = rewrite(c, fd, st, osize, nsize, alo, ahi, NULL, 0, 0, 0);
 		if (ret)
-			return ret;
+			goto err_restore;
 	}
 	ret = rewrite(c, fd, st, osize, nsize, blo, bhi, buf, size, off, 0);
 	if (!ret && eg_layout_tiny(osize) && !eg_layout_tiny(nsize))
 		ret = clear_steal(fd);
-	return ret ? ret : (ssize_t)size;
+	if (ret)
+		goto err_restore;
+	free(old.buf);
+	return (ssize_t)size;
+err_restore:
+	if (old.buf)
+		tail_restore(fd, osize, &old);
+	free(old.buf);
+	return ret;
 }
 
 /**

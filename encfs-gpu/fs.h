@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "contents.h"
 #include "keys.h"
@@ -59,6 +60,7 @@ void eg_diriv_forget(struct eg_fs *fs);
 int eg_path_resolve(struct eg_fs *fs, const char *path, struct eg_cpath *cp);
 int eg_sidecar_write(struct eg_fs *fs, const struct eg_cpath *cp);
 void eg_sidecar_remove(struct eg_fs *fs, const struct eg_cpath *cp);
+int eg_open_regular(int dirfd, const char *path, off_t size);
 int eg_sidecar_read(int dirfd, const char *hashed, char *cname, size_t cnamesz);
 
 extern const struct fuse_operations eg_fuse_ops;

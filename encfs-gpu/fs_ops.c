@@ -326,13 +326,15 @@ static int dir_take_iv(struct eg_fs *fs, const char *cpath, struct iv_saved *sv)
 		break;
 	}
 	if (!ret) {
-		ivfd = openat(fd, EG_DIRIV_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		ivfd = eg_open_regular(fd, EG_DIRIV_NAME, EG_DIRIV_LEN);
 		if (ivfd >= 0) {
 			sv->had = read(ivfd, sv->iv, sizeof(sv->iv)) == (ssize_t)sizeof(sv->iv);
 			close(ivfd);
-			if (unlinkat(fd, EG_DIRIV_NAME, 0))
-				ret = -errno;
 		}
+		/* a damaged IV (not a 16-byte file) is not worth saving, but it
+		 * must go too or the directory can never be removed */
+		if ((ivfd >= 0 || ivfd == -EIO) && unlinkat(fd, EG_DIRIV_NAME, 0))
+			ret = -errno;
 	}
 	closedir(d);
 	return ret;
@@ -832,10 +834,19 @@ static int eg_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	(void)flags;
 	/* the whole listing in one call (offsets 0), so start over each time */
 	rewinddir(dh->d);
-	errno = 0;
-	while ((de = readdir(dh->d))) {
-		struct stat st = { .st_ino = de->d_ino, .st_mode = (mode_t)DTTOIF(de->d_type) };
-		const char *show = de->d_name;
+	for (;;) {
+		struct stat st;
+		const char *show;
+
+		/* readdir() reports an error only through errno, and skipping an
+		 * entry (a missing sidecar's failed openat) leaves errno set, so
+		 * clear it right before each call and judge readdir alone */
+		errno = 0;
+		de = readdir(dh->d);
+		if (!de)
+			return -errno;
+		st = (struct stat){ .st_ino = de->d_ino, .st_mode = (mode_t)DTTOIF(de->d_type) };
+		show = de->d_name;
 
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			const char *enc = de->d_name;
@@ -858,7 +869,6 @@ static int eg_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 		if (filler(buf, show, &st, 0, 0))
 			return -ENOMEM;
 	}
-	return errno ? -errno : 0;
 }
 
 static int eg_releasedir(const char *path, struct fuse_file_info *fi)

@@ -72,6 +72,7 @@ static int load_config(const char *cipherdir, struct eg_config *cfg)
 {
 	char path[PATH_MAX], buf[EG_CONFIG_MAX + 1];
 	const char *why;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
@@ -79,10 +80,17 @@ static int load_config(const char *cipherdir, struct eg_config *cfg)
 		fprintf(stderr, "encfs-gpu: %s: path too long\n", cipherdir);
 		return EXIT_CONFIG;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK and the type check: a FIFO or device planted here must
+	 * not hang the mount or be read from */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "encfs-gpu: cannot open %s: %s%s\n", path, strerror(errno),
 			errno == ENOENT ? " (not an encfs-gpu directory? see 'encfs-gpu init')" : "");
+		return EXIT_CONFIG;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "encfs-gpu: %s: config file refused: not a regular file\n", path);
+		close(fd);
 		return EXIT_CONFIG;
 	}
 	n = read(fd, buf, sizeof(buf));

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/rand.h>
@@ -59,6 +60,41 @@ static unsigned int slot_of(const char *s)
 	return h % EG_DIRIV_CACHE;
 }
 
+/**
+ * eg_open_regular() - open one of our own small files (IV, sidecar) to read
+ * @dirfd: directory @path is relative to
+ * @path: the file
+ * @size: the size it must have, or -1 for any
+ *
+ * Anyone with write access to the backing directory can put a FIFO or a
+ * device where we expect a file: O_NONBLOCK keeps the open (and a FIFO's
+ * read) from blocking a FUSE worker forever, and the type check refuses
+ * it before any read.
+ *
+ * Return: an fd, -EIO when it is not a regular file of @size bytes, -errno.
+ */
+int eg_open_regular(int dirfd, const char *path, off_t size)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto err_close;
+	}
+	if (!S_ISREG(st.st_mode) || (size >= 0 && st.st_size != size)) {
+		ret = -EIO;
+		goto err_close;
+	}
+	return fd;
+err_close:
+	close(fd);
+	return ret;
+}
+
 /* Read the 16-byte IV file of backing directory @cdir. */
 static int diriv_read(int rootfd, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
 {
@@ -68,9 +104,9 @@ static int diriv_read(int rootfd, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
 
 	if ((size_t)snprintf(p, sizeof(p), "%s/%s", cdir, EG_DIRIV_NAME) >= sizeof(p))
 		return -ENAMETOOLONG;
-	fd = openat(rootfd, p, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = eg_open_regular(rootfd, p, EG_DIRIV_LEN);
 	if (fd < 0)
-		return errno == ENOENT ? -EIO : -errno;	/* a directory without IV is damaged */
+		return fd == -ENOENT ? -EIO : fd;	/* a directory without IV is damaged */
 	n = pread(fd, iv, EG_DIRIV_LEN, 0);
 	if (n != EG_DIRIV_LEN)
 		ret = n < 0 ? -errno : -EIO;
@@ -283,7 +319,7 @@ int eg_sidecar_read(int dirfd, const char *hashed, char *cname, size_t cnamesz)
 
 	if (eg_longname_sidecar_name(hashed, name, sizeof(name)))
 		return -EBADMSG;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = eg_open_regular(dirfd, name, -1);
 	if (fd < 0)
 		return -EBADMSG;
 	n = read(fd, buf, sizeof(buf));
