@@ -130,7 +130,10 @@ static int check_template_open(const struct ptask_template_open *a)
 
 static int check_ptask_open(const struct ptask_ptask_open *a)
 {
-	if (a->flags || a->reserved || a->kind >= __PTASK_KIND_MAX)
+	if (a->flags & ~PTASK_PTASK_FLAGS_ALL || a->reserved ||
+	    a->kind >= __PTASK_KIND_MAX)
+		return -EINVAL;
+	if ((a->flags & PTASK_PTASK_SELF) && a->kind != PTASK_KIND_CPU)
 		return -EINVAL;
 	if (!a->nports || a->nports > PTASK_MAX_PORTS)
 		return -EINVAL;
@@ -275,7 +278,7 @@ int ptask_args_check(unsigned int cmd, const void *arg)
 	case PTASK_IOC_PTASK_SET_GEOMETRY:
 		return check_geometry(&a->geometry);
 	case PTASK_IOC_EXEC_TAKE:
-		if (a->take.flags & ~PTASK_NONBLOCK)
+		if (a->take.flags & ~PTASK_TAKE_FLAGS_ALL)
 			return -EINVAL;
 		return !a->take.max_invocations || !a->take.max_ports ?
 		       -EINVAL : 0;

@@ -25,6 +25,8 @@ struct ptask_client *ptask_client_create(struct ptask_ns *ns, void *os)
 	ptask_list_init(&c->opens);
 	ptask_list_init(&c->holds);
 	ptask_list_init(&c->taken);
+	ptask_list_init(&c->self_ptasks);
+	ptask_list_init(&c->self_ready);
 	ptask_list_add_tail(&c->ns_node, &ns->clients);
 	ptask_count_inc(ns, PTASK_COUNT_CLIENTS);
 	return c;
@@ -45,6 +47,18 @@ void ptask_client_destroy(struct ptask_client *c)
 	ptask_os_assert_locked(ns);
 	if (c->executor)
 		ptask_exec_unregister(c);
+	ptask_exec_fail_taken(c, true);
+	/* Nobody else can run its PTASK_PTASK_SELF ptasks: their graphs fail. */
+	ptask_list_for_each_safe(pos, tmp, &c->self_ptasks) {
+		struct ptask_ptask *p = ptask_list_entry(pos,
+				struct ptask_ptask, self_node);
+
+		if (p->graph->state == PTASK_GRAPH_BUILDING ||
+		    p->graph->state == PTASK_GRAPH_RUNNING)
+			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
+		ptask_list_del(&p->self_node);
+		p->self = NULL;
+	}
 	ptask_list_for_each_safe(pos, tmp, &c->opens)
 		ptask_graph_close(ptask_list_entry(pos, struct ptask_open,
 						   client_node));
@@ -178,7 +192,8 @@ static u32 graph_poll(struct ptask_graph *g)
  * @c: the client
  *
  * Return: PTASK_POLL_IN when a graph output channel of one of its graphs
- * holds a datablock (or, for an executor, an invocation is queued),
+ * holds a datablock, one of its PTASK_PTASK_SELF ptasks is Queued, or
+ * (for an executor) an invocation is queued for executors,
  * PTASK_POLL_OUT when a graph input channel has room, PTASK_POLL_ERR when
  * one of its graphs was terminated or failed.
  */
@@ -188,7 +203,8 @@ u32 ptask_client_poll(struct ptask_client *c)
 	u32 mask = 0;
 
 	ptask_os_assert_locked(c->ns);
-	if (c->executor && !ptask_list_empty(&c->ns->ready))
+	if ((c->executor && !ptask_list_empty(&c->ns->ready)) ||
+	    !ptask_list_empty(&c->self_ready))
 		mask |= PTASK_POLL_IN;
 	ptask_list_for_each(pos, &c->opens)
 		mask |= graph_poll(ptask_list_entry(pos, struct ptask_open,

@@ -205,8 +205,8 @@ static bool taken_input(struct ptask_client *c, struct ptask_datablock *db)
  * @bytes: set to its size
  * @buf: set to its memory, with a reference for the mapping
  *
- * Return: 0, or -ENOENT when @c neither holds it nor, as an executor, took
- * an invocation it is an input of.
+ * Return: 0, or -ENOENT when @c neither holds it nor took an invocation it
+ * is an input of.
  */
 int ptask_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
 			struct ptask_buf **buf)
@@ -219,8 +219,7 @@ int ptask_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
 	if (!o)
 		return -ENOENT;
 	db = ptask_container_of(o, struct ptask_datablock, obj);
-	if (!ptask_client_find_hold(c, db) &&
-	    !(c->executor && taken_input(c, db)))
+	if (!ptask_client_find_hold(c, db) && !taken_input(c, db))
 		return -ENOENT;
 	ptask_os_buf_get(db->buf);
 	*buf = db->buf;

@@ -79,6 +79,31 @@ void ptask_invocation_orphan(struct ptask_ptask *p)
 }
 
 /**
+ * ptask_exec_fail_taken() - fail the invocations @c took and still holds
+ * @c: the client
+ * @self_too: also those of its own PTASK_PTASK_SELF ptasks
+ *
+ * Their graphs fail: the clients get -EIO rather than waiting for a result
+ * that will not come.
+ */
+void ptask_exec_fail_taken(struct ptask_client *c, bool self_too)
+{
+	struct ptask_list *pos, *tmp;
+
+	ptask_os_assert_locked(c->ns);
+	ptask_list_for_each_safe(pos, tmp, &c->taken) {
+		struct ptask_invocation_rec *inv = ptask_list_entry(pos,
+				struct ptask_invocation_rec, node);
+
+		if (inv->self && !self_too)
+			continue;
+		if (inv->ptask)
+			ptask_graph_stop(inv->ptask->graph, PTASK_GRAPH_FAILED);
+		invocation_free(c->ns, inv);
+	}
+}
+
+/**
  * ptask_exec_unregister() - @c stops being an executor (or is closing)
  * @c: an executor
  *
@@ -89,19 +114,10 @@ void ptask_invocation_orphan(struct ptask_ptask *p)
  */
 int ptask_exec_unregister(struct ptask_client *c)
 {
-	struct ptask_list *pos, *tmp;
-
 	ptask_os_assert_locked(c->ns);
 	if (!c->executor)
 		return -ENOENT;
-	ptask_list_for_each_safe(pos, tmp, &c->taken) {
-		struct ptask_invocation_rec *inv = ptask_list_entry(pos,
-				struct ptask_invocation_rec, node);
-
-		if (inv->ptask)
-			ptask_graph_stop(inv->ptask->graph, PTASK_GRAPH_FAILED);
-		invocation_free(c->ns, inv);
-	}
+	ptask_exec_fail_taken(c, false);
 	c->executor = false;
 	c->ns->executors--;
 	/* A thread of this client blocked in EXEC_TAKE must see -EPERM now. */
@@ -163,6 +179,7 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
 	inv->id = ptask_ns_invocation_id(c->ns);
 	inv->ptask = p;
 	inv->executor = c;
+	inv->self = p->self == c;
 	inv->nports = p->nports;
 	ptask_list_add_tail(&inv->node, &c->taken);
 	ptask_list_del(&p->ready_node);
@@ -189,25 +206,29 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
  * @arg: the checked argument; @arg->n_invocations and @arg->n_ports set
  * @io: @io->invocations and @io->ports, room for the capped maxima
  *
- * Return: 0, -EPERM (not an executor), -ENOSPC (the first queued
- * invocation has more ports than @arg->max_ports), -ENOMEM, or -EAGAIN
- * when nothing is queued (the shell sleeps and retries).
+ * Return: 0, -EPERM (not an executor, and no PTASK_TAKE_SELF), -ENOSPC
+ * (the first queued invocation has more ports than @arg->max_ports),
+ * -ENOMEM, or -EAGAIN when nothing is queued (the shell sleeps and
+ * retries).
  */
 int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 		    const struct ptask_call_io *io)
 {
 	u32 max_inv = arg->max_invocations, max_ports = arg->max_ports;
 	u32 n_inv = 0, n_ports = 0, i;
+	struct ptask_list *ready = &c->ns->ready;
 
 	ptask_os_assert_locked(c->ns);
-	if (!c->executor)
+	if (arg->flags & PTASK_TAKE_SELF)
+		ready = &c->self_ready;
+	else if (!c->executor)
 		return -EPERM;
 	if (max_inv > PTASK_TAKE_MAX_INVOCATIONS)
 		max_inv = PTASK_TAKE_MAX_INVOCATIONS;
 	if (max_ports > PTASK_TAKE_MAX_PORTS)
 		max_ports = PTASK_TAKE_MAX_PORTS;
-	while (n_inv < max_inv && !ptask_list_empty(&c->ns->ready)) {
-		struct ptask_ptask *p = ptask_list_first(&c->ns->ready,
+	while (n_inv < max_inv && !ptask_list_empty(ready)) {
+		struct ptask_ptask *p = ptask_list_first(ready,
 				struct ptask_ptask, ready_node);
 		struct ptask_invocation_rec *inv;
 
@@ -353,11 +374,9 @@ int ptask_exec_complete(struct ptask_client *c,
 	int err;
 
 	ptask_os_assert_locked(c->ns);
-	if (!c->executor)
-		return -EPERM;
 	inv = find_taken(c, arg->id);
 	if (!inv)
-		return -ENOENT;
+		return c->executor ? -ENOENT : -EPERM;
 	p = inv->ptask;
 	if (!p) {
 		hand_over(c, io->outputs, arg->n_outputs);

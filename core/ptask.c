@@ -61,6 +61,11 @@ int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
 	p->owner_pid = who->pid;
 	p->owner_uid = who->uid;
 	ptask_list_init(&p->ready_node);
+	ptask_list_init(&p->self_node);
+	if (arg->flags & PTASK_PTASK_SELF) {
+		p->self = c;
+		ptask_list_add_tail(&p->self_node, &c->self_ptasks);
+	}
 	ptask_list_add_tail(&p->node, &g->ptasks);
 	ptask_count_inc(c->ns, PTASK_COUNT_PTASKS);
 	arg->handle = p->obj.handle;
@@ -166,8 +171,13 @@ void ptask_ptask_try_queue(struct ptask_ptask *p)
 		return;
 	p->state = PTASK_STATE_QUEUED;
 	p->queued_ns = ptask_os_now_ns();
-	ptask_list_add_tail(&p->ready_node, &ns->ready);
-	ptask_exec_wake(ns);
+	if (p->self) {
+		ptask_list_add_tail(&p->ready_node, &p->self->self_ready);
+		ptask_client_wake(p->self);
+	} else {
+		ptask_list_add_tail(&p->ready_node, &ns->ready);
+		ptask_exec_wake(ns);
+	}
 }
 
 /**
@@ -204,6 +214,7 @@ void ptask_ptask_free(struct ptask_ptask *p)
 		ptask_port_free(p->ports[i]);
 	ptask_ns_remove(ns, &p->obj);
 	ptask_list_del(&p->node);
+	ptask_list_del(&p->self_node);
 	ptask_count_dec(ns, PTASK_COUNT_PTASKS);
 	ptask_os_free(p->code);
 	ptask_os_free(p);

@@ -115,7 +115,10 @@ struct ptask_ns {
  * @ns_node: in ns->clients
  * @opens: graphs it opened (struct ptask_open.client_node)
  * @holds: datablocks it holds (struct ptask_hold.node)
- * @taken: invocations it took as executor (struct ptask_invocation_rec.node)
+ * @taken: invocations it took (struct ptask_invocation_rec.node)
+ * @self_ptasks: the PTASK_PTASK_SELF ptasks it created
+ *	(struct ptask_ptask.self_node)
+ * @self_ready: those of them Queued, FIFO (struct ptask_ptask.ready_node)
  * @executor: registered as an executor
  * @n_accels: devices in its inventory
  * @wake_seq: bumped whenever something it may wait or poll for changes
@@ -127,6 +130,8 @@ struct ptask_client {
 	struct ptask_list opens;
 	struct ptask_list holds;
 	struct ptask_list taken;
+	struct ptask_list self_ptasks;
+	struct ptask_list self_ready;
 	bool executor;
 	u32 n_accels;
 	u64 wake_seq;
@@ -203,7 +208,9 @@ struct ptask_ptask {
 	struct ptask_obj obj;
 	struct ptask_graph *graph;
 	struct ptask_list node;		/* in graph->ptasks */
-	struct ptask_list ready_node;	/* in ns->ready while Queued */
+	struct ptask_list ready_node;	/* in a ready list while Queued */
+	struct ptask_client *self;	/* PTASK_PTASK_SELF: its runner */
+	struct ptask_list self_node;	/* in self->self_ptasks */
 	u32 kind;			/* enum ptask_ptask_kind */
 	u32 state;			/* enum ptask_ptask_state */
 	u32 nports;
@@ -273,6 +280,7 @@ struct ptask_datablock {
  * @ptask: the ptask; NULL once its graph went away
  * @executor: the client that took it
  * @node: in executor->taken
+ * @self: taken with PTASK_TAKE_SELF (the ptask's creator runs it)
  * @nports: entries in @inputs
  * @inputs: per port index: the input datablock (one reference), or NULL
  */
@@ -281,6 +289,7 @@ struct ptask_invocation_rec {
 	struct ptask_ptask *ptask;
 	struct ptask_client *executor;
 	struct ptask_list node;
+	bool self;
 	u32 nports;
 	struct ptask_datablock *inputs[PTASK_MAX_PORTS];
 };
@@ -427,6 +436,7 @@ int ptask_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
 
 /* invocation.c */
 void ptask_exec_wake(struct ptask_ns *ns);
+void ptask_exec_fail_taken(struct ptask_client *c, bool self_too);
 int ptask_exec_register(struct ptask_client *c, u32 n_accels);
 int ptask_exec_unregister(struct ptask_client *c);
 int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,

@@ -86,17 +86,21 @@
  * PTASK_IOC_PTASK_OPEN (struct ptask_ptask_open)
  *	Add a ptask to @graph: @kind GPU (with @code_len bytes of PTX or cubin
  *	at @code and an @entry point name) or CPU (no code: a host function
- *	of the owning program), with @nports ports to be opened.  ABI 1
- *	queues the invocations of both kinds to the registered executors,
- *	which see the kind in struct ptask_invocation; routing CPU ptasks to
- *	a worker in the owning process (so the privileged daemon never runs
- *	a client's host code) is the next ABI step, with libptask.  Its proxy priority starts
+ *	of the owning program), with @nports ports to be opened.  A CPU
+ *	ptask opened with PTASK_PTASK_SELF is run by its creator: its
+ *	invocations queue on the creating fd, which takes them with
+ *	EXEC_TAKE and PTASK_TAKE_SELF (no executor registration needed) and
+ *	completes them with EXEC_COMPLETE, so the privileged executor never
+ *	runs a client's host code; when that fd closes, the ptask's graph
+ *	fails (-EIO).  Other ptasks, of either kind, are queued to the
+ *	registered executors, which see the kind in struct ptask_invocation.  Its proxy priority starts
  *	as the caller's nice value, its static priority at
  *	PTASK_PRIO_DEFAULT.  A ptask runs when every input and sticky port is
  *	Occupied and it has at least one plain input port (a ptask fed only
  *	by sticky ports, or with no input, never runs).  Errors: -EINVAL
  *	(nports 0 or over PTASK_MAX_PORTS, GPU without code or entry, CPU
- *	with code, code over PTASK_CODE_MAX_BYTES), -EFAULT, -ENOENT, -EACCES,
+ *	with code, code over PTASK_CODE_MAX_BYTES, PTASK_PTASK_SELF on a GPU
+ *	ptask), -EFAULT, -ENOENT, -EACCES,
  *	-ESHUTDOWN, -EIO, -EBUSY (the graph is running: its shape is fixed).
  *
  * PTASK_IOC_PORT_OPEN (struct ptask_port_open)
@@ -193,11 +197,13 @@
  *
  * Executor calls (only on the fd of a registered executor, else -EPERM;
  * registration is PTASK_CMD_EXEC_REGISTER over generic netlink and needs
- * CAP_SYS_ADMIN):
+ * CAP_SYS_ADMIN; any fd may take and complete the invocations of its own
+ * PTASK_PTASK_SELF ptasks):
  *
  * PTASK_IOC_EXEC_TAKE (struct ptask_exec_take)
  *	Take up to @max_invocations queued invocations (blocking like pull
- *	while none is queued).  Each fills a struct ptask_invocation and
+ *	while none is queued): with PTASK_TAKE_SELF those of the caller's own
+ *	PTASK_PTASK_SELF ptasks (any fd), else those queued to executors.  Each fills a struct ptask_invocation and
  *	@n_ports consecutive struct ptask_invocation_port records starting at
  *	@first_port in the @ports array (every port of the ptask: inputs with
  *	their datablock, outputs with datablock 0).  An invocation whose ports
@@ -238,7 +244,8 @@
  * ======================================================================
  *
  * EPOLLIN: a graph output channel of a graph the client has open holds a
- * datablock, or (executor) an invocation is queued.  EPOLLOUT: a graph
+ * datablock, an invocation of one of its PTASK_PTASK_SELF ptasks is
+ * queued, or (executor) an invocation is queued for executors.  EPOLLOUT: a graph
  * input channel of such a graph has room.  EPOLLERR: one of its graphs was
  * terminated or failed.
  *
@@ -279,6 +286,10 @@
 
 /* Flags shared by the blocking calls (push, pull, exec_take). */
 #define PTASK_NONBLOCK			(1U << 0)
+
+/* struct ptask_exec_take.flags */
+#define PTASK_TAKE_SELF			(1U << 1)
+#define PTASK_TAKE_FLAGS_ALL		(PTASK_NONBLOCK | PTASK_TAKE_SELF)
 
 /* struct ptask_graph_open.flags */
 #define PTASK_GRAPH_CREATE		(1U << 0)
@@ -350,10 +361,14 @@ enum ptask_ptask_kind {
 	__PTASK_KIND_MAX,
 };
 
+/* struct ptask_ptask_open.flags */
+#define PTASK_PTASK_SELF		(1U << 0)	/* CPU: run by its creator */
+#define PTASK_PTASK_FLAGS_ALL		PTASK_PTASK_SELF
+
 /**
  * struct ptask_ptask_open - argument of PTASK_IOC_PTASK_OPEN
  * @size: sizeof(struct ptask_ptask_open)
- * @flags: must be 0
+ * @flags: PTASK_PTASK_SELF (CPU ptasks only)
  * @graph: the graph
  * @kind: enum ptask_ptask_kind
  * @nports: number of ports (1..PTASK_MAX_PORTS)
@@ -683,7 +698,7 @@ struct ptask_invocation_port {
 /**
  * struct ptask_exec_take - argument of PTASK_IOC_EXEC_TAKE
  * @size: sizeof(struct ptask_exec_take)
- * @flags: PTASK_NONBLOCK
+ * @flags: PTASK_NONBLOCK, PTASK_TAKE_SELF
  * @max_invocations: entries at @invocations (>= 1)
  * @max_ports: entries at @ports (>= 1)
  * @invocations: user array of struct ptask_invocation

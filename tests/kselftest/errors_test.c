@@ -405,7 +405,7 @@ TEST_F(errors, unknown_flags_einval)
 		.kind = PTASK_TEMPLATE_OPAQUE, .stride = 1, .dims = { 8, 1, 1 },
 	};
 	struct ptask_ptask_open p = {
-		.size = sizeof(p), .flags = 1, .graph = self->g.graph,
+		.size = sizeof(p), .flags = 1U << 1, .graph = self->g.graph,
 		.kind = PTASK_KIND_CPU, .nports = 1,
 	};
 	struct ptask_channel_open ch = {
@@ -475,7 +475,7 @@ TEST_F(errors, exec_unknown_flags_einval)
 	xfd = pt_env_open(&self->env);
 	ASSERT_LE(0, xfd);
 	ASSERT_PT(0, pt_nl_register(xfd));
-	ASSERT_PT(-EINVAL, pt_exec_take(xfd, PTASK_NONBLOCK | (1U << 1), 0,
+	ASSERT_PT(-EINVAL, pt_exec_take(xfd, PTASK_NONBLOCK | (1U << 2), 0,
 					&inv, 1, ports, 4, NULL, NULL));
 	ASSERT_EQ(-1, ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &ec));
 	ASSERT_EQ(EINVAL, errno);

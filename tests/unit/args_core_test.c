@@ -178,7 +178,9 @@ static void test_ptask_open_rules(void)
 	GOOD(cpu, C, strcpy(a->name, "p.1"));
 	GOOD(gpu, C, (void)0);
 	GOOD(gpu, C, a->code_len = PTASK_CODE_MAX_BYTES);
-	BAD(cpu, C, a->flags = 1);
+	GOOD(cpu, C, a->flags = PTASK_PTASK_SELF);
+	BAD(gpu, C, a->flags = PTASK_PTASK_SELF);
+	BAD(cpu, C, a->flags = 1u << 1);
 	BAD(cpu, C, a->reserved = 1);
 	BAD(cpu, C, a->kind = __PTASK_KIND_MAX);
 	BAD(cpu, C, a->nports = 0);
@@ -373,7 +375,8 @@ static void test_exec_rules(void)
 	GOOD(t, T, (void)0);
 	GOOD(t, T, (a->flags = PTASK_NONBLOCK, a->max_ports = ~0u,
 		    a->max_invocations = ~0u));
-	BAD(t, T, a->flags = 1u << 1);
+	GOOD(t, T, a->flags = PTASK_TAKE_SELF | PTASK_NONBLOCK);
+	BAD(t, T, a->flags = 1u << 2);
 	BAD(t, T, a->max_invocations = 0);
 	BAD(t, T, a->max_ports = 0);
 	GOOD(c, C, (void)0);
