@@ -8,24 +8,29 @@
  *                  |
  *              [ filter ]     (ptask 2: input + sticky "params", 2 outputs)
  *               /      \
- *     "filtered"        [ hid ]   (ptask 3: 1 input, 1 output)
+ *     "filtered"        [ hid ]   (ptask 3: a CPU ptask this program runs)
  *     (graph output)       |
- *                       "events" (graph output)
+ *                       "events" (graph output: one 16-byte event a frame)
  *
- * The executor is the kselftests' test executor (it completes each
- * invocation by copying input k to output k), started from
- * $PTASK_TEST_EXECUTOR: until ptaskd exists this is the whole run-time, so
- * the demo shows the kernel's part: channels, ports, sticky ports,
- * fan-out, the Waiting -> Queued -> Executing -> Completed cycle, shared
- * datablock pages, and cleanup (the object counts in /sys/kernel/ptask go
- * back to zero).
+ * xform and filter go to the executor: the kselftests' test executor (it
+ * completes each invocation by copying input k to output k), started from
+ * $PTASK_TEST_EXECUTOR; until ptaskd exists it stands in for the GPU
+ * run-time.  hid is opened with PTASK_PTASK_SELF, so its invocations come
+ * back to this process, where a worker thread takes them (EXEC_TAKE with
+ * PTASK_TAKE_SELF) and turns each frame into an event: the privileged
+ * executor never runs the program's own code.  The demo shows the kernel's
+ * part: channels, ports, sticky ports, fan-out, the Waiting -> Queued ->
+ * Executing -> Completed cycle, shared datablock pages, and cleanup (the
+ * object counts in /sys/kernel/ptask go back to zero).
  *
  * Usage: demo_graph [FRAMES] (default 64; 4 KiB each)
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +62,12 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static __u32 open_ptask(__u32 graph, __u32 nports, const char *name)
+static __u32 open_ptask(__u32 graph, __u32 nports, __u32 flags,
+			const char *name)
 {
 	struct ptask_ptask_open p = {
-		.size = sizeof(p), .graph = graph, .kind = PTASK_KIND_CPU,
-		.nports = nports,
+		.size = sizeof(p), .flags = flags, .graph = graph,
+		.kind = PTASK_KIND_CPU, .nports = nports,
 	};
 
 	snprintf(p.name, sizeof(p.name), "%s", name);
@@ -150,6 +156,119 @@ static int pull_check(__u32 channel, int want)
 	return err;
 }
 
+/* hid's output: what the pointer driver would get for one frame. */
+struct hid_event {
+	__u32 level;		/* the frame's first byte */
+	__u32 sum;		/* sum of its bytes */
+	__u64 bytes;		/* its size */
+};
+
+static volatile int hid_stop;
+
+/* hid's body, run here: one frame in, one event out. */
+static int hid_run(const struct ptask_invocation *inv,
+		   const struct ptask_invocation_port *ports)
+{
+	const struct ptask_invocation_port *in = &ports[inv->first_port];
+	const struct ptask_invocation_port *out = &ports[inv->first_port + 1];
+	struct ptask_datablock_create db = {
+		.size = sizeof(db), .bytes = sizeof(struct hid_event),
+	};
+	struct ptask_exec_complete done = {
+		.size = sizeof(done), .id = inv->id, .n_outputs = 1,
+	};
+	struct ptask_exec_output output = { .index = out->index };
+	struct hid_event *ev;
+	unsigned char *frame;
+	__u64 t0 = now_ns(), i;
+	int err;
+
+	if (call(PTASK_IOC_DATABLOCK_CREATE, &db, "hid: datablock create"))
+		return -1;
+	frame = mmap(NULL, in->bytes, PROT_READ, MAP_SHARED, fd,
+		     in->mmap_offset);
+	ev = mmap(NULL, sizeof(*ev), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		  db.mmap_offset);
+	if (frame == MAP_FAILED || ev == MAP_FAILED) {
+		perror("demo_graph: hid: mmap");
+		return -1;
+	}
+	ev->level = frame[0];
+	ev->sum = 0;
+	for (i = 0; i < in->bytes; i++)
+		ev->sum += frame[i];
+	ev->bytes = in->bytes;
+	munmap(frame, in->bytes);
+	munmap(ev, sizeof(*ev));
+	output.datablock = db.handle;
+	done.outputs = (__u64)(uintptr_t)&output;
+	done.gpu_ns = now_ns() - t0;
+	err = call(PTASK_IOC_EXEC_COMPLETE, &done, "hid: complete");
+	return err;
+}
+
+/* The worker thread: takes this program's own (PTASK_PTASK_SELF) work. */
+static void *hid_worker(void *unused)
+{
+	struct ptask_invocation inv[4];
+	struct ptask_invocation_port ports[8];
+	__u32 i;
+
+	(void)unused;
+	while (!hid_stop) {
+		struct ptask_exec_take take = {
+			.size = sizeof(take), .flags = PTASK_TAKE_SELF,
+			.max_invocations = 4, .max_ports = 8,
+			.invocations = (__u64)(uintptr_t)inv,
+			.ports = (__u64)(uintptr_t)ports,
+			.timeout_ns = now_ns() + 100000000ull,
+		};
+
+		if (ioctl(fd, PTASK_IOC_EXEC_TAKE, &take)) {
+			if (errno == ETIMEDOUT || errno == EINTR)
+				continue;
+			if (errno != ESHUTDOWN && errno != EIO)
+				perror("demo_graph: hid: take");
+			break;
+		}
+		for (i = 0; i < take.n_invocations; i++)
+			if (hid_run(&inv[i], ports))
+				return NULL;
+	}
+	return NULL;
+}
+
+/* Pull one event and check it describes a frame of bytes @want. */
+static int pull_event(__u32 channel, int want)
+{
+	struct ptask_pull pull = {
+		.size = sizeof(pull), .channel = channel,
+		.timeout_ns = now_ns() + 10ull * 1000000000ull,
+	};
+	struct ptask_datablock_release rel = { .size = sizeof(rel) };
+	struct hid_event *ev;
+	int err;
+
+	err = call(PTASK_IOC_PULL, &pull, "pull event");
+	if (err)
+		return err;
+	ev = mmap(NULL, sizeof(*ev), PROT_READ, MAP_SHARED, fd,
+		  pull.mmap_offset);
+	if (ev == MAP_FAILED) {
+		err = -errno;
+	} else {
+		if (ev->level != (__u32)want || ev->bytes != FRAME_BYTES ||
+		    ev->sum != (__u32)want * FRAME_BYTES)
+			err = -EILSEQ;
+		munmap(ev, sizeof(*ev));
+	}
+	rel.handle = pull.datablock;
+	call(PTASK_IOC_DATABLOCK_RELEASE, &rel, "release");
+	if (err)
+		fprintf(stderr, "demo_graph: wrong event (%s)\n", strerror(-err));
+	return err;
+}
+
 static pid_t start_executor(void)
 {
 	const char *path = getenv("PTASK_TEST_EXECUTOR");
@@ -211,9 +330,9 @@ static int build(struct demo *d)
 	d->graph = t.graph = g.handle;
 	if (call(PTASK_IOC_TEMPLATE_OPEN, &t, "template open"))
 		return -1;
-	xform = open_ptask(d->graph, 2, "xform");
-	filter = open_ptask(d->graph, 4, "filter");
-	hid = open_ptask(d->graph, 2, "hid");
+	xform = open_ptask(d->graph, 2, 0, "xform");
+	filter = open_ptask(d->graph, 4, 0, "filter");
+	hid = open_ptask(d->graph, 2, PTASK_PTASK_SELF, "hid");
 	x_in = open_port(xform, PTASK_PORT_INPUT, t.handle, "xform.in");
 	x_out = open_port(xform, PTASK_PORT_OUTPUT, t.handle, "xform.out");
 	f_in = open_port(filter, PTASK_PORT_INPUT, t.handle, "filter.in");
@@ -221,7 +340,7 @@ static int build(struct demo *d)
 	f_out = open_port(filter, PTASK_PORT_OUTPUT, t.handle, "filter.out");
 	f_ev = open_port(filter, PTASK_PORT_OUTPUT, 0, "filter.params_out");
 	h_in = open_port(hid, PTASK_PORT_INPUT, t.handle, "hid.in");
-	h_out = open_port(hid, PTASK_PORT_OUTPUT, t.handle, "hid.out");
+	h_out = open_port(hid, PTASK_PORT_OUTPUT, 0, "hid.out");
 	d->frames_in = open_channel(d->graph, 0, x_in, t.handle, "frames");
 	d->params_in = open_channel(d->graph, 0, f_par, 0, "params");
 	open_channel(d->graph, x_out, f_in, t.handle, "xformed");
@@ -229,7 +348,7 @@ static int build(struct demo *d)
 	d->filtered_out = open_channel(d->graph, f_out, 0, t.handle, "filtered");
 	open_channel(d->graph, f_out, h_in, t.handle, "to_hid");
 	open_channel(d->graph, f_ev, 0, 0, "params_seen");
-	d->events_out = open_channel(d->graph, h_out, 0, t.handle, "events");
+	d->events_out = open_channel(d->graph, h_out, 0, 0, "events");
 	return d->events_out && d->filtered_out && d->frames_in &&
 	       d->params_in ? 0 : -1;
 }
@@ -263,10 +382,11 @@ static int run(struct demo *d, int frames)
 			err = push_block(d->params_in, 64, param);
 		err = err ?: push_block(d->frames_in, FRAME_BYTES, i & 0xff);
 		err = err ?: pull_check(d->filtered_out, i & 0xff);
-		err = err ?: pull_check(d->events_out, i & 0xff);
+		err = err ?: pull_event(d->events_out, i & 0xff);
 		err = err ?: pull_check(seen, param);
 		if (!err && (i + 1) % 16 == 0)
-			printf("  %d/%d frames through 3 ptasks\n", i + 1, frames);
+			printf("  %d/%d frames through 3 ptasks (hid run here)\n",
+			       i + 1, frames);
 	}
 	t1 = now_ns();
 	if (!err)
@@ -281,8 +401,9 @@ int main(int argc, char **argv)
 {
 	int frames = argc > 1 ? atoi(argv[1]) : 64;
 	struct demo d;
+	pthread_t worker;
 	pid_t exec_pid;
-	int status, err;
+	int status, err, have_worker = 0;
 
 	if (frames < 2) {
 		fprintf(stderr, "usage: demo_graph [FRAMES >= 2]\n");
@@ -303,8 +424,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	show_counts("graph built:");
-	err = run(&d, frames);
+	have_worker = !pthread_create(&worker, NULL, hid_worker, NULL);
+	err = have_worker ? run(&d, frames) : -1;
 out:
+	hid_stop = 1;
+	if (have_worker)
+		pthread_join(worker, NULL);
 	close(fd);
 	if (exec_pid > 0) {
 		kill(exec_pid, SIGTERM);
