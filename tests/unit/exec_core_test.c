@@ -719,6 +719,81 @@ static void test_executor_destroyed_midway(void)
 	free(t);
 }
 
+/* One PTASK_PTASK_SELF CPU ptask between a graph input and a graph output. */
+static void mkself(struct ptask_client *c, u32 g, u32 *in, u32 *out)
+{
+	struct ptask_caller who = h_who(0, 0);
+	struct ptask_ptask_open po = {
+		.flags = PTASK_PTASK_SELF, .graph = g, .kind = PTASK_KIND_CPU,
+		.nports = 2,
+	};
+	struct ptask_call_io io;
+	u32 pin, pout;
+
+	memset(&io, 0, sizeof(io));
+	if (!CHECK_OK(h_call(c, &who, PTASK_IOC_PTASK_OPEN, &po, &io)))
+		return;
+	CHECK_OK(h_port(c, po.handle, PTASK_PORT_INPUT, 0, &pin));
+	CHECK_OK(h_port(c, po.handle, PTASK_PORT_OUTPUT, 0, &pout));
+	CHECK_OK(h_chan(c, g, 0, pin, 2, 0, in));
+	CHECK_OK(h_chan(c, g, pout, 0, 2, 0, out));
+}
+
+static int take_self(struct ptask_client *c, struct h_take *t)
+{
+	struct ptask_caller who = h_who(0, 0);
+	struct ptask_exec_take a = {
+		.flags = PTASK_TAKE_SELF | PTASK_NONBLOCK,
+		.max_invocations = 8, .max_ports = 16,
+	};
+	struct ptask_call_io io;
+	int err;
+
+	memset(&io, 0, sizeof(io));
+	io.invocations = t->inv;
+	io.ports = t->ports;
+	err = h_call(c, &who, PTASK_IOC_EXEC_TAKE, &a, &io);
+
+	t->n_inv = err ? 0 : a.n_invocations;
+	t->n_ports = err ? 0 : a.n_ports;
+	return err;
+}
+
+static void test_self_ptask(void)
+{
+	struct ptask_client *c = h_client(), *other = h_client();
+	struct ptask_client *e = h_executor();
+	u32 g = mkgraph(c, "self"), in, out, db, g2;
+	struct h_take *t = new_take();
+	struct ptask_exec_output o;
+
+	mkself(c, g, &in, &out);
+	REQUIRE_OK(h_run(c, g));
+	REQUIRE_OK(h_graph(other, "self", 0, 0, &g2));
+	push_new(c, in, 1);
+	/* Queued for its creator only: not the executors, not another fd. */
+	CHECK_EQ(h_ready_len(), 0);
+	CHECK_ERR(h_take(e, 8, 8, t), -EAGAIN);
+	CHECK_ERR(take_self(other, t), -EAGAIN);
+	CHECK_EQ(ptask_client_poll(c) & PTASK_POLL_IN, PTASK_POLL_IN);
+	REQUIRE_OK(take_self(c, t));
+	CHECK_EQ(t->n_inv, 1);
+	CHECK_EQ(t->inv[0].kind, PTASK_KIND_CPU);
+	/* Pass the input through: the creator may emit what it took. */
+	o.index = 1;
+	o.datablock = t->ports[0].datablock;
+	CHECK_ERR(h_complete(other, t->inv[0].id, 0, &o, 1), -EPERM);
+	CHECK_OK(h_complete(c, t->inv[0].id, 0, &o, 1));
+	CHECK_OK(h_pull(other, out, &db));
+	CHECK_OK(h_release(other, db));
+	/* The creator goes away: nobody can run the ptask, the graph fails. */
+	push_new(other, in, 1);
+	ptask_client_destroy(c);
+	CHECK_EQ(h_graph_obj(g2)->state, PTASK_GRAPH_FAILED);
+	CHECK_ERR(h_pull(other, out, &db), -EIO);
+	free(t);
+}
+
 static void test_ptask_info(void)
 {
 	struct ptask_client *c = h_client(), *e = h_executor();
@@ -792,6 +867,7 @@ static const struct h_test tests[] = {
 	H_TEST(test_unregister_midway),
 	H_TEST(test_executor_destroyed_midway),
 	H_TEST(test_ptask_info),
+	H_TEST(test_self_ptask),
 };
 
 int main(int argc, char **argv)
