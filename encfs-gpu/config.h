@@ -36,13 +36,15 @@
 #define EG_MASTER_LEN		32
 #define EG_GCM_TAG_LEN		16
 
-/* scrypt bounds: the low end exists for tests, the high end keeps a
- * tampered config from asking for terabytes */
+/* scrypt bounds: the low end exists for tests (init warns below
+ * EG_SCRYPT_LOGN_WARN), the high end keeps a tampered config from asking
+ * for more than 128 * r * (N + p), about 8 GiB, and p sequential passes */
 #define EG_SCRYPT_LOGN_MIN	10
-#define EG_SCRYPT_LOGN_MAX	24
+#define EG_SCRYPT_LOGN_WARN	15
+#define EG_SCRYPT_LOGN_MAX	22
 #define EG_SCRYPT_LOGN_DEFAULT	16
-#define EG_SCRYPT_R_MAX		32
-#define EG_SCRYPT_P_MAX		16
+#define EG_SCRYPT_R_MAX		16
+#define EG_SCRYPT_P_MAX		4
 
 struct eg_config {
 	unsigned int logn, r, p;

@@ -5,6 +5,7 @@
  * layout.h, header in file_header.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -583,12 +584,21 @@ int eg_file_truncate(const struct eg_contents *c, int fd, struct eg_fstate *st, 
 	if (osize == 0)	/* all of it a hole */
 		return ftruncate(fd, (off_t)(EG_HDR_SIZE + nsize)) ? -errno : 0;
 	if (nsize > osize) {
+		struct old_tail old;
+
+		ret = tail_save(fd, osize, &old);
+		if (ret)
+			return ret;
+		/* rewrite() writes the re-encrypted tail, then sets the size */
 		if (grow_range(osize, nsize, &lo, &hi))
 			ret = rewrite(c, fd, st, osize, nsize, lo, hi, NULL, 0, 0, EG_HDR_SIZE + nsize);
 		else if (ftruncate(fd, (off_t)(EG_HDR_SIZE + nsize)))
 			ret = -errno;
 		if (!ret && eg_layout_tiny(osize) && !eg_layout_tiny(nsize))
 			ret = clear_steal(fd);
+		if (ret)
+			tail_restore(fd, osize, &old);
+		free(old.buf);
 		return ret;
 	}
 	/* shrinking: the new last unit is re-encrypted unless it keeps its length */

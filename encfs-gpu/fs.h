@@ -41,6 +41,9 @@ struct eg_fs {
 	struct eg_diriv_slot cache[EG_DIRIV_CACHE];
 };
 
+/* a sidecar is written under its name plus this, then renamed */
+#define EG_SIDECAR_TMP_SUFFIX	".tmp"
+
 /* a resolved path */
 struct eg_cpath {
 	char path[PATH_MAX];		/* backing path of the entry, "." for the root */

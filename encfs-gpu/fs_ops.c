@@ -31,9 +31,11 @@
 #include "fs.h"
 #include "inodes.h"
 #include "layout.h"
+#include "longname.h"
 
 struct eg_fh {
 	int fd;
+	int append;			/* O_APPEND: write at the real end */
 	struct eg_inode *in;
 	struct eg_fh *prev, *next;	/* every open handle, for destroy */
 };
@@ -220,6 +222,7 @@ static int eg_mkdir(const char *path, mode_t mode)
 {
 	struct eg_fs *fs = FS();
 	struct eg_cpath *cp;
+	struct stat st;
 	int ret;
 
 	ret = resolve(path, &cp);
@@ -238,7 +241,13 @@ static int eg_mkdir(const char *path, mode_t mode)
 	ret = eg_diriv_create(fs->rootfd, cp->path);
 	if (ret)
 		goto err_rmdir;
-	if (fchmodat(fs->rootfd, cp->path, mode & 07777, 0)) {
+	/* the kernel leaves S_ISGID out of @mode: a setgid parent gave it to
+	 * the backing dir, and chmod must not take it away again */
+	if (fstatat(fs->rootfd, cp->path, &st, AT_SYMLINK_NOFOLLOW)) {
+		ret = -errno;
+		goto err_diriv;
+	}
+	if (fchmodat(fs->rootfd, cp->path, (mode & 07777) | (st.st_mode & S_ISGID), 0)) {
 		ret = -errno;
 		goto err_diriv;
 	}
@@ -302,6 +311,21 @@ struct iv_saved {
 	uint8_t iv[EG_DIRIV_LEN];
 };
 
+/* a sidecar, or one left half-written under its temporary name */
+static int is_sidecar(const char *name)
+{
+	char s[EG_SIDECAR_LEN + 1];
+
+	if (eg_longname_is_sidecar(name))
+		return 1;
+	if (strlen(name) != EG_SIDECAR_LEN + sizeof(EG_SIDECAR_TMP_SUFFIX) - 1 ||
+	    strcmp(name + EG_SIDECAR_LEN, EG_SIDECAR_TMP_SUFFIX))
+		return 0;
+	memcpy(s, name, EG_SIDECAR_LEN);
+	s[EG_SIDECAR_LEN] = '\0';
+	return eg_longname_is_sidecar(s);
+}
+
 /* 0: empty but for the IV (now removed, saved in @sv); -ENOTEMPTY; -errno */
 static int dir_take_iv(struct eg_fs *fs, const char *cpath, struct iv_saved *sv)
 {
@@ -318,12 +342,22 @@ static int dir_take_iv(struct eg_fs *fs, const char *cpath, struct iv_saved *sv)
 		close(fd);
 		return -ENOMEM;
 	}
+	/* sidecars do not count: with no other entry, no hashed entry is left
+	 * to own them, so they are orphans (a crash between writing one and
+	 * creating its entry) that would otherwise block rmdir forever */
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    !strcmp(de->d_name, EG_DIRIV_NAME))
+		    !strcmp(de->d_name, EG_DIRIV_NAME) || is_sidecar(de->d_name))
 			continue;
 		ret = -ENOTEMPTY;
 		break;
+	}
+	if (!ret) {
+		rewinddir(d);
+		while (!ret && (de = readdir(d)))
+			if (is_sidecar(de->d_name) && unlinkat(fd, de->d_name, 0) &&
+			    errno != ENOENT)
+				ret = -errno;
 	}
 	if (!ret) {
 		ivfd = eg_open_regular(fd, EG_DIRIV_NAME, EG_DIRIV_LEN);
@@ -597,6 +631,7 @@ static int open_common(struct eg_fs *fs, int fd, struct fuse_file_info *fi)
 		return -ENOMEM;
 	}
 	fh->fd = fd;
+	fh->append = !!(fi->flags & O_APPEND);
 	ret = inode_of(fd, &fh->in);
 	if (ret)
 		goto err_fh;
@@ -691,7 +726,21 @@ static int eg_write(const char *path, const char *buf, size_t size, off_t off,
 	if (off < 0)
 		return -EINVAL;
 	pthread_rwlock_wrlock(&fh->in->lock);
+	if (fh->append && !fi->writepage) {
+		uint64_t end;
+
+		/* the kernel's offset is its cached size for this name, stale
+		 * when another hard-link name (another libfuse node) appended;
+		 * the backing size, read under the inode's write lock, is not.
+		 * Not for page-cache writeback (mmap), which may borrow this
+		 * handle but means its own offset. */
+		n = eg_file_size(fh->fd, &end, NULL);
+		if (n)
+			goto out;
+		off = (off_t)end;
+	}
 	n = eg_file_write(&fs->contents, fh->fd, &fh->in->st, buf, size, (uint64_t)off);
+out:
 	pthread_rwlock_unlock(&fh->in->lock);
 	return (int)n;
 }

@@ -45,9 +45,10 @@ err_kdf:
  * @out: derived key
  * @outlen: its length
  *
- * The memory limit is set from the parameters (128 * r * N plus slack),
- * since OpenSSL's default of about 1 GiB would refuse the upper costs the
- * config allows.
+ * The memory limit is set from the parameters: OpenSSL needs
+ * 128 * r * (N + 2) for V and 128 * r * p for B, plus 1 MiB of slack; its
+ * default of about 1 GiB would refuse the upper costs the config allows,
+ * and the old (p + 1) * 128 * r * N allowed far more than is used.
  *
  * Return: 0, -ENOSYS without scrypt, -EIO when OpenSSL refuses.
  */
@@ -56,7 +57,7 @@ int eg_scrypt(const char *pw, size_t pwlen, const uint8_t *salt, size_t saltlen,
 {
 	uint64_t n = (uint64_t)1 << logn;
 	uint32_t r32 = r, p32 = p;
-	uint64_t maxmem = 128ull * r * n * (p + 1) + (1u << 20);
+	uint64_t maxmem = 128ull * r * (n + 2 + p) + (1u << 20);
 	OSSL_PARAM params[] = {
 		OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD, (void *)pw, pwlen),
 		OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, saltlen),

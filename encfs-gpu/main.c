@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -49,8 +50,9 @@ static const char usage_text[] =
 	"  --passfile F      read the password from the first line of F (\"-\": stdin);\n"
 	"                    without it: the terminal (no echo), or stdin if not a tty\n"
 	"  --scrypt-logn N   scrypt cost N = 2^N (%d..%d, default %d)\n"
-	"  --backend B       cipher backend: cpu (OpenSSL AES-NI), gpu (CUDA kernel\n"
-	"                    through ptask), auto (measure both at mount; default)\n"
+	"  --backend B       cipher backend: cpu (OpenSSL AES-NI); gpu: not available\n"
+	"                    yet (needs ptaskd); auto (default): uses cpu until a gpu\n"
+	"                    backend exists\n"
 	"  -f                stay in the foreground    -d  FUSE debug output\n"
 	"  -s                single-threaded           -o  FUSE mount options\n"
 	"Unmount with: fusermount3 -u MOUNTPOINT (or umount as root).\n";
@@ -134,6 +136,10 @@ static int get_password(const char *passfile, const char *prompt, int confirm, c
 {
 	int ret = eg_password_read(passfile, prompt, confirm, pw, EG_PASS_MAX);
 
+	/* a failed read can leave part of a password (-E2BIG, a read error),
+	 * and no caller wipes what it was not given */
+	if (ret)
+		OPENSSL_cleanse(pw, EG_PASS_MAX);
 	if (ret == -ENODATA)
 		fprintf(stderr, "encfs-gpu: empty password\n");
 	else if (ret == -EINVAL)
@@ -262,6 +268,9 @@ static int cmd_init(int argc, char **argv)
 		fprintf(stderr, "encfs-gpu: %s is not empty\n", dir);
 		return 1;
 	}
+	if (o.logn < EG_SCRYPT_LOGN_WARN)
+		fprintf(stderr, "encfs-gpu: warning: scrypt N = 2^%u is weak against password "
+			"guessing; meant for tests (default 2^%d)\n", o.logn, EG_SCRYPT_LOGN_DEFAULT);
 	if (get_password(o.passfile, "New password: ", 1, pw))
 		return 1;
 	ret = eg_keys_create(pw, strlen(pw), o.logn, &cfg, master);
@@ -367,8 +376,13 @@ static int cmd_mount(int argc, char **argv)
 	}
 	const char *dir = argv[optind], *mnt = argv[optind + 1];
 
-	/* the keys live in this process: keep them out of core files */
+	/* the keys live in this process: keep them out of core files, and
+	 * out of reach of ptrace and /proc/PID/mem for the user's other
+	 * processes (not dumpable) */
 	setrlimit(RLIMIT_CORE, &nocore);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0))
+		fprintf(stderr, "encfs-gpu: warning: cannot mark the process non-dumpable: %s\n",
+			strerror(errno));
 	ret = unlock(dir, o.passfile, &cfg, master);
 	if (ret)
 		return ret;
@@ -391,6 +405,9 @@ static int cmd_mount(int argc, char **argv)
 		goto err_be;
 	}
 	ret = eg_fs_init(fs, dir, &keys, be);
+	/* fs and the backend hold their own copies; this stack frame lives
+	 * until unmount, so no copy of the keys stays in it */
+	eg_wipe(&keys, sizeof(keys));
 	if (ret) {
 		fprintf(stderr, "encfs-gpu: %s: %s\n", dir, strerror(-ret));
 		ret = 1;
@@ -410,6 +427,16 @@ static int cmd_mount(int argc, char **argv)
 	fargv[fargc++] = (char *)mnt;
 	fargv[fargc++] = "-o";
 	fargv[fargc++] = opts;
+	if (!o.single) {
+		/* libfuse 3.14's fuse_main() honours max_threads (its default is
+		 * 10 workers); 16 lets the FUSE requests of a few parallel
+		 * readers and writers overlap.  Before the user's -o options, so
+		 * "-o max_threads=N" still wins.  The "Ignoring invalid max
+		 * threads value 4294967295" line at mount comes from libfuse's
+		 * own defaults, with or without this. */
+		fargv[fargc++] = "-o";
+		fargv[fargc++] = "max_threads=16";
+	}
 	for (int i = 0; i < o.nfuse_opts; i++) {
 		fargv[fargc++] = "-o";
 		fargv[fargc++] = o.fuse_opts[i];
@@ -418,13 +445,8 @@ static int cmd_mount(int argc, char **argv)
 		fargv[fargc++] = "-f";
 	if (o.debug)
 		fargv[fargc++] = "-d";
-	if (o.single) {
+	if (o.single)
 		fargv[fargc++] = "-s";
-	} else {
-		/* libfuse 3.14's fuse_main() otherwise warns about an unset limit */
-		fargv[fargc++] = "-o";
-		fargv[fargc++] = "max_threads=16";
-	}
 	fargv[fargc] = NULL;
 	if (fs->verbose)
 		fprintf(stderr, "encfs-gpu: mounting %s on %s, backend %s\n", dir, mnt,

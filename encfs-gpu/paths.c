@@ -272,24 +272,50 @@ static int sidecar_path(const struct eg_cpath *cp, char *out)
  */
 int eg_sidecar_write(struct eg_fs *fs, const struct eg_cpath *cp)
 {
-	char p[PATH_MAX], buf[EG_SIDECAR_MAX];
+	char p[PATH_MAX], tmp[PATH_MAX], buf[EG_SIDECAR_MAX], cur[EG_CNAME_MAX + 1];
 	ssize_t len;
-	int fd, ret = 0;
+	int dfd, fd, ret;
 
 	if (!cp->is_long)
 		return 0;
 	ret = sidecar_path(cp, p);
 	if (ret)
 		return ret;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s%s", p, EG_SIDECAR_TMP_SUFFIX) >= sizeof(tmp))
+		return -ENAMETOOLONG;
 	len = eg_longname_format(cp->cname, buf, sizeof(buf));
 	if (len < 0)
 		return (int)len;
-	fd = openat(fs->rootfd, p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0444);
+	/* an existing long name (open O_CREAT, a mkdir that meets EEXIST)
+	 * already has the right sidecar: rewriting it would only open a
+	 * window in which the entry cannot be named */
+	dfd = openat(fs->rootfd, cp->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	ret = eg_sidecar_read(dfd, cp->bname, cur, sizeof(cur));
+	close(dfd);
+	if (!ret && !strcmp(cur, cp->cname))
+		return 0;
+	/* otherwise a whole new file, synced, renamed into place: a crash
+	 * leaves the old sidecar or the new one, never a torn one (debris
+	 * under the temp name is hidden, and rmdir clears it) */
+	unlinkat(fs->rootfd, tmp, 0);
+	fd = openat(fs->rootfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
 	if (fd < 0)
 		return -errno;
+	ret = 0;
 	if (write(fd, buf, (size_t)len) != len)
 		ret = -EIO;
+	else if (fsync(fd))
+		ret = -errno;
 	close(fd);
+	if (!ret && renameat(fs->rootfd, tmp, fs->rootfd, p))
+		ret = -errno;
+	if (ret)
+		goto err_unlink;
+	return 0;
+err_unlink:
+	unlinkat(fs->rootfd, tmp, 0);
 	return ret;
 }
 

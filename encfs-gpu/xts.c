@@ -38,6 +38,8 @@ int eg_xts_req_check(const struct eg_xts_req *r)
 	return 0;
 }
 
+/* keyed contexts kept for reuse: one per concurrent caller (FUSE runs 16
+ * workers by default), never more, however many a burst created */
 #define POOL_MAX 64
 
 struct cpu_ctx {
@@ -50,6 +52,7 @@ struct cpu_backend {
 	uint8_t key[EG_XTS_KEY_LEN];
 	pthread_mutex_t lock;
 	struct cpu_ctx *free;	/* pooled, keyed contexts */
+	unsigned int nfree;	/* how many, at most POOL_MAX */
 };
 
 static void cpu_ctx_free(struct cpu_ctx *c)
@@ -84,8 +87,10 @@ static struct cpu_ctx *cpu_get(struct cpu_backend *cb)
 
 	pthread_mutex_lock(&cb->lock);
 	c = cb->free;
-	if (c)
+	if (c) {
 		cb->free = c->next;
+		cb->nfree--;
+	}
 	pthread_mutex_unlock(&cb->lock);
 	return c ? c : cpu_ctx_new(cb->key);
 }
@@ -93,9 +98,15 @@ static struct cpu_ctx *cpu_get(struct cpu_backend *cb)
 static void cpu_put(struct cpu_backend *cb, struct cpu_ctx *c)
 {
 	pthread_mutex_lock(&cb->lock);
-	c->next = cb->free;
-	cb->free = c;
+	if (cb->nfree < POOL_MAX) {
+		c->next = cb->free;
+		cb->free = c;
+		cb->nfree++;
+		c = NULL;
+	}
 	pthread_mutex_unlock(&cb->lock);
+	if (c)
+		cpu_ctx_free(c);
 }
 
 static int cpu_crypt(struct eg_backend *be, int enc, const struct eg_xts_req *r)

@@ -653,6 +653,45 @@ static void c_concurrent(void)
 	rec_content("cw", "cw");
 }
 
+/* a setgid directory hands its group and S_ISGID down to new subdirs */
+static void c_setgid(void)
+{
+	R("mkdir g", mkdir("g", 0755));
+	R("chmod g 2775", chmod("g", 02775));
+	R("mkdir g/sub", mkdir("g/sub", 0750));
+	rec_stat("g/sub", "g/sub", 0);
+	R("mkdir g/sub/deeper", mkdir("g/sub/deeper", 0700));
+	rec_stat("g/sub/deeper", "g/sub/deeper", 0);
+	write_file("g/f", 10, 3);
+	rec_stat("g/f", "g/f", 0);
+}
+
+/*
+ * O_APPEND through two names of one file: the kernel keeps a size per
+ * name (libfuse gives each path its own node), so only the filesystem can
+ * put every append at the real end.
+ */
+static void c_append_links(void)
+{
+	int a, b;
+
+	write_file("one", 5000, 4);
+	R("link", link("one", "two"));
+	a = (int)R("open one O_APPEND", open("one", O_WRONLY | O_APPEND));
+	b = (int)R("open two O_APPEND", open("two", O_WRONLY | O_APPEND));
+	for (int i = 0; i < 6; i++) {
+		char w[32], d[200];
+
+		memset(d, 'a' + i, sizeof(d));
+		snprintf(w, sizeof(w), "append %d", i);
+		R(w, write(i & 1 ? b : a, d, 10 + 30 * (size_t)i));
+	}
+	close(a);
+	close(b);
+	rec_content("one", "one");
+	rec_stat("two", "two", 0);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -668,6 +707,8 @@ static const struct {
 	{ "symlink and readlink", c_symlink },
 	{ "hard links", c_link },
 	{ "chmod, chown, utimens, fsync, statfs, mknod", c_attrs },
+	{ "mkdir in a setgid directory", c_setgid },
+	{ "O_APPEND through two hard-link names", c_append_links },
 	{ "xattrs", c_xattr },
 	{ "255-byte names", c_longnames },
 	{ "mmap read and write", c_mmap },

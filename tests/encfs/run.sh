@@ -352,19 +352,34 @@ fuse_tests() {
 
 	# --- damaged long names, planted FIFOs: skipped or EIO, never an error
 	# for the whole listing, never a hung worker
-	local long lnd fid sc
+	local long lnd fid orph sc
 	long=$(printf 'L%.0s' $(seq 200))
 	mount_fs
-	mkdir "$M/ln" "$M/fifo"
+	mkdir "$M/ln" "$M/fifo" "$M/orph"
 	echo a >"$M/ln/${long}1"
 	echo b >"$M/ln/${long}2"
 	echo c >"$M/ln/short"
 	echo d >"$M/fifo/f"
+	echo e >"$M/orph/${long}3"
+	echo f >"$M/ln/${long}5"
+	echo g >"$M/ln/other"
+	local lb s0 s1
+	lb=$(find "$C" -inum "$(stat -c %i "$M/ln")")
+	s0=$(stat -c '%n %i %y' "$lb"/encfs-gpu.longname.*.name)
+	mv "$M/ln/other" "$M/ln/${long}5"
+	s1=$(stat -c '%n %i %y' "$lb"/encfs-gpu.longname.*.name)
+	check "rename over a long name leaves the sidecars untouched, no temp debris" bash -c \
+		"[ '$s0' = '$s1' ] && ! ls -a '$lb' | grep -q 'tmp\$' && [ \"\$(cat '$M/ln/${long}5')\" = g ]"
+	rm -f "$M/ln/${long}5"
 	lnd=$(stat -c %i "$M/ln")
 	fid=$(stat -c %i "$M/fifo")
+	orph=$(stat -c %i "$M/orph")
 	umount_fs
 	lnd=$(find "$C" -inum "$lnd")
 	fid=$(find "$C" -inum "$fid")
+	orph=$(find "$C" -inum "$orph")
+	# the entry gone, its sidecar left: what a crash in create leaves
+	find "$orph" -name 'encfs-gpu.longname.*' ! -name '*.name' -delete
 	sc=($(ls "$lnd"/encfs-gpu.longname.*.name))
 	rm -f "${sc[0]}" "${sc[1]}"
 	mkfifo "${sc[1]}"
@@ -376,6 +391,8 @@ fuse_tests() {
 		bash -c "[ \"\$(timeout 20 ls '$M/ln')\" = short ]"
 	expect "a directory whose IV file is a FIFO: EIO, no hang" 1 'Input/output error' \
 		timeout 20 cat "$M/fifo/f"
+	check "a directory holding only an orphan long-name sidecar lists empty and rmdirs" \
+		bash -c "[ -z \"\$(ls -A '$M/orph')\" ] && rmdir '$M/orph'"
 	if [ "$failed" != "$f0" ]; then
 		# a worker stuck on a FIFO would hang the unmount as well
 		kill -KILL "$pid"
@@ -384,7 +401,7 @@ fuse_tests() {
 		pid=
 	fi
 	umount_fs
-	rm -rf "$lnd" "$fid"
+	rm -rf "$lnd" "$fid" "$orph"
 
 	# --- 200 MB round trip, release build
 	mount_fs release

@@ -5,8 +5,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -284,6 +287,26 @@ static void test_config_and_keys(void)
 		tap_ok(n > 0 && eg_config_parse(text, (size_t)n, &d, &why) == -EINVAL,
 		       "an absurd scrypt cost is refused before deriving: %s", why);
 	}
+	{
+		/* the bounds: logn <= 22, r <= 16, p <= 4, each alone */
+		static const unsigned int bad[][3] = { { 23, 8, 1 }, { 16, 17, 1 }, { 16, 8, 5 } };
+		struct eg_config e = c;
+		int refused = 0, at_max;
+
+		for (size_t i = 0; i < 3; i++) {
+			e.logn = bad[i][0];
+			e.r = bad[i][1];
+			e.p = bad[i][2];
+			n = eg_config_format(&e, text, sizeof(text));
+			refused += n > 0 && eg_config_parse(text, (size_t)n, &d, &why) == -EINVAL;
+		}
+		e.logn = 22;
+		e.r = 16;
+		e.p = 4;
+		n = eg_config_format(&e, text, sizeof(text));
+		at_max = n > 0 && !eg_config_parse(text, (size_t)n, &d, &why);
+		tap_ok(refused == 3 && at_max, "scrypt logn 23, r 17, p 5 refused, 22/16/4 parsed");
+	}
 	eg_wipe(&k, sizeof(k));
 }
 
@@ -455,6 +478,52 @@ static void test_contents_model(void)
 	unlink(path);
 	free(model);
 	free(buf);
+	ctx_fini(&x);
+}
+
+/*
+ * A write that fails leaves the file as it was: one ending past what the
+ * backing file can hold is refused before anything is written, and one
+ * that fails part-way (here: past RLIMIT_FSIZE, after the old tail was
+ * re-encrypted for the new size) puts the old tail and size back.
+ */
+static void test_contents_failed_write(void)
+{
+	struct ctx x;
+	struct eg_fstate st = { 0 };
+	uint8_t model[100], buf[16] = { 1 };
+	struct rlimit old, lim;
+	ssize_t n1, n2;
+	char path[64];
+	int fd, t;
+
+	if (ctx_init(&x)) {
+		tap_ok(0, "contents: failed-write setup");
+		return;
+	}
+	fd = tmpfile_fd(path);
+	RAND_bytes(model, sizeof(model));
+	eg_file_write(&x.c, fd, &st, model, sizeof(model), 0);
+	n1 = eg_file_write(&x.c, fd, &st, buf, 1, (uint64_t)INT64_MAX - 100);
+	tap_ok(n1 == -EFBIG && check_file(&x, fd, &st, model, sizeof(model)),
+	       "contents: a write ending near INT64_MAX is refused up front (%zd), file unchanged",
+	       n1);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = 1 << 20;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	n2 = eg_file_write(&x.c, fd, &st, buf, sizeof(buf), 2 << 20);
+	t = eg_file_truncate(&x.c, fd, &st, 2 << 20);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	st.have_hdr = 0;
+	tap_ok(n2 == -EFBIG && t == -EFBIG && !eg_file_load_header(&x.c, fd, &st) &&
+	       check_file(&x, fd, &st, model, sizeof(model)),
+	       "contents: a growing write (%zd) or truncate (%d) that fails keeps the old size "
+	       "and contents", n2, t);
+	close(fd);
+	unlink(path);
 	ctx_fini(&x);
 }
 
@@ -698,6 +767,7 @@ int main(void)
 	test_layout();
 	test_contents_model();
 	test_contents_format();
+	test_contents_failed_write();
 	test_tweaks();
 	test_backends();
 	test_inodes();
