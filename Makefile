@@ -76,7 +76,7 @@ CHECK_PARTS := check-unit checkpatch sparse check-vm check-encfs
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
 
-all: module kselftest examples bench-progs encfs-gpu
+all: module kselftest examples bench-progs encfs-gpu libptask ptaskd
 
 deps:
 	@scripts/deps.sh
@@ -181,3 +181,6 @@ clean:
 
 # --- encfs-gpu: the encrypted FUSE filesystem (its own fragment) ------------
 include encfs-gpu/Makefile.inc
+
+# --- ptaskd and libptask (their own fragment) --------------------------------
+include daemon/Makefile.inc

@@ -261,6 +261,7 @@ int ptask_channel_push(struct ptask_client *c, struct ptask_push *arg)
 	if (ptask_channel_full(ch))
 		return -EAGAIN;
 	db->records = records;
+	db->generation++;
 	ptask_datablock_get(db);
 	ptask_channel_put(ch, db);
 	return 0;

@@ -144,6 +144,7 @@ int ptask_datablock_create(struct ptask_client *c,
 		db->geom = t->geom;
 	}
 	db->records = arg->records;
+	db->generation++;
 	err = ptask_client_hold(c, db);
 	if (err) {
 		ptask_datablock_put(c->ns, db);

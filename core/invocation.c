@@ -126,6 +126,21 @@ int ptask_exec_unregister(struct ptask_client *c)
 	return 0;
 }
 
+/* Does output @port have a channel to a graph output? */
+static bool feeds_client(const struct ptask_port *port)
+{
+	const struct ptask_list *pos;
+
+	ptask_list_for_each(pos, &port->outs) {
+		const struct ptask_channel *ch = ptask_list_entry(pos,
+				struct ptask_channel, src_node);
+
+		if (!ch->dst)
+			return true;
+	}
+	return false;
+}
+
 static void fill_port(struct ptask_invocation_port *rec,
 		      const struct ptask_port *port,
 		      const struct ptask_datablock *db)
@@ -139,12 +154,15 @@ static void fill_port(struct ptask_invocation_port *rec,
 	rec->param_index = port->param_index;
 	if (db) {
 		rec->datablock = db->obj.handle;
+		rec->generation = db->generation;
 		rec->mmap_offset = ptask_datablock_mmap_offset(db);
 		rec->bytes = db->bytes;
 		rec->records = db->records;
 	} else if (port->tmpl) {
 		rec->bytes = ptask_geom_bytes(&port->tmpl->geom);
 	}
+	if (port->kind == PTASK_PORT_OUTPUT && feeds_client(port))
+		rec->flags |= PTASK_INVP_TO_CLIENT;
 }
 
 static void fill_invocation(struct ptask_invocation *rec,

@@ -271,6 +271,7 @@ struct ptask_datablock {
 	struct ptask_geom geom;
 	u64 bytes;
 	u64 records;
+	u32 generation;			/* bumped by create and every push */
 	struct ptask_buf *buf;
 };
 

@@ -672,11 +672,15 @@ struct ptask_invocation {
  * @port: the port handle
  * @index: its number in the ptask
  * @kind: enum ptask_port_kind
- * @flags: PTASK_PORT_* of the port
+ * @flags: PTASK_PORT_* of the port, and PTASK_INVP_TO_CLIENT
  * @template: its template (0 for none)
  * @param_index: formal parameter it binds to
  * @datablock: input: the datablock; output: 0
- * @reserved: 0
+ * @generation: input: the datablock's generation, bumped by every
+ *	PTASK_IOC_PUSH and DATABLOCK_CREATE of it (a client may have written
+ *	its bytes since): a copy an executor keeps of it (on a device) is
+ *	current only while the generation is the one it copied; outputs
+ *	the executor emits keep their generation.  Output: 0
  * @mmap_offset: input: where the executor maps it
  * @bytes: input: its size; output: the template's size (0 if none)
  * @records: input: its record count
@@ -689,11 +693,18 @@ struct ptask_invocation_port {
 	__u32 template;
 	__u32 param_index;
 	__u32 datablock;
-	__u32 reserved;
+	__u32 generation;
 	__u64 mmap_offset;
 	__u64 bytes;
 	__u64 records;
 };
+
+/*
+ * struct ptask_invocation_port.flags, beyond the port's PTASK_PORT_*:
+ * an output port with a channel to a graph output (a client will pull
+ * what it emits, so an executor must leave the bytes in host memory).
+ */
+#define PTASK_INVP_TO_CLIENT		(1U << 16)
 
 /**
  * struct ptask_exec_take - argument of PTASK_IOC_EXEC_TAKE

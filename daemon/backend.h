@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * backend.h - what ptaskd asks of an accelerator backend (cuda, sim, cpu).
+ *
+ * A backend discovers its devices at init and then works on *memory
+ * spaces*: one device seen through one context.  With per-client
+ * isolation (the default) ptaskd opens one space per (client, device), so
+ * one client's kernels cannot read another's device memory; with shared
+ * isolation one space per device serves everybody.  Every operation on a
+ * space is queued in order on that space's stream and completes by
+ * pd_backend_ops.sync; copies and launches queued on one space therefore
+ * overlap with work on other spaces.
+ *
+ * Kernels are found by entry name in code bytes (PTX or cubin for cuda).
+ * The sim and cpu backends ignore the code and run the host implementation
+ * registered under the same entry name (host_kernels.h); sim also models
+ * the time the kernel and every copy would take on its simulated device.
+ *
+ * Device addresses are u64 (CUdeviceptr for cuda, host addresses for sim
+ * and cpu).  Every function returns 0 or a negative errno; a backend logs
+ * the detail (a CUDA error name, say) itself before returning -EIO.
+ *
+ * Threads: ptaskd calls a space's operations from one thread at a time
+ * (the device worker that owns the space); init, fini, host_register and
+ * host_unregister may come from any thread and must lock what they share.
+ */
+#ifndef PTASKD_BACKEND_H
+#define PTASKD_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PD_MAX_DEVICES		16
+#define PD_MAX_PARAMS		64
+
+/**
+ * struct pd_device_info - one accelerator as the scheduler sees it
+ * @name: e.g. "NVIDIA H100 80GB HBM3", "sim0"
+ * @kind: enum ptask_accel_kind (uapi/ptask.h)
+ * @memory: device memory bytes
+ * @cores: multiprocessors (or simulated cores)
+ * @core_khz: core clock
+ * @mem_khz: memory clock
+ * @strength: cores x core clock x memory clock, normalised so the
+ *	strongest device is 1.0 (PTask's ranking of fit accelerators)
+ * @peer: @peer[j]: this device can copy to and from device j directly
+ */
+struct pd_device_info {
+	char name[64];
+	uint32_t kind;
+	uint64_t memory;
+	uint32_t cores;
+	uint32_t core_khz;
+	uint32_t mem_khz;
+	double strength;
+	bool peer[PD_MAX_DEVICES];
+};
+
+/**
+ * struct pd_launch - one kernel launch
+ * @grid: blocks in x, y, z
+ * @block: threads per block in x, y, z
+ * @shared_bytes: dynamic shared memory per block
+ * @nparams: entries in @params
+ * @params: pointers to each parameter's value, as cuLaunchKernel takes
+ *	them (a device pointer parameter: a pointer to a u64)
+ * @param_bytes: each parameter's size
+ */
+struct pd_launch {
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_bytes;
+	uint32_t nparams;
+	void *params[PD_MAX_PARAMS];
+	uint32_t param_bytes[PD_MAX_PARAMS];
+};
+
+struct pd_backend;
+
+/**
+ * struct pd_backend_ops - a backend's operations
+ * @name: "cuda", "sim" or "cpu"
+ * @init: discover devices; @config is the backend's option string
+ *	(sim: a config file path or "" for the default two devices; cuda:
+ *	"" or "shared"); fills be->ndev and be->info.  -ENODEV when there
+ *	is no device (cuda without libcuda.so.1 or without a GPU).
+ * @fini: free everything init made (every space is closed first)
+ * @space_open: a memory space on device @dev for client @owner (0 with
+ *	shared isolation); its stream and its GPU-time events
+ * @space_close: free a space and everything allocated in it
+ * @host_register: make host memory DMA-able for every space (cuda:
+ *	cuMemHostRegister); ptaskd calls it once per datablock arena,
+ *	never per invocation.  Optional (NULL: nothing to do).
+ * @host_unregister: undo host_register
+ * @mem_alloc: device memory in a space
+ * @mem_free: give it back
+ * @copy_h2d: queue a copy from host memory to the space's device
+ * @copy_d2h: queue a copy from the space's device to host memory
+ * @copy_d2d: queue a copy between two spaces (peer copy when the devices
+ *	allow it, else through host memory); ordered after everything
+ *	queued on both
+ * @kernel_load: find kernel @entry in @code (@code_len bytes) for @space;
+ *	-ENOENT when the code has no such entry, -EINVAL for bad code
+ * @kernel_unload: drop a loaded kernel
+ * @launch: queue a launch of a loaded kernel on the space's stream
+ * @sync: wait for everything queued on the space; *@gpu_ns (may be NULL)
+ *	gets the device time of the launches since the last sync (events
+ *	around each launch for cuda; the modelled time for sim)
+ */
+struct pd_backend_ops {
+	const char *name;
+	int (*init)(struct pd_backend *be, const char *config);
+	void (*fini)(struct pd_backend *be);
+	int (*space_open)(struct pd_backend *be, uint32_t dev, uint64_t owner,
+			  void **space);
+	void (*space_close)(struct pd_backend *be, void *space);
+	int (*host_register)(struct pd_backend *be, void *p, size_t bytes);
+	void (*host_unregister)(struct pd_backend *be, void *p);
+	int (*mem_alloc)(struct pd_backend *be, void *space, size_t bytes,
+			 uint64_t *dptr);
+	void (*mem_free)(struct pd_backend *be, void *space, uint64_t dptr);
+	int (*copy_h2d)(struct pd_backend *be, void *space, uint64_t dst,
+			const void *src, size_t bytes);
+	int (*copy_d2h)(struct pd_backend *be, void *space, void *dst,
+			uint64_t src, size_t bytes);
+	int (*copy_d2d)(struct pd_backend *be, void *dst_space, uint64_t dst,
+			void *src_space, uint64_t src, size_t bytes);
+	int (*kernel_load)(struct pd_backend *be, void *space,
+			   const void *code, size_t code_len,
+			   const char *entry, void **kernel);
+	void (*kernel_unload)(struct pd_backend *be, void *space,
+			      void *kernel);
+	int (*launch)(struct pd_backend *be, void *space, void *kernel,
+		      const struct pd_launch *launch);
+	int (*sync)(struct pd_backend *be, void *space, uint64_t *gpu_ns);
+};
+
+/**
+ * struct pd_backend - a backend instance
+ * @ops: its operations
+ * @ndev: devices found by init
+ * @info: each device
+ * @priv: the backend's own state
+ */
+struct pd_backend {
+	const struct pd_backend_ops *ops;
+	uint32_t ndev;
+	struct pd_device_info info[PD_MAX_DEVICES];
+	void *priv;
+};
+
+extern const struct pd_backend_ops pd_backend_cuda;
+extern const struct pd_backend_ops pd_backend_sim;
+extern const struct pd_backend_ops pd_backend_cpu;
+
+/* The ops named @name ("cuda", "sim", "cpu"), or NULL. */
+const struct pd_backend_ops *pd_backend_find(const char *name);
+
+#endif /* PTASKD_BACKEND_H */
