@@ -25,6 +25,7 @@ struct ptask_datablock *ptask_datablock_alloc(struct ptask_ns *ns, u64 bytes)
 		goto err_free_db;
 	if (ptask_ns_add(ns, &db->obj, PTASK_OBJ_DATABLOCK))
 		goto err_put_buf;
+	ptask_os_buf_bind(db->buf, db->obj.handle);
 	db->refs = 1;
 	db->bytes = bytes;
 	ptask_list_init(&db->holds);

@@ -74,14 +74,22 @@ int pd_ns_client_attach(struct pd_ns *ns, uint64_t token, int32_t pid,
 void pd_ns_client_put(struct pd_client *c);
 
 /*
- * One call (cmd: a PTASK_IOC_* number) with its checked struct @arg and
- * further buffers @io, exactly as the module's ioctl path makes it;
- * blocking calls sleep until done, their deadline, or *@cancel becoming
- * true (then -EINTR); @cancel may be NULL.  Returns 0 or -errno.
+ * Asked about every PD_CANCEL_POLL_MS while a call sleeps: true makes the
+ * call give up with -EINTR (the connection went away, the engine stops).
+ */
+typedef bool (*pd_cancel_fn)(void *arg);
+#define PD_CANCEL_POLL_MS	100
+
+/*
+ * One call (cmd: a PTASK_IOC_* number) with its struct @arg, already
+ * checked with ptask_args_check(), and further buffers @io, exactly as
+ * the module's ioctl path makes it; blocking calls sleep until done,
+ * their deadline, or @cancel(@cancel_arg) says true.  @cancel may be
+ * NULL.  Returns 0 or -errno.
  */
 int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
-	       const volatile bool *cancel);
+	       pd_cancel_fn cancel, void *cancel_arg);
 
 /**
  * struct pd_map_info - where a datablock's bytes are

@@ -78,6 +78,17 @@ void ptask_os_buf_put(struct ptask_buf *buf)
 	kref_put(&buf->ref, buf_release);
 }
 
+/**
+ * ptask_os_buf_bind() - the buffer backs a datablock now
+ * @buf: the buffer
+ * @handle: the datablock's handle
+ *
+ * Nothing to note in the kernel: mappings find buffers by handle.
+ */
+void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
+{
+}
+
 /* A vma split or copied at fork: the new vma holds its own reference. */
 static void buf_vm_open(struct vm_area_struct *vma)
 {

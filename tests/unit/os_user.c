@@ -108,6 +108,12 @@ void ptask_os_buf_put(struct ptask_buf *buf)
 	}
 }
 
+void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
+{
+	(void)buf;
+	(void)handle;
+}
+
 void *os_user_buf_data(struct ptask_buf *buf)
 {
 	return buf->data;

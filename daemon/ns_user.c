@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ns_user.c - user mode's shell of the core (see ns_user.h): the OS shim
+ * functions of core/ptask_os.h, clients, the call path and mappings.
+ * The executor source of this namespace is in source_user.c.
+ *
+ * Locking: pd_ns.lock is the core's namespace lock.  It also protects the
+ * arenas, the client list and every struct ptask_buf.  pd_ns.owner names
+ * the thread holding it, so ptask_os_assert_locked() can check.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include "arena.h"
+#include "engine.h"
+#include "log.h"
+#include "ns_user_priv.h"
+
+/* Who allocates datablock memory now (set under the lock by callers). */
+static __thread uint32_t alloc_uid;
+static __thread bool alloc_zero = true;
+
+int ptask_os_warn(int cond, const char *file, int line, const char *what)
+{
+	if (cond)
+		pd_log_err("core: PTASK_WARN_ON(%s) at %s:%d", what, file, line);
+	return cond;
+}
+
+void *ptask_os_zalloc(size_t bytes)
+{
+	return calloc(1, bytes ? bytes : 1);
+}
+
+void ptask_os_free(void *p)
+{
+	free(p);
+}
+
+u64 ptask_os_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+int ptask_os_buf_alloc(struct ptask_ns *core_ns, u64 bytes,
+		       struct ptask_buf **out)
+{
+	struct pd_ns *ns = core_ns->os;
+	struct ptask_buf *b;
+	int err;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	err = pd_arenas_alloc(&ns->arenas, alloc_uid, bytes, &b->arena,
+			      &b->offset);
+	if (err) {
+		free(b);
+		return err;
+	}
+	b->ns = ns;
+	b->bytes = bytes;
+	b->refs = 1;
+	/* A client must not see an earlier datablock's bytes. */
+	if (alloc_zero)
+		memset(b->arena->base + b->offset, 0, bytes);
+	ns->core.counts[PTASK_COUNT_BUFFERS]++;
+	*out = b;
+	return 0;
+}
+
+void ptask_os_buf_get(struct ptask_buf *buf)
+{
+	buf->refs++;
+}
+
+void ptask_os_buf_put(struct ptask_buf *buf)
+{
+	struct pd_ns *ns = buf->ns;
+
+	if (--buf->refs)
+		return;
+	if (buf->handle && ns->engine)
+		pd_engine_forget(ns->engine, buf->handle);
+	pd_arenas_free(&ns->arenas, buf->arena, buf->offset, buf->bytes);
+	ns->core.counts[PTASK_COUNT_BUFFERS]--;
+	free(buf);
+}
+
+void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
+{
+	buf->handle = handle;
+}
+
+void ptask_os_client_wake(struct ptask_client *core)
+{
+	struct pd_client *c = core->os;
+
+	if (c)
+		pthread_cond_broadcast(&c->cond);
+}
+
+void ptask_os_event(struct ptask_ns *core_ns, u32 event, u32 obj_type,
+		    u32 handle)
+{
+	(void)core_ns;
+	pd_log_debug("event %u on object %u (type %u)", event, handle, obj_type);
+}
+
+void ptask_os_assert_locked(struct ptask_ns *core_ns)
+{
+	struct pd_ns *ns = core_ns->os;
+
+	if (!ns->locked || !pthread_equal(ns->owner, pthread_self())) {
+		pd_log_err("core called without the namespace lock");
+		abort();
+	}
+}
+
+void pd_ns_lock(struct pd_ns *ns)
+{
+	pthread_mutex_lock(&ns->lock);
+	ns->owner = pthread_self();
+	ns->locked = true;
+}
+
+void pd_ns_unlock(struct pd_ns *ns)
+{
+	ns->locked = false;
+	pthread_mutex_unlock(&ns->lock);
+}
+
+/* Wait on @c's condition variable, the lock held; false at @deadline. */
+static bool wait_slice(struct pd_client *c, u64 deadline)
+{
+	struct pd_ns *ns = c->ns;
+	u64 now = ptask_os_now_ns();
+	u64 until = now + PD_CANCEL_POLL_MS * 1000000ull;
+	struct timespec ts;
+
+	if (deadline && deadline <= now)
+		return false;
+	if (deadline && deadline < until)
+		until = deadline;
+	ts.tv_sec = (time_t)(until / 1000000000ull);
+	ts.tv_nsec = (long)(until % 1000000000ull);
+	ns->locked = false;
+	pthread_cond_timedwait(&c->cond, &ns->lock, &ts);
+	ns->owner = pthread_self();
+	ns->locked = true;
+	return true;
+}
+
+void pd_ns_alloc_as(uint32_t uid, bool zero)
+{
+	alloc_uid = uid;
+	alloc_zero = zero;
+}
+
+int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
+{
+	pthread_mutexattr_t attr;
+	struct pd_ns *ns;
+	int err;
+
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	err = ptask_ns_init(&ns->core, ns);
+	if (err)
+		goto err_free;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+	err = -pthread_mutex_init(&ns->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	if (err)
+		goto err_ns;
+	pd_arenas_init(&ns->arenas, be, PD_ARENA_BYTES);
+	*out = ns;
+	return 0;
+
+err_ns:
+	ptask_ns_destroy(&ns->core);
+err_free:
+	free(ns);
+	return err;
+}
+
+void pd_ns_destroy(struct pd_ns *ns)
+{
+	pd_ns_lock(ns);
+	while (ns->nclients) {
+		struct pd_client *c = ns->clients[ns->nclients - 1];
+
+		c->conns = 1;
+		pd_ns_unlock(ns);
+		pd_ns_client_put(c);
+		pd_ns_lock(ns);
+	}
+	ptask_ns_destroy(&ns->core);
+	pd_arenas_fini(&ns->arenas);
+	pd_ns_unlock(ns);
+	pthread_mutex_destroy(&ns->lock);
+	free(ns->clients);
+	free(ns);
+}
+
+static int clients_add(struct pd_ns *ns, struct pd_client *c)
+{
+	struct pd_client **grown;
+
+	grown = realloc(ns->clients, (ns->nclients + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	ns->clients = grown;
+	ns->clients[ns->nclients++] = c;
+	return 0;
+}
+
+static void clients_remove(struct pd_ns *ns, struct pd_client *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < ns->nclients; i++) {
+		if (ns->clients[i] == c) {
+			ns->clients[i] = ns->clients[--ns->nclients];
+			return;
+		}
+	}
+}
+
+int pd_ns_client_open(struct pd_ns *ns, const struct ptask_caller *who,
+		      struct pd_client **out)
+{
+	pthread_condattr_t attr;
+	struct pd_client *c;
+	int err;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	err = -pthread_cond_init(&c->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (err)
+		goto err_free;
+	while (!c->token)	/* unguessable: attaching needs it (and the pid) */
+		if (getrandom(&c->token, sizeof(c->token), 0) != sizeof(c->token)) {
+			err = -errno;
+			goto err_cond;
+		}
+	c->ns = ns;
+	c->pid = who->pid;
+	c->uid = who->uid;
+	c->conns = 1;
+	pd_ns_lock(ns);
+	c->core = ptask_client_create(&ns->core, c);
+	err = c->core ? clients_add(ns, c) : -ENOMEM;
+	if (err && c->core)
+		ptask_client_destroy(c->core);
+	pd_ns_unlock(ns);
+	if (err)
+		goto err_cond;
+	*out = c;
+	return 0;
+
+err_cond:
+	pthread_cond_destroy(&c->cond);
+err_free:
+	free(c);
+	return err;
+}
+
+int pd_ns_client_attach(struct pd_ns *ns, uint64_t token, int32_t pid,
+			struct pd_client **out)
+{
+	int err = -ENOENT;
+	uint32_t i;
+
+	pd_ns_lock(ns);
+	for (i = 0; i < ns->nclients; i++) {
+		struct pd_client *c = ns->clients[i];
+
+		if (c->token != token)
+			continue;
+		if (c->pid != pid) {
+			err = -EPERM;
+			break;
+		}
+		c->conns++;
+		*out = c;
+		err = 0;
+		break;
+	}
+	pd_ns_unlock(ns);
+	return err;
+}
+
+void pd_ns_client_put(struct pd_client *c)
+{
+	struct pd_ns *ns = c->ns;
+
+	pd_ns_lock(ns);
+	if (--c->conns) {
+		pd_ns_unlock(ns);
+		return;
+	}
+	clients_remove(ns, c);
+	ptask_client_destroy(c->core);
+	pd_ns_unlock(ns);
+	pthread_cond_destroy(&c->cond);
+	free(c->arenas_sent);
+	free(c);
+}
+
+/* For a blocking call: may it sleep, and until when (0: no deadline)? */
+static bool blocking_call(unsigned int cmd, const void *arg, u64 *deadline)
+{
+	const union ptask_args *a = arg;
+	u32 flags;
+
+	switch (cmd) {
+	case PTASK_IOC_PUSH:
+		flags = a->push.flags;
+		*deadline = a->push.timeout_ns;
+		break;
+	case PTASK_IOC_PULL:
+		flags = a->pull.flags;
+		*deadline = a->pull.timeout_ns;
+		break;
+	case PTASK_IOC_EXEC_TAKE:
+		flags = a->take.flags;
+		*deadline = a->take.timeout_ns;
+		break;
+	default:
+		return false;
+	}
+	return !(flags & PTASK_NONBLOCK);
+}
+
+int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
+		      unsigned int cmd, void *arg,
+		      const struct ptask_call_io *io, pd_cancel_fn cancel,
+		      void *cancel_arg)
+{
+	u64 deadline = 0, seq;
+	bool may_block = blocking_call(cmd, arg, &deadline);
+	int err;
+
+	pd_ns_alloc_as(c->uid, true);
+	for (;;) {
+		err = ptask_call(c->core, who, cmd, arg, io);
+		if (err != -EAGAIN || !may_block)
+			return err;
+		seq = c->core->wake_seq;
+		while (c->core->wake_seq == seq) {
+			if (!wait_slice(c, deadline))
+				return -ETIMEDOUT;
+			if (c->core->wake_seq == seq && cancel &&
+			    cancel(cancel_arg))
+				return -EINTR;
+		}
+	}
+}
+
+int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
+	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
+	       pd_cancel_fn cancel, void *cancel_arg)
+{
+	int err;
+
+	pd_ns_lock(c->ns);
+	err = pd_ns_call_locked(c, who, cmd, arg, io, cancel, cancel_arg);
+	pd_ns_unlock(c->ns);
+	return err;
+}
+
+/* Has @c been sent arena @id's fd?  Notes that it has now. */
+static bool arena_sent(struct pd_client *c, uint64_t id, bool *first)
+{
+	uint64_t *grown;
+	uint32_t i;
+
+	for (i = 0; i < c->n_sent; i++) {
+		if (c->arenas_sent[i] == id) {
+			*first = false;
+			return true;
+		}
+	}
+	if (c->n_sent == c->cap_sent) {
+		uint32_t cap = c->cap_sent ? 2 * c->cap_sent : 8;
+
+		grown = realloc(c->arenas_sent, cap * sizeof(*grown));
+		if (!grown)
+			return false;
+		c->arenas_sent = grown;
+		c->cap_sent = cap;
+	}
+	c->arenas_sent[c->n_sent++] = id;
+	*first = true;
+	return true;
+}
+
+int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
+		     struct pd_map_info *mi, struct ptask_buf **bufp)
+{
+	struct ptask_buf *buf;
+	u64 bytes;
+	int err;
+
+	err = ptask_datablock_map(c->core, handle, &bytes, &buf);
+	if (err)
+		return err;
+	if (!arena_sent(c, buf->arena->id, &mi->first_time)) {
+		ptask_os_buf_put(buf);
+		return -ENOMEM;
+	}
+	mi->arena = buf->arena->id;
+	mi->arena_fd = buf->arena->fd;
+	mi->arena_bytes = buf->arena->bytes;
+	mi->offset = buf->offset;
+	mi->bytes = bytes;
+	mi->addr = buf->arena->base + buf->offset;
+	if (bufp)
+		*bufp = buf;	/* the caller keeps the mapping's reference */
+	else
+		ptask_os_buf_put(buf);
+	return 0;
+}
+
+int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi)
+{
+	int err;
+
+	pd_ns_lock(c->ns);
+	err = pd_ns_map_locked(c, handle, mi, NULL);
+	pd_ns_unlock(c->ns);
+	return err;
+}
+
+void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e)
+{
+	pd_ns_lock(ns);
+	ns->engine = e;
+	pd_ns_unlock(ns);
+}
+
+void pd_ns_counts(struct pd_ns *ns, uint64_t counts[__PTASK_COUNT_MAX])
+{
+	pd_ns_lock(ns);
+	memcpy(counts, ns->core.counts, sizeof(ns->core.counts));
+	pd_ns_unlock(ns);
+}
