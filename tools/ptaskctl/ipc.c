@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ipc.c - how ptaskctl reaches ptask: the generic-netlink family of
+ * ptask.ko (kernel mode, uapi/ptask.h) and the UNIX socket of ptaskd
+ * (user mode, libptask/proto.h).  Every function returns 0 or -errno.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+#include "ptaskctl.h"
+
+#define IPC_TIMEOUT_S	5	/* a daemon that does not answer in time */
+
+/* --- kernel: generic netlink ------------------------------------------------ */
+
+struct nl_req {
+	struct ptaskctl_kernel_info *info;
+	int err;
+	bool done;
+};
+
+static int nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nl_req *req = arg;
+
+	(void)nla;
+	req->err = e->error;
+	req->done = true;
+	return NL_STOP;
+}
+
+static int nl_ack_cb(struct nl_msg *msg, void *arg)
+{
+	struct nl_req *req = arg;
+
+	(void)msg;
+	req->done = true;
+	return NL_STOP;
+}
+
+static void parse_counts(struct ptaskctl_kernel_info *info, struct nlattr *nest)
+{
+	struct nlattr *a;
+	int rem, t;
+
+	info->has_counts = true;
+	nla_for_each_nested(a, nest, rem) {
+		t = nla_type(a);
+		if (t < 1 || t > __PTASK_COUNT_MAX || nla_len(a) != 8)
+			continue;
+		info->counts[t - 1] = nla_get_u64(a);
+		info->has_count[t - 1] = true;
+	}
+}
+
+static int nl_info_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[PTASK_A_MAX + 1];
+	struct nl_req *req = arg;
+	struct ptaskctl_kernel_info *info = req->info;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PTASK_A_MAX, NULL) < 0) {
+		req->err = -EBADMSG;
+		return NL_SKIP;
+	}
+	if (tb[PTASK_A_ABI_VERSION]) {
+		info->has_abi = true;
+		info->abi_version = nla_get_u32(tb[PTASK_A_ABI_VERSION]);
+	}
+	if (tb[PTASK_A_EXECUTORS]) {
+		info->has_executors = true;
+		info->executors = nla_get_u32(tb[PTASK_A_EXECUTORS]);
+	}
+	if (tb[PTASK_A_COUNTS])
+		parse_counts(info, tb[PTASK_A_COUNTS]);
+	return NL_OK;
+}
+
+/* A connected generic-netlink socket and the family's id, or -errno. */
+static int nl_open(struct nl_sock **skp, int *family)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int fam;
+
+	if (!sk)
+		return -ENOMEM;
+	if (genl_connect(sk) < 0) {
+		nl_socket_free(sk);
+		return -EIO;
+	}
+	fam = genl_ctrl_resolve(sk, PTASK_GENL_NAME);
+	if (fam < 0) {
+		nl_socket_free(sk);
+		return -ENOENT;
+	}
+	*skp = sk;
+	*family = fam;
+	return 0;
+}
+
+int ipc_kernel_probe(void)
+{
+	struct nl_sock *sk;
+	int fam, ret;
+
+	ret = nl_open(&sk, &fam);
+	if (!ret)
+		nl_socket_free(sk);
+	return ret;
+}
+
+int ipc_kernel_info(struct ptaskctl_kernel_info *info)
+{
+	struct nl_req req = { .info = info };
+	struct nl_msg *msg = NULL;
+	struct nl_cb *cb = NULL;
+	struct nl_sock *sk;
+	int fam, ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = nl_open(&sk, &fam);
+	if (ret)
+		return ret;
+	msg = nlmsg_alloc();
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!msg || !cb) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0,
+			 PTASK_CMD_GET_INFO, PTASK_GENL_VERSION)) {
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	nl_cb_err(cb, NL_CB_CUSTOM, nl_error_cb, &req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, nl_ack_cb, &req);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, nl_info_cb, &req);
+	if (nl_send_auto(sk, msg) < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	while (!req.done) {
+		if (nl_recvmsgs(sk, cb) < 0 && !req.done) {
+			ret = -EIO;
+			goto out;
+		}
+	}
+	ret = req.err;
+out:
+	if (cb)
+		nl_cb_put(cb);
+	if (msg)
+		nlmsg_free(msg);
+	nl_socket_free(sk);
+	return ret;
+}
+
+/* --- user: ptaskd's socket ---------------------------------------------------- */
+
+static int user_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = IPC_TIMEOUT_S };
+	int fd, ret;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) ||
+	    connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/*
+ * One request (@op, @req of @req_len bytes) and its reply, whose payload
+ * must hold at least @rep_len bytes (more is a newer daemon: ignored).
+ */
+static int user_call(int fd, uint32_t op, const void *req, uint32_t req_len,
+		     void *rep, uint32_t rep_len)
+{
+	unsigned char buf[sizeof(struct ptaskd_hdr) + 4096];
+	struct ptaskd_hdr h = { .magic = PTASKD_PROTO_MAGIC, .op = op,
+				.len = req_len };
+	struct iovec iov[2] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)req, .iov_len = req_len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = req_len ? 2 : 1 };
+	ssize_t n;
+
+	if (req_len > sizeof(buf) - sizeof(h))
+		return -EMSGSIZE;
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
+		return errno == EPIPE ? -ENOTCONN : -errno;
+	n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
+	if (n < 0)
+		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	if (n == 0)
+		return -ENOTCONN;
+	if ((size_t)n < sizeof(h) || (size_t)n > sizeof(buf))
+		return -EPROTO;
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != PTASKD_PROTO_MAGIC || h.op != op ||
+	    h.len != (size_t)n - sizeof(h))
+		return -EPROTO;
+	if (h.err)
+		return h.err < 0 ? h.err : -EPROTO;
+	if (h.len < rep_len)
+		return -EPROTO;
+	memcpy(rep, buf + sizeof(h), rep_len);
+	return 0;
+}
+
+int ipc_user_info(const char *path, struct ptaskctl_user_info *info)
+{
+	struct ptaskd_hello hello = { .version = PTASKD_PROTO_VERSION };
+	int fd, ret;
+
+	memset(info, 0, sizeof(*info));
+	fd = user_connect(path);
+	if (fd < 0)
+		return fd;
+	ret = user_call(fd, PTASKD_OP_HELLO, &hello, sizeof(hello),
+			&hello, sizeof(hello));
+	if (ret)
+		goto out;
+	info->pid = hello.pid;
+	ret = user_call(fd, PTASKD_OP_INFO, NULL, 0, &info->info,
+			sizeof(info->info));
+	/* The daemon's strings: make sure they end. */
+	info->info.backend[sizeof(info->info.backend) - 1] = '\0';
+	info->info.policy[sizeof(info->info.policy) - 1] = '\0';
+out:
+	close(fd);
+	return ret;
+}
