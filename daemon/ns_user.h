@@ -32,6 +32,7 @@
 
 struct pd_ns;
 struct pd_engine;
+struct pd_source;
 
 /**
  * struct pd_client - one client of the user-mode namespace

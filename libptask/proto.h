@@ -2,8 +2,9 @@
 /*
  * proto.h - the wire protocol between libptask and ptaskd --mode user.
  *
- * A SOCK_SEQPACKET UNIX socket.  Every message is one packet: a header,
- * then its payload.  A request's @op is either a PTASK_IOC_* command of
+ * A SOCK_STREAM UNIX socket (a stream, not SEQPACKET, because code and
+ * results can be larger than a socket buffer).  Every message is a
+ * header, then exactly @len bytes of payload.  A request's @op is either a PTASK_IOC_* command of
  * uapi/ptask.h (the payload is that call's struct exactly as the ioctl
  * takes it, size field first, so the daemon parses it with the same
  * ptask_args_desc()/ptask_args_check() the module uses) or a PTASKD_OP_*
@@ -16,7 +17,8 @@
  *                             then n_ports struct ptask_invocation_port
  *   PTASK_IOC_EXEC_PTASK_INFO reply (code != 0): code_len bytes of code
  *
- * Packets over PTASKD_MSG_MAX are refused (the connection is closed).  A
+ * Messages over PTASKD_MSG_MAX, and headers with a bad magic, are
+ * refused: the daemon closes the connection.  A
  * reply's @err is 0 or a negative errno; its payload is the call's struct
  * as the module would copy it out (the caller's size), then the extras.
  * File descriptors (memfd arenas) come with PTASKD_OP_MAP replies as
@@ -37,7 +39,7 @@
 
 #define PTASKD_PROTO_MAGIC	0x444b5450U	/* "PTKD" */
 #define PTASKD_PROTO_VERSION	1
-/* The largest packet: a PTASK_OPEN with the largest code. */
+/* The largest message: a PTASK_OPEN with the largest code. */
 #define PTASKD_MSG_MAX		(PTASK_CODE_MAX_BYTES + 4096)
 
 struct ptaskd_hdr {
