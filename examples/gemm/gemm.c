@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * gemm - D = (A x B) x C three ways, timed and compared (PTask, SOSP 2011,
+ * section 3.2: the cost of composing a modular GPU routine).
+ *
+ *   ptask      a two-ptask graph through libptask (gemm_ptask.c): the
+ *              intermediate stays with the executor;
+ *   modular    gemm(gemm(A, B), C) on the CUDA driver API, copying in and
+ *              out around every multiply (gemm_cuda.c);
+ *   handcoded  the CUDA driver API with the intermediate kept on the GPU.
+ *
+ * For each size every way runs one untimed warm-up chain (module load,
+ * JIT, first-touch allocations) and then --iters timed chains; the table
+ * shows the median.  A chain is 2 multiplies of 2 n^3 flops.
+ *
+ * ptask is reached through ptask_ctx_open(PTASK_MODE_AUTO, NULL): kernel
+ * mode when /dev/ptask has an executor, else ptaskd --mode user at
+ * $PTASK_SOCKET; PTASK_MODE=kernel|user forces one.  The CUDA ways load
+ * libcuda.so.1 themselves and are skipped, saying so, without a GPU.
+ *
+ * --check compares every way's D with a CPU reference (gemm_ref.c).  The
+ * inputs are uniform in [0, 1), so there is no cancellation and every
+ * element must lie within --rtol (default 1e-3) of the reference,
+ * relatively.  Why 1e-3: the rounding error of a float sum of n positive
+ * terms is at most about n * 2^-24 relative (2.4e-4 at n = 4096), twice
+ * over for the two products; typical errors are near sqrt(n) * 2^-24
+ * (4e-6), and any indexing or synchronisation bug gives errors of order 1.
+ *
+ * Exit status: 0 every requested way ran at every size (and matched with
+ * --check); 1 an error or a mismatch; 2 bad usage; 77 no error, but a
+ * requested way was skipped (no GPU, no ptask executor or daemon).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "examples/common/cuda_dl.h"
+#include "libptask/libptask.h"
+#include "gemm.h"
+
+#define MAX_SIZES	32
+/* PTASK_DATABLOCK_MAX_BYTES holds 8192^2 floats */
+#define MAX_N		8192
+#define MAX_ITERS	100000
+#define EXIT_SKIP	77
+
+enum way { WAY_PTASK, WAY_MODULAR, WAY_HANDCODED, NWAYS };
+static const char *const way_name[NWAYS] = { "ptask", "modular", "handcoded" };
+
+struct opts {
+	int sizes[MAX_SIZES];
+	int nsizes;
+	int iters;
+	int check;
+	int pageable;
+	int quiet;
+	unsigned int ways;		/* bit per enum way */
+	enum way order[NWAYS];		/* as --ways lists them */
+	int nways;
+	double rtol;
+	double timeout_s;
+	const char *csv;
+};
+
+/**
+ * struct row - one line of the table
+ * @status: 1 ran, 0 skipped, -errno failed
+ * @ms: median ms per chain; @ms_min: fastest chain
+ * @match: 1 yes, 0 no, -1 not checked
+ * @max_rel: largest relative error against the reference
+ */
+struct row {
+	int n;
+	enum way way;
+	int status;
+	double ms, ms_min;
+	int match;
+	double max_rel;
+};
+
+/* What the ways need and whether they can run. */
+struct env {
+	struct ptask_ctx *ctx;
+	int ctx_err;			/* why ptask cannot run */
+	struct cuda_dl cu;
+	int cu_err;			/* why the CUDA ways cannot run */
+	int threads;			/* for the CPU reference */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: gemm [options]\n"
+"  D = (A x B) x C for n x n float matrices, three ways, timed.\n"
+"  --sizes N,N,...   matrix edges (default 256,512,1024,2048,4096 with a\n"
+"                    GPU, 64,128 without)\n"
+"  --iters N         timed chains per size and way, after one warm-up\n"
+"                    (default 10)\n"
+"  --ways W,W,...    of ptask, modular, handcoded (default all three)\n"
+"  --check           compare every result with a CPU reference; exit 0\n"
+"                    only if all match\n"
+"  --rtol X          relative tolerance per element for --check (1e-3)\n"
+"  --csv FILE        also write the table as CSV\n"
+"  --pageable        the CUDA ways copy from malloc memory instead of\n"
+"                    page-locked memory\n"
+"  --timeout S       give up on a ptask push or pull after S seconds\n"
+"                    (default 0: wait forever)\n"
+"  --quiet           no progress lines on stderr\n"
+"environment: PTASK_MODE=kernel|user, PTASK_SOCKET=path (see libptask.h)\n"
+"exit: 0 all ran (and matched), 1 error or mismatch, 2 usage,\n"
+"      77 a requested way was skipped\n");
+}
+
+/* Parse "a,b,c" of positive ints into @out; returns the count or -1. */
+static int parse_sizes(const char *s, int *out, int max)
+{
+	int count = 0;
+
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		/* a matrix must fit one datablock */
+		if (end == s || v < 1 || v > MAX_N || count == max)
+			return -1;
+		out[count++] = (int)v;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		s = end;
+	}
+	return count ? count : -1;
+}
+
+static int parse_ways(const char *s, struct opts *o)
+{
+	char buf[128], *tok, *save;
+	int w;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	o->ways = 0;
+	o->nways = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (w = 0; w < NWAYS; w++)
+			if (!strcmp(tok, way_name[w]))
+				break;
+		if (w == NWAYS)
+			return -1;
+		if (o->ways & (1U << w))
+			continue;
+		o->ways |= 1U << w;
+		o->order[o->nways++] = w;
+	}
+	return o->nways ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option lopts[] = {
+		{ "sizes", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "ways", required_argument, NULL, 'w' },
+		{ "check", no_argument, NULL, 'c' },
+		{ "rtol", required_argument, NULL, 'r' },
+		{ "csv", required_argument, NULL, 'o' },
+		{ "pageable", no_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	*o = (struct opts){ .iters = 10, .rtol = 1e-3 };
+	parse_ways("ptask,modular,handcoded", o);
+	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o->nsizes = parse_sizes(optarg, o->sizes, MAX_SIZES);
+			if (o->nsizes < 0)
+				goto bad;
+			break;
+		case 'i':
+			o->iters = (int)strtol(optarg, &end, 10);
+			if (*end || o->iters < 1 || o->iters > MAX_ITERS)
+				goto bad;
+			break;
+		case 'w':
+			if (parse_ways(optarg, o))
+				goto bad;
+			break;
+		case 'c':
+			o->check = 1;
+			break;
+		case 'r':
+			o->rtol = strtod(optarg, &end);
+			if (*end || !(o->rtol > 0 && o->rtol < 1))
+				goto bad;
+			break;
+		case 'o':
+			o->csv = optarg;
+			break;
+		case 'p':
+			o->pageable = 1;
+			break;
+		case 't':
+			o->timeout_s = strtod(optarg, &end);
+			if (*end || !(o->timeout_s >= 0 && o->timeout_s < 1e6))
+				goto bad;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			goto bad_usage;
+		}
+	}
+	if (optind != argc)
+		goto bad_usage;
+	return 0;
+
+bad:
+	fprintf(stderr, "gemm: bad value '%s'\n", optarg);
+bad_usage:
+	usage(stderr);
+	return -EINVAL;
+}
+
+static const struct opts *g_opts;
+
+/* A progress line on stderr (the table goes to stdout). */
+__attribute__((format(printf, 1, 2)))
+static void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (g_opts->quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("gemm: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts @ms in place. */
+static double median(double *ms, int count)
+{
+	qsort(ms, count, sizeof(*ms), cmp_double);
+	return count % 2 ? ms[count / 2] :
+			   (ms[count / 2 - 1] + ms[count / 2]) / 2;
+}
+
+/* --- one way at one size ---------------------------------------------- */
+
+static int way_open(struct env *e, enum way w, const struct gemm_inputs *in,
+		    void **h)
+{
+	int64_t timeout_ns = g_opts->timeout_s > 0 ?
+		(int64_t)(g_opts->timeout_s * 1e9) : PTASK_FOREVER;
+
+	if (w == WAY_PTASK)
+		return gemm_ptask_open(e->ctx, in, timeout_ns,
+				       (struct gemm_ptask **)h);
+	return gemm_cuda_open(&e->cu, in, g_opts->pageable,
+			      (struct gemm_cuda **)h);
+}
+
+static int way_chain(enum way w, void *h)
+{
+	switch (w) {
+	case WAY_PTASK:
+		return gemm_ptask_chain(h);
+	case WAY_MODULAR:
+		return gemm_cuda_modular(h);
+	default:
+		return gemm_cuda_handcoded(h);
+	}
+}
+
+static const float *way_result(enum way w, void *h)
+{
+	return w == WAY_PTASK ? gemm_ptask_result(h) : gemm_cuda_result(h);
+}
+
+static void way_close(enum way w, void *h)
+{
+	if (w == WAY_PTASK)
+		gemm_ptask_close(h);
+	else
+		gemm_cuda_close(h);
+}
+
+/*
+ * Warm-up, then --iters timed chains; fills @r.  @ref: the reference D,
+ * or NULL without --check.  Returns 0 or -errno (also in r->status).
+ */
+static int run_way(struct env *e, enum way w, const struct gemm_inputs *in,
+		   const float *ref, struct row *r)
+{
+	const int iters = g_opts->iters;
+	double *ms, last_note, t0;
+	void *h;
+	int i, err;
+
+	ms = calloc(iters, sizeof(*ms));
+	if (!ms)
+		return r->status = -ENOMEM;
+	err = way_open(e, w, in, &h);
+	if (err)
+		goto err_free;
+	progress("n=%d %s: warm-up", in->n, way_name[w]);
+	err = way_chain(w, h);
+	if (err)
+		goto err_close;
+	last_note = gemm_now_ms();
+	for (i = 0; i < iters; i++) {
+		t0 = gemm_now_ms();
+		err = way_chain(w, h);
+		if (err)
+			goto err_close;
+		ms[i] = gemm_now_ms() - t0;
+		/* long runs say where they are every few seconds */
+		if (ms[i] + t0 - last_note > 3000 && i + 1 < iters) {
+			progress("n=%d %s: %d/%d chains", in->n, way_name[w],
+				 i + 1, iters);
+			last_note = gemm_now_ms();
+		}
+	}
+	r->ms = median(ms, iters);
+	r->ms_min = ms[0];
+	if (ref) {
+		size_t bad = gemm_compare(way_result(w, h), ref, in->n,
+					  g_opts->rtol, &r->max_rel);
+
+		r->match = bad == 0;
+		if (bad)
+			fprintf(stderr,
+				"gemm: n=%d %s: %zu of %zu elements off by more than %g (worst %.3g)\n",
+				in->n, way_name[w], bad,
+				(size_t)in->n * (size_t)in->n, g_opts->rtol,
+				r->max_rel);
+	}
+	r->status = 1;
+	way_close(w, h);
+	free(ms);
+	return 0;
+
+err_close:
+	way_close(w, h);
+err_free:
+	free(ms);
+	fprintf(stderr, "gemm: n=%d %s: failed: %s\n", in->n, way_name[w],
+		strerror(-err));
+	return r->status = err;
+}
+
+/* --- one size ----------------------------------------------------------- */
+
+/* D = (A x B) x C on the CPU into @d; @t is scratch. */
+static int reference(const struct env *e, const struct gemm_inputs *in,
+		     float *t, float *d)
+{
+	double t0 = gemm_now_ms();
+	int err;
+
+	progress("n=%d: CPU reference on %d threads", in->n, e->threads);
+	err = gemm_ref(in->a, in->b, t, in->n, e->threads);
+	err = err ? err : gemm_ref(t, in->c, d, in->n, e->threads);
+	if (err)
+		fprintf(stderr, "gemm: reference: %s\n", strerror(-err));
+	else
+		progress("n=%d: CPU reference took %.1f s", in->n,
+			 (gemm_now_ms() - t0) / 1e3);
+	return err;
+}
+
+static const char *match_str(const struct row *r)
+{
+	return r->match < 0 ? "-" : r->match ? "yes" : "no";
+}
+
+static void print_header(void)
+{
+	printf("%6s  %-10s %12s %10s %13s  %s\n", "size", "way", "ms/chain",
+	       "GFLOP/s", "vs handcoded", "match");
+}
+
+/* Table rows (and CSV lines) of one size; @rows has g_opts->nways. */
+static void print_rows(const struct row *rows, FILE *csv)
+{
+	const struct row *hand = NULL;
+	int i;
+
+	for (i = 0; i < g_opts->nways; i++)
+		if (rows[i].way == WAY_HANDCODED && rows[i].status == 1)
+			hand = &rows[i];
+	for (i = 0; i < g_opts->nways; i++) {
+		const struct row *r = &rows[i];
+		double n = r->n, gflops, ratio;
+		char rs[32] = "-";
+
+		if (r->status == 0)
+			continue;
+		if (r->status < 0) {
+			printf("%6d  %-10s error: %s\n", r->n, way_name[r->way],
+			       strerror(-r->status));
+			if (csv)
+				fprintf(csv, "%d,%s,,,,,error,,%d\n", r->n,
+					way_name[r->way], g_opts->iters);
+			continue;
+		}
+		gflops = 4 * n * n * n / (r->ms * 1e6);
+		ratio = hand ? r->ms / hand->ms : NAN;
+		if (hand)
+			snprintf(rs, sizeof(rs), "%.3f", ratio);
+		printf("%6d  %-10s %12.3f %10.1f %13s  %s\n", r->n,
+		       way_name[r->way], r->ms, gflops, rs, match_str(r));
+		if (csv) {
+			fprintf(csv, "%d,%s,%.6f,%.6f,%.3f,", r->n,
+				way_name[r->way], r->ms, r->ms_min, gflops);
+			if (hand)
+				fprintf(csv, "%.6f", ratio);
+			fprintf(csv, ",%s,", match_str(r));
+			if (r->match >= 0)
+				fprintf(csv, "%.3g", r->max_rel);
+			fprintf(csv, ",%d\n", g_opts->iters);
+		}
+	}
+	fflush(stdout);
+	if (csv)
+		fflush(csv);
+}
+
+/*
+ * Every requested way at size @n; fills @rows (g_opts->nways entries).
+ * Returns 0, or -errno when the inputs or the reference could not be made.
+ */
+static int run_size(struct env *e, int n, struct row *rows)
+{
+	const size_t bytes = gemm_bytes(n);
+	float *a, *b, *c, *t = NULL, *d = NULL;
+	struct gemm_inputs in = { .n = n };
+	int i, err = -ENOMEM;
+
+	a = malloc(bytes);
+	b = malloc(bytes);
+	c = malloc(bytes);
+	if (!a || !b || !c)
+		goto out_free;
+	gemm_fill(a, n, 1000 + n);
+	gemm_fill(b, n, 2000 + n);
+	gemm_fill(c, n, 3000 + n);
+	in.a = a;
+	in.b = b;
+	in.c = c;
+	if (g_opts->check) {
+		t = malloc(bytes);
+		d = malloc(bytes);
+		if (!t || !d)
+			goto out_free;
+		err = reference(e, &in, t, d);
+		if (err)
+			goto out_free;
+	}
+	for (i = 0; i < g_opts->nways; i++) {
+		enum way w = g_opts->order[i];
+		int avail = w == WAY_PTASK ? !e->ctx_err : !e->cu_err;
+
+		rows[i] = (struct row){ .n = n, .way = w, .match = -1 };
+		if (avail)
+			run_way(e, w, &in, d, &rows[i]);
+	}
+	err = 0;
+out_free:
+	if (err)
+		fprintf(stderr, "gemm: n=%d: %s\n", n, strerror(-err));
+	free(d);
+	free(t);
+	free(c);
+	free(b);
+	free(a);
+	return err;
+}
+
+/* --- setup and main ------------------------------------------------------ */
+
+static void env_open(struct env *e, struct opts *o)
+{
+	static const int gpu_sizes[] = { 256, 512, 1024, 2048, 4096 };
+	static const int cpu_sizes[] = { 64, 128 };
+	const int *def;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, want_cu = o->ways & (1U << WAY_MODULAR | 1U << WAY_HANDCODED);
+
+	e->threads = cpus > 0 ? (int)cpus : 1;
+	e->cu_err = -ENODEV;
+	/* also probed, and closed again, to pick the default sizes */
+	if (want_cu || !o->nsizes)
+		e->cu_err = cuda_dl_open(&e->cu, 0);
+	if (!o->nsizes) {
+		def = e->cu_err ? cpu_sizes : gpu_sizes;
+		o->nsizes = e->cu_err ? 2 : 5;
+		for (i = 0; i < o->nsizes; i++)
+			o->sizes[i] = def[i];
+	}
+	if (e->cu_err == 0 && !want_cu) {
+		cuda_dl_close(&e->cu);
+		e->cu_err = -ENODEV;
+	}
+	if (want_cu && e->cu_err)
+		printf("# modular, handcoded: skipped: %s\n",
+		       e->cu_err == -ENOENT ? "no libcuda.so.1" :
+					      "no usable CUDA GPU");
+	else if (want_cu)
+		printf("# cuda: %s (%s host buffers)\n", e->cu.name,
+		       o->pageable ? "pageable" : "page-locked");
+
+	e->ctx_err = -ENODEV;
+	if (o->ways & (1U << WAY_PTASK)) {
+		e->ctx_err = ptask_ctx_open(PTASK_MODE_AUTO, NULL, &e->ctx);
+		if (e->ctx_err)
+			printf("# ptask: skipped: ptask_ctx_open: %s (start ptaskd --mode user and set PTASK_SOCKET, or load ptask.ko with an executor)\n",
+			       strerror(-e->ctx_err));
+		else
+			printf("# ptask: %s mode\n",
+			       ptask_mode_name(ptask_ctx_mode(e->ctx)));
+	}
+}
+
+static void env_close(struct env *e)
+{
+	if (!e->ctx_err)
+		ptask_ctx_close(e->ctx);
+	if (!e->cu_err)
+		cuda_dl_close(&e->cu);
+}
+
+int main(int argc, char **argv)
+{
+	struct row rows[NWAYS];
+	struct opts o;
+	struct env e = { 0 };
+	FILE *csv = NULL;
+	int s, i, failed = 0, skipped = 0;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	g_opts = &o;
+	if (o.csv) {
+		csv = fopen(o.csv, "w");
+		if (!csv) {
+			fprintf(stderr, "gemm: %s: %s\n", o.csv, strerror(errno));
+			return 1;
+		}
+		fprintf(csv, "size,way,ms_median,ms_min,gflops,ratio_vs_handcoded,match,max_rel_err,iters\n");
+	}
+	env_open(&e, &o);
+	printf("# D = (A x B) x C, n x n float; %d timed chains per point after a warm-up; median\n",
+	       o.iters);
+	if (o.check)
+		printf("# check: |D - ref| <= %g * |ref| per element, inputs in [0,1)\n",
+		       o.rtol);
+	print_header();
+	for (s = 0; s < o.nsizes; s++) {
+		if (run_size(&e, o.sizes[s], rows)) {
+			failed = 1;
+			continue;
+		}
+		for (i = 0; i < o.nways; i++) {
+			failed |= rows[i].status < 0 || rows[i].match == 0;
+			skipped |= rows[i].status == 0;
+		}
+		print_rows(rows, csv);
+	}
+	env_close(&e);
+	if (csv && fclose(csv)) {
+		fprintf(stderr, "gemm: %s: %s\n", o.csv, strerror(errno));
+		failed = 1;
+	}
+	return failed ? 1 : skipped ? EXIT_SKIP : 0;
+}

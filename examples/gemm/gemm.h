@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * gemm.h - what the parts of the gemm example share.
+ *
+ * The example computes D = (A x B) x C for n x n row-major float matrices
+ * (PTask, SOSP 2011, section 3.2 and Figure 6) three ways:
+ *   ptask      a graph of two sgemm ptasks; A x B never returns to the host;
+ *   modular    gemm(gemm(A, B), C) over the CUDA driver API, each call
+ *              copying its inputs in and its result out;
+ *   handcoded  the CUDA driver API with the intermediate kept on the GPU.
+ * All three run the same kernel (gemm_kernels.cu, embedded as PTX) with the
+ * same launch geometry.
+ */
+#ifndef EXAMPLES_GEMM_H
+#define EXAMPLES_GEMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Tile edge of gemm_kernels.cu: block GEMM_TILE^2, grid ceil(n/GEMM_TILE)^2. */
+#define GEMM_TILE	32
+#define GEMM_ENTRY	"sgemm"
+
+/*
+ * The PTX of gemm_kernels.cu, NUL-terminated, linked in by gemm_ptx.S;
+ * gemm_ptx_len counts the NUL (what cuModuleLoadData and
+ * ptask_gpu_ptask_open's @code_len expect).
+ */
+extern const char gemm_ptx[];
+extern const unsigned long gemm_ptx_len;
+
+/* --- gemm_ref.c: inputs, the CPU reference, comparison, clocks --------- */
+
+/*
+ * Fill an n x n matrix with uniform values in [0, 1) from @seed.  Positive
+ * inputs mean no cancellation in the dot products, so a relative
+ * per-element tolerance is meaningful for every element.
+ */
+void gemm_fill(float *m, int n, uint64_t seed);
+
+/*
+ * C = A x B on the CPU with @threads threads (cache-blocked; each element
+ * is summed in ascending k, as the GPU kernel sums it).
+ * Return: 0 or -errno (thread creation).
+ */
+int gemm_ref(const float *a, const float *b, float *c, int n, int threads);
+
+/*
+ * Compare @got with @want: an element matches when
+ * |got - want| <= rtol * |want|.  Returns the number of elements that do
+ * not (NaN never matches); *@max_rel gets the largest relative error.
+ */
+size_t gemm_compare(const float *got, const float *want, int n, double rtol,
+		    double *max_rel);
+
+/* CLOCK_MONOTONIC in ms. */
+double gemm_now_ms(void);
+
+/* Grid edge for @n: ceil(n / GEMM_TILE). */
+static inline uint32_t gemm_grid(int n)
+{
+	return (uint32_t)((n + GEMM_TILE - 1) / GEMM_TILE);
+}
+
+/* Bytes of one n x n float matrix. */
+static inline size_t gemm_bytes(int n)
+{
+	return (size_t)n * (size_t)n * sizeof(float);
+}
+
+/* --- the ways ---------------------------------------------------------- */
+
+/**
+ * struct gemm_inputs - one size's problem
+ * @n: matrix edge
+ * @a: A, @b: B, @c: C (host, n x n each)
+ */
+struct gemm_inputs {
+	int n;
+	const float *a;
+	const float *b;
+	const float *c;
+};
+
+/*
+ * Each way: open() prepares a size (graph or device buffers; the inputs
+ * are copied where the way keeps them, untimed), chain() computes D once
+ * (timed) and leaves it where result() finds it, close() frees it all.
+ * Every function returns 0 or -errno and prints its own error detail.
+ */
+struct gemm_ptask;
+struct ptask_ctx;
+/* @timeout_ns: for every push and pull; PTASK_FOREVER (-1) to wait on. */
+int gemm_ptask_open(struct ptask_ctx *ctx, const struct gemm_inputs *in,
+		    int64_t timeout_ns, struct gemm_ptask **out);
+int gemm_ptask_chain(struct gemm_ptask *g);
+/* D of the last chain (valid until the next chain or close). */
+const float *gemm_ptask_result(struct gemm_ptask *g);
+void gemm_ptask_close(struct gemm_ptask *g);
+
+struct cuda_dl;
+struct gemm_cuda;
+/* @pageable: host buffers from malloc instead of cuMemAllocHost. */
+int gemm_cuda_open(struct cuda_dl *cu, const struct gemm_inputs *in,
+		   int pageable, struct gemm_cuda **out);
+int gemm_cuda_modular(struct gemm_cuda *g);
+int gemm_cuda_handcoded(struct gemm_cuda *g);
+const float *gemm_cuda_result(struct gemm_cuda *g);
+void gemm_cuda_close(struct gemm_cuda *g);
+
+#endif /* EXAMPLES_GEMM_H */
