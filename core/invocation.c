@@ -152,6 +152,8 @@ static void fill_port(struct ptask_invocation_port *rec,
 	rec->flags = port->flags;
 	rec->template = port->tmpl ? port->tmpl->obj.handle : 0;
 	rec->param_index = port->param_index;
+	rec->peer = port->inout_peer ? port->inout_peer->index :
+		    PTASK_INVP_NO_PEER;
 	if (db) {
 		rec->datablock = db->obj.handle;
 		rec->generation = db->generation;

@@ -37,6 +37,9 @@
 #include <linux/types.h>
 #include "uapi/ptask.h"
 
+/* The socket unless --socket or PTASK_SOCKET say (PTASK_SOCKET_DEFAULT). */
+#define PTASKD_SOCKET_DEFAULT	"/run/ptask/ptaskd.sock"
+
 #define PTASKD_PROTO_MAGIC	0x444b5450U	/* "PTKD" */
 #define PTASKD_PROTO_VERSION	1
 /* The largest message: a PTASK_OPEN with the largest code. */

@@ -684,6 +684,9 @@ struct ptask_invocation {
  * @mmap_offset: input: where the executor maps it
  * @bytes: input: its size; output: the template's size (0 if none)
  * @records: input: its record count
+ * @peer: a PTASK_PORT_INOUT input: the index of the output port that
+ *	emits it (its datablock, updated in place); else PTASK_INVP_NO_PEER
+ * @reserved2: 0
  */
 struct ptask_invocation_port {
 	__u32 port;
@@ -697,7 +700,10 @@ struct ptask_invocation_port {
 	__u64 mmap_offset;
 	__u64 bytes;
 	__u64 records;
+	__u32 peer;
+	__u32 reserved2;
 };
+#define PTASK_INVP_NO_PEER		0xffffffffU
 
 /*
  * struct ptask_invocation_port.flags, beyond the port's PTASK_PORT_*:

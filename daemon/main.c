@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * main.c - ptaskd: options, start-up and orderly shutdown.  Nothing else.
+ *
+ *   ptaskd [--mode kernel|user|auto] [--backend cuda|sim|cpu|auto]
+ *          [--socket PATH] [--socket-mode OCTAL] [--policy NAME]
+ *          [--isolation client|shared] [--sim-config FILE] [-v]
+ *
+ * kernel mode: register with ptask.ko as its executor (source_kernel.c);
+ * user mode:   hold the namespace here and serve it on a UNIX socket
+ *              (ns_user.c, server.c).
+ * Either way the engine (engine.c) runs the invocations on the backend.
+ *
+ * Signals are blocked in every thread and taken here with sigwait():
+ * SIGTERM and SIGINT drain (stop taking, finish what was taken, hang up
+ * the clients) and exit 0; SIGHUP reopens nothing and is ignored.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "backend.h"
+#include "engine.h"
+#include "libptask/proto.h"
+#include "log.h"
+#include "ns_user.h"
+#include "server.h"
+#include "source_kernel.h"
+
+#define PTASKD_VERSION	"1.0"
+
+struct options {
+	const char *mode;
+	const char *backend;
+	const char *socket;
+	mode_t socket_mode;
+	const char *policy;
+	bool shared;
+	const char *sim_config;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ptaskd [options]\n"
+		"  --mode kernel|user|auto   kernel: be ptask.ko's executor; user: hold the\n"
+		"                            namespace and serve --socket (auto: kernel when\n"
+		"                            /dev/ptask and its netlink family exist)\n"
+		"  --backend cuda|sim|cpu|auto  accelerators (auto: cuda if a GPU answers, else cpu)\n"
+		"  --socket PATH             user mode's socket (env PTASK_SOCKET; default %s)\n"
+		"  --socket-mode OCTAL       its permission bits (default 0666)\n"
+		"  --policy NAME             first-available, fifo, priority, data-aware (default)\n"
+		"  --isolation client|shared one CUDA context per client per GPU (default), or\n"
+		"                            one per GPU shared by every client\n"
+		"  --sim-config FILE         simulated accelerators (backend sim)\n"
+		"  -v, --verbose             more log lines (twice: debug)\n"
+		"  -h, --help, --version\n"
+		"Logs go to stderr.  SIGTERM or SIGINT: finish the work taken, then exit.\n",
+		PTASKD_SOCKET_DEFAULT);
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "socket-mode", required_argument, NULL, 'M' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "isolation", required_argument, NULL, 'i' },
+		{ "sim-config", required_argument, NULL, 'c' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ }
+	};
+	char *end;
+	int ch;
+
+	o->mode = "auto";
+	o->backend = "auto";
+	o->socket = getenv("PTASK_SOCKET") ?: PTASKD_SOCKET_DEFAULT;
+	o->socket_mode = 0666;
+	o->policy = "data-aware";
+	o->sim_config = "";
+	while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'm': o->mode = optarg; break;
+		case 'b': o->backend = optarg; break;
+		case 's': o->socket = optarg; break;
+		case 'M':
+			o->socket_mode = (mode_t)strtoul(optarg, &end, 8);
+			if (*end || o->socket_mode > 0777) {
+				fprintf(stderr, "ptaskd: bad --socket-mode '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'p': o->policy = optarg; break;
+		case 'i':
+			if (strcmp(optarg, "client") && strcmp(optarg, "shared")) {
+				fprintf(stderr, "ptaskd: --isolation is client or shared\n");
+				return 2;
+			}
+			o->shared = !strcmp(optarg, "shared");
+			break;
+		case 'c': o->sim_config = optarg; break;
+		case 'v': pd_log_level++; break;
+		case 'h': usage(stdout); return 1;
+		case 'V': printf("ptaskd %s\n", PTASKD_VERSION); return 1;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "ptaskd: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (strcmp(o->mode, "auto") && strcmp(o->mode, "kernel") &&
+	    strcmp(o->mode, "user")) {
+		fprintf(stderr, "ptaskd: --mode is kernel, user or auto\n");
+		return 2;
+	}
+	if (pd_policy_parse(o->policy) < 0) {
+		fprintf(stderr, "ptaskd: unknown --policy '%s'\n", o->policy);
+		return 2;
+	}
+	return 0;
+}
+
+/* Open the backend @name ("auto": cuda, else cpu). */
+static int open_backend(const struct options *o, struct pd_backend *be)
+{
+	const char *name = o->backend;
+	const char *config;
+	int err;
+
+	if (!strcmp(name, "auto")) {
+		be->ops = &pd_backend_cuda;
+		err = be->ops->init(be, o->shared ? "shared" : "");
+		if (!err)
+			return 0;
+		pd_log_info("no CUDA device (%s): using the cpu backend",
+			    strerror(-err));
+		name = "cpu";
+	}
+	be->ops = pd_backend_find(name);
+	if (!be->ops) {
+		pd_log_err("unknown --backend '%s'", name);
+		return -EINVAL;
+	}
+	config = !strcmp(name, "sim") ? o->sim_config :
+		 !strcmp(name, "cuda") && o->shared ? "shared" : "";
+	err = be->ops->init(be, config);
+	if (err)
+		pd_log_err("backend %s: %s", name, strerror(-err));
+	return err;
+}
+
+static void log_devices(const struct pd_backend *be)
+{
+	uint32_t i;
+
+	for (i = 0; i < be->ndev; i++)
+		pd_log_info("device %u: %s (%s, %llu MiB, strength %.2f)", i,
+			    be->info[i].name, be->ops->name,
+			    (unsigned long long)(be->info[i].memory >> 20),
+			    be->info[i].strength);
+}
+
+/* Wait for SIGTERM or SIGINT (blocked in every thread). */
+static void wait_for_stop(const sigset_t *set)
+{
+	int sig;
+
+	for (;;) {
+		if (sigwait(set, &sig))
+			continue;
+		if (sig == SIGTERM || sig == SIGINT) {
+			pd_log_info("%s: draining", strsignal(sig));
+			return;
+		}
+	}
+}
+
+static int run_user(const struct options *o, struct pd_backend *be,
+		    const struct pd_engine_config *cfg, const sigset_t *set)
+{
+	struct ptaskd_info info = { .version = PTASKD_PROTO_VERSION };
+	struct pd_server *server;
+	struct pd_engine *engine;
+	struct pd_source *src;
+	struct pd_ns *ns;
+	int err;
+
+	err = pd_ns_create(be, &ns);
+	if (err)
+		return err;
+	err = pd_ns_source_open(ns, be->ndev, &src);
+	if (err)
+		goto err_ns;
+	err = pd_engine_start(src, be, cfg, &engine);
+	if (err)
+		goto err_source;
+	pd_ns_set_engine(ns, engine);
+	info.ndev = be->ndev;
+	snprintf(info.backend, sizeof(info.backend), "%s", be->ops->name);
+	snprintf(info.policy, sizeof(info.policy), "%s",
+		 pd_policy_name(cfg->policy));
+	err = pd_server_start(ns, o->socket, o->socket_mode, &info, &server);
+	if (err) {
+		pd_log_err("socket %s: %s", o->socket, strerror(-err));
+		goto err_engine;
+	}
+	pd_log_info("user mode: serving %s (backend %s, policy %s)", o->socket,
+		    be->ops->name, info.policy);
+	wait_for_stop(set);
+	/* Clients first: nothing new arrives while the engine drains. */
+	pd_server_stop(server);
+err_engine:
+	pd_ns_set_engine(ns, NULL);
+	pd_engine_stop(engine);
+err_source:
+	pd_ns_source_close(src);
+err_ns:
+	pd_ns_destroy(ns);
+	return err;
+}
+
+static int run_kernel(struct pd_backend *be,
+		      const struct pd_engine_config *cfg, const sigset_t *set)
+{
+	struct pd_engine *engine;
+	struct pd_source *src;
+	int err;
+
+	err = pd_kernel_source_open(be, &src);
+	if (err) {
+		pd_log_err("kernel mode: cannot register with ptask.ko: %s",
+			   strerror(-err));
+		return err;
+	}
+	err = pd_engine_start(src, be, cfg, &engine);
+	if (err)
+		goto out_source;
+	pd_log_info("kernel mode: executor for /dev/ptask (backend %s, policy %s)",
+		    be->ops->name, pd_policy_name(cfg->policy));
+	wait_for_stop(set);
+	pd_engine_stop(engine);
+out_source:
+	pd_kernel_source_close(src);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	struct pd_engine_config cfg = { .migrate_threshold = 0.0 };
+	struct pd_backend be = { };
+	struct options o = { };
+	sigset_t set;
+	bool kernel;
+	int err;
+
+	err = parse_options(argc, argv, &o);
+	if (err)
+		return err == 1 ? 0 : 2;
+	cfg.policy = pd_policy_parse(o.policy);
+	cfg.shared_isolation = o.shared;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	kernel = !strcmp(o.mode, "kernel") ||
+		 (!strcmp(o.mode, "auto") && pd_kernel_available());
+	err = open_backend(&o, &be);
+	if (err)
+		return 1;
+	log_devices(&be);
+	err = kernel ? run_kernel(&be, &cfg, &set) :
+		       run_user(&o, &be, &cfg, &set);
+	be.ops->fini(&be);
+	if (err)
+		return 1;
+	pd_log_info("stopped");
+	return 0;
+}
