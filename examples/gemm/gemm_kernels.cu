@@ -22,9 +22,13 @@ extern "C" __global__ void sgemm(const float *__restrict__ A,
 				 const float *__restrict__ B,
 				 float *__restrict__ C, int n)
 {
+	/*
+	 * A warp is one row ty of the block: it reads as[ty][k] (one word,
+	 * broadcast) and bs[k][0..31] (32 banks), so neither tile needs
+	 * padding against bank conflicts.
+	 */
 	__shared__ float as[GEMM_TILE][GEMM_TILE];
-	/* +1 column: the transposed-looking read pattern stays conflict-free */
-	__shared__ float bs[GEMM_TILE][GEMM_TILE + 1];
+	__shared__ float bs[GEMM_TILE][GEMM_TILE];
 	const int tx = threadIdx.x, ty = threadIdx.y;
 	const int row = blockIdx.y * GEMM_TILE + ty;
 	const int col = blockIdx.x * GEMM_TILE + tx;

@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/gemm_chain.sh - the gemm chain benchmark (PTask, SOSP 2011, 3.2):
+# D = (A x B) x C for n = 256 .. 4096, three ways, on a GPU machine.
+#
+#   this script --starts--> ptaskd --mode user --backend cuda --socket $TMP/s
+#        |                        ^
+#        +--> build/bin/gemm -----+ (ptask way, PTASK_MODE=user)
+#                    \--> libcuda.so.1 directly (modular, handcoded ways)
+#
+# Writes into OUT (default: a new mktemp -d directory, printed):
+#   gemm_chain.csv   build/bin/gemm --csv: size, way, ms per chain, ...
+#   gemm_chain.txt   its table
+#   gemm_chain.png   ms per chain against n for the three ways (log-log);
+#                    skipped, saying so, without python3 + matplotlib
+#   ptaskd.log       the daemon's log
+# and prints the geometric means over the sizes of the per-size ratios:
+#   gemm_ptask_vs_handcoded=<x>   (1.0 = as fast as keeping T on the GPU
+#                                  by hand; above 1 = ptask slower)
+#   gemm_ptask_vs_modular=<x>     (below 1 = ptask faster than copying T
+#                                  out and back in)
+#
+# Usage: bench/gemm_chain.sh [--out DIR] [--sizes 256,512,...] [--iters N]
+#                            [--backend cuda|sim|cpu] [--no-check]
+# Environment: GEMM, PTASKD (the programs; default build/bin/...),
+# GEMM_ARGS (more gemm options, e.g. --pageable).
+# Exit: gemm's status (0 all ran and matched), or 1 if the daemon failed.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+GEMM=${GEMM:-$ROOT/build/bin/gemm}
+PTASKD=${PTASKD:-$ROOT/build/bin/ptaskd}
+OUT=""
+SIZES=256,512,1024,2048,4096
+ITERS=10
+BACKEND=cuda
+CHECK=--check
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) OUT=$2; shift 2 ;;
+	--sizes) SIZES=$2; shift 2 ;;
+	--iters) ITERS=$2; shift 2 ;;
+	--backend) BACKEND=$2; shift 2 ;;
+	--no-check) CHECK=""; shift ;;
+	-h|--help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "gemm_chain.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+for prog in "$GEMM" "$PTASKD"; do
+	if [ ! -x "$prog" ]; then
+		echo "gemm_chain.sh: no $prog (make gemm ptaskd)" >&2
+		exit 1
+	fi
+done
+[ -n "$OUT" ] || OUT=$(mktemp -d /tmp/gemm_chain.XXXXXX)
+mkdir -p "$OUT"
+TMP=$(mktemp -d)
+SOCK=$TMP/ptaskd.sock
+PD_PID=""
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ -n "$PD_PID" ] && kill -0 "$PD_PID" 2>/dev/null; then
+		# SIGTERM: ptaskd finishes what it took and exits
+		kill -TERM "$PD_PID"
+		for _ in $(seq 50); do
+			kill -0 "$PD_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$PD_PID" 2>/dev/null && kill -KILL "$PD_PID"
+		wait "$PD_PID" 2>/dev/null || true
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+echo "gemm_chain.sh: results in $OUT"
+echo "gemm_chain.sh: starting ptaskd --mode user --backend $BACKEND"
+"$PTASKD" --mode user --backend "$BACKEND" --socket "$SOCK" \
+	>"$OUT/ptaskd.log" 2>&1 &
+PD_PID=$!
+for _ in $(seq 300); do
+	[ -S "$SOCK" ] && break
+	if ! kill -0 "$PD_PID" 2>/dev/null; then
+		echo "gemm_chain.sh: ptaskd exited; its log:" >&2
+		cat "$OUT/ptaskd.log" >&2
+		PD_PID=""
+		exit 1
+	fi
+	sleep 0.1
+done
+if [ ! -S "$SOCK" ]; then
+	echo "gemm_chain.sh: ptaskd did not create $SOCK in 30 s" >&2
+	exit 1
+fi
+
+rc=0
+# shellcheck disable=SC2086 # CHECK and GEMM_ARGS are lists of words
+PTASK_MODE=user PTASK_SOCKET=$SOCK "$GEMM" --sizes "$SIZES" \
+	--iters "$ITERS" $CHECK --csv "$OUT/gemm_chain.csv" ${GEMM_ARGS:-} |
+	tee "$OUT/gemm_chain.txt" || rc=$?
+if ! kill -0 "$PD_PID" 2>/dev/null; then
+	echo "gemm_chain.sh: ptaskd died during the run; see $OUT/ptaskd.log" >&2
+	rc=1
+fi
+
+# Geometric means of ms(ptask) / ms(other) over the sizes both ran at.
+# CSV: size,way,ms_median,ms_min,gflops,ratio_vs_handcoded,match,...
+geomean() {
+	awk -F, -v other="$1" '
+		NR > 1 && $3 != "" { ms[$1 "," $2] = $3; sizes[$1] = 1 }
+		END {
+			n = 0; s = 0
+			for (sz in sizes) {
+				p = ms[sz ",ptask"]; o = ms[sz "," other]
+				if (p > 0 && o > 0) { s += log(p / o); n++ }
+			}
+			if (n) printf "%.4f\n", exp(s / n); else print "nan"
+		}' "$OUT/gemm_chain.csv"
+}
+echo "gemm_ptask_vs_handcoded=$(geomean handcoded)"
+echo "gemm_ptask_vs_modular=$(geomean modular)"
+
+# The plot: ms per chain against n, one line per way.
+if python3 -c 'import matplotlib' 2>/dev/null; then
+	python3 - "$OUT/gemm_chain.csv" "$OUT/gemm_chain.png" <<'PY'
+import csv, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["ms_median"]]
+fig, ax = plt.subplots(figsize=(6.4, 4.4))
+for way, style in (("ptask", "o-"), ("modular", "s--"), ("handcoded", "^:")):
+    pts = sorted((int(r["size"]), float(r["ms_median"]))
+                 for r in rows if r["way"] == way)
+    if pts:
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=way)
+ax.set_xscale("log", base=2)
+ax.set_yscale("log")
+ax.set_xlabel("n (n x n float matrices)")
+ax.set_ylabel("ms per chain D = (A x B) x C (median)")
+ax.set_title("gemm chain: ptask vs modular vs handcoded")
+ax.grid(True, which="both", alpha=0.3)
+ax.legend()
+fig.tight_layout()
+fig.savefig(sys.argv[2], dpi=120)
+PY
+	echo "gemm_chain.sh: plot $OUT/gemm_chain.png"
+else
+	echo "gemm_chain.sh: no plot (python3 with matplotlib not found; apt-get install python3-matplotlib)"
+fi
+exit "$rc"
