@@ -235,14 +235,17 @@ static int handle_map(struct pd_conn *c, const void *payload, size_t len)
 	err = m.flags ? -EINVAL : pd_ns_map(c->client, m.handle, &mi);
 	if (err)
 		return send_reply(c, PTASKD_OP_MAP, err, NULL, 0, -1);
-	m.flags = mi.first_time ? PTASKD_MAP_FD : 0;
+	/*
+	 * The fd comes with every answer (SCM_RIGHTS dups it; the namespace
+	 * keeps its own): a client that unmapped an arena and closed its fd
+	 * can map it again without the daemon tracking what it kept.
+	 */
+	m.flags = PTASKD_MAP_FD;
 	m.arena = mi.arena;
 	m.arena_bytes = mi.arena_bytes;
 	m.offset = mi.offset;
 	m.bytes = mi.bytes;
-	/* The arena's fd stays the namespace's; SCM_RIGHTS dups it. */
-	return send_reply(c, PTASKD_OP_MAP, 0, &m, sizeof(m),
-			  mi.first_time ? mi.arena_fd : -1);
+	return send_reply(c, PTASKD_OP_MAP, 0, &m, sizeof(m), mi.arena_fd);
 }
 
 static int handle_info(struct pd_conn *c)

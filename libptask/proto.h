@@ -22,7 +22,8 @@
  * reply's @err is 0 or a negative errno; its payload is the call's struct
  * as the module would copy it out (the caller's size), then the extras.
  * File descriptors (memfd arenas) come with PTASKD_OP_MAP replies as
- * SCM_RIGHTS.  Every connection starts with PTASKD_OP_HELLO.
+ * SCM_RIGHTS.  Arenas belong to one uid; holding an arena's fd gives
+ * access to every datablock in it (see daemon/ns_user.h).  Every connection starts with PTASKD_OP_HELLO.
  *
  * One connection serves one call at a time; a program that calls from
  * several threads opens more connections and attaches them to its first
@@ -80,8 +81,8 @@ struct ptaskd_hello {
  * struct ptaskd_map - map a datablock (request and reply)
  * @handle: the datablock: one the client holds, or an input of an
  *	invocation it took
- * @flags: reply: PTASKD_MAP_FD when an fd for @arena comes with it (the
- *	first time this client maps something in that arena)
+ * @flags: request: 0; reply: PTASKD_MAP_FD (the arena's fd comes with
+ *	every answer; a client that has it already closes the new one)
  * @arena: reply: the arena (memfd) holding it
  * @arena_bytes: reply: the arena's size
  * @offset: reply: where the datablock starts in the arena (page aligned)
