@@ -453,7 +453,17 @@ void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e)
 	pd_ns_unlock(ns);
 }
 
-void pd_ns_counts(struct pd_ns *ns, uint64_t counts[__PTASK_COUNT_MAX])
+struct pd_engine *pd_ns_engine(struct pd_ns *ns)
+{
+	struct pd_engine *e;
+
+	pd_ns_lock(ns);
+	e = ns->engine;
+	pd_ns_unlock(ns);
+	return e;
+}
+
+void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX])
 {
 	pd_ns_lock(ns);
 	memcpy(counts, ns->core.counts, sizeof(ns->core.counts));

@@ -127,7 +127,10 @@ void pd_ns_source_close(struct pd_source *src);
 /* Tell @e about datablocks that die from now on (pd_engine_forget). */
 void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e);
 
+/* The engine set with pd_ns_set_engine (NULL before and after it runs). */
+struct pd_engine *pd_ns_engine(struct pd_ns *ns);
+
 /* Counts of live objects (enum ptask_count), for ptaskctl and tests. */
-void pd_ns_counts(struct pd_ns *ns, uint64_t counts[__PTASK_COUNT_MAX]);
+void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX]);
 
 #endif /* PTASKD_NS_USER_H */

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include "engine.h"
 #include "log.h"
 #include "request.h"
 #include "server.h"
@@ -252,9 +253,27 @@ static int handle_info(struct pd_conn *c)
 {
 	struct ptaskd_info info;
 
+	struct pd_engine_stats st = { };
+	struct pd_engine *engine;
+	uint32_t i;
+
 	pthread_mutex_lock(&c->server->lock);
 	info = c->server->info;
 	pthread_mutex_unlock(&c->server->lock);
+	pd_ns_counts(c->server->ns, info.counts);
+	engine = pd_ns_engine(c->server->ns);
+	if (engine)
+		pd_engine_get_stats(engine, &st);
+	info.invocations = st.invocations;
+	info.failed = st.failed;
+	info.migrations = st.migrations;
+	info.bytes_h2d = st.bytes_h2d;
+	info.bytes_d2h = st.bytes_d2h;
+	info.bytes_d2d = st.bytes_d2d;
+	info.evictions = st.evictions;
+	info.gpu_ns = st.gpu_ns;
+	for (i = 0; i < PTASKD_INFO_DEVICES && i < PD_MAX_DEVICES; i++)
+		info.per_device[i] = st.per_device[i];
 	return send_reply(c, PTASKD_OP_INFO, 0, &info, sizeof(info), -1);
 }
 

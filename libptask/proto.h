@@ -98,18 +98,40 @@ struct ptaskd_map {
 };
 #define PTASKD_MAP_FD		(1U << 0)
 
+#define PTASKD_INFO_DEVICES	16
+
 /**
  * struct ptaskd_info - reply of PTASKD_OP_INFO (request: empty)
  * @version: PTASKD_PROTO_VERSION
  * @ndev: accelerators the daemon runs ptasks on
  * @backend: "cuda", "sim" or "cpu"
  * @policy: the scheduling policy's name
+ * @counts: live objects, per enum ptask_count (as /sys/kernel/ptask/objects)
+ * @invocations: GPU invocations the engine completed
+ * @failed: of which failed
+ * @migrations: run away from the device holding most of their inputs
+ * @bytes_h2d: bytes copied host to device
+ * @bytes_d2h: bytes copied device to host
+ * @bytes_d2d: bytes copied between devices or contexts
+ * @evictions: device copies evicted under memory pressure
+ * @gpu_ns: device time of all invocations
+ * @per_device: invocations per device
  */
 struct ptaskd_info {
 	__u32 version;
 	__u32 ndev;
 	char backend[16];
 	char policy[32];
+	__u64 counts[__PTASK_COUNT_MAX];
+	__u64 invocations;
+	__u64 failed;
+	__u64 migrations;
+	__u64 bytes_h2d;
+	__u64 bytes_d2h;
+	__u64 bytes_d2d;
+	__u64 evictions;
+	__u64 gpu_ns;
+	__u64 per_device[PTASKD_INFO_DEVICES];
 };
 
 #endif /* PTASK_PROTO_H */

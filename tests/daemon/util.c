@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * util.c - see util.h.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "libptask/proto.h"
+#include "util.h"
+
+static int n_pass, n_fail, n_skip;
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+int td_start(struct td_daemon *d, const char *const *args)
+{
+	const char *argv[32];
+	int n = 0, i;
+
+	memset(d, 0, sizeof(*d));
+	strcpy(d->dir, "/tmp/ptaskd-test.XXXXXX");
+	if (!mkdtemp(d->dir))
+		return -errno;
+	snprintf(d->socket, sizeof(d->socket), "%s/sock", d->dir);
+	snprintf(d->log, sizeof(d->log), "%s/ptaskd.log", d->dir);
+	argv[n++] = getenv("PTASKD") ?: "build/bin/ptaskd";
+	argv[n++] = "--mode";
+	argv[n++] = "user";
+	argv[n++] = "--socket";
+	argv[n++] = d->socket;
+	for (i = 0; args && args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	d->pid = fork();
+	if (d->pid < 0)
+		return -errno;
+	if (!d->pid) {
+		if (!freopen(d->log, "w", stderr))
+			_exit(127);
+		execv(argv[0], (char *const *)argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	setenv("PTASK_SOCKET", d->socket, 1);
+	setenv("PTASK_MODE", "user", 1);
+	for (i = 0; i < 500; i++) {	/* up to 5 s */
+		uint64_t counts[__PTASK_COUNT_MAX];
+
+		if (!td_counts(d, counts))
+			return 0;
+		if (waitpid(d->pid, NULL, WNOHANG) == d->pid) {
+			d->pid = 0;
+			return -ECHILD;
+		}
+		sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
+int td_stop(struct td_daemon *d)
+{
+	int status;
+
+	if (d->pid <= 0)
+		return -1;
+	kill(d->pid, SIGTERM);
+	if (waitpid(d->pid, &status, 0) != d->pid)
+		return -1;
+	d->pid = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void td_kill(struct td_daemon *d)
+{
+	if (d->pid <= 0)
+		return;
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, NULL, 0);
+	d->pid = 0;
+}
+
+int td_counts(const struct td_daemon *d, uint64_t counts[__PTASK_COUNT_MAX])
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ptaskd_hello hello = { .version = PTASKD_PROTO_VERSION };
+	struct ptaskd_hdr h = { .magic = PTASKD_PROTO_MAGIC };
+	struct ptaskd_info info;
+	int fd, err = -EPROTO, i;
+
+	strcpy(addr.sun_path, d->socket);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		err = -errno;
+		goto out;
+	}
+	h.op = PTASKD_OP_HELLO;
+	h.len = sizeof(hello);
+	if (write(fd, &h, sizeof(h)) != sizeof(h) ||
+	    write(fd, &hello, sizeof(hello)) != sizeof(hello) ||
+	    recv(fd, &h, sizeof(h), MSG_WAITALL) != sizeof(h) || h.err ||
+	    recv(fd, &hello, sizeof(hello), MSG_WAITALL) != sizeof(hello))
+		goto out;
+	h.op = PTASKD_OP_INFO;
+	h.len = 0;
+	if (write(fd, &h, sizeof(h)) != sizeof(h) ||
+	    recv(fd, &h, sizeof(h), MSG_WAITALL) != sizeof(h) || h.err ||
+	    h.len != sizeof(info) ||
+	    recv(fd, &info, sizeof(info), MSG_WAITALL) != sizeof(info))
+		goto out;
+	for (i = 0; i < __PTASK_COUNT_MAX; i++)
+		counts[i] = info.counts[i];
+	err = 0;
+out:
+	close(fd);
+	return err;
+}
+
+bool td_counts_settle(const struct td_daemon *d, const uint64_t *base, int ms)
+{
+	uint64_t now[__PTASK_COUNT_MAX];
+	int i, t;
+
+	for (t = 0; t <= ms; t += 20) {
+		bool same = !td_counts(d, now);
+
+		for (i = PTASK_COUNT_GRAPHS; same && i < __PTASK_COUNT_MAX; i++)
+			same = now[i] == base[i];
+		if (same)
+			return true;
+		sleep_ms(20);
+	}
+	for (i = 0; i < __PTASK_COUNT_MAX; i++)
+		fprintf(stderr, "  count %d: %llu, expected %llu\n", i,
+			(unsigned long long)now[i], (unsigned long long)base[i]);
+	return false;
+}
+
+void td_result(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %d - ", ok ? "ok" : "not ok", n_pass + n_fail + n_skip + 1);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (ok)
+		n_pass++;
+	else
+		n_fail++;
+}
+
+void td_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("ok %d - # SKIP ", n_pass + n_fail + n_skip + 1);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	n_skip++;
+}
+
+int td_summary(void)
+{
+	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
+	return n_fail ? 1 : 0;
+}
