@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * ipc.c - how ptaskctl reaches ptask: the generic-netlink family of
- * ptask.ko (kernel mode, uapi/ptask.h) and the UNIX socket of ptaskd
- * (user mode, libptask/proto.h).  Every function returns 0 or -errno.
+ * ptask.ko (kernel mode, uapi/ptask.h) and the UNIX stream socket of
+ * ptaskd (user mode, libptask/proto.h: a header, then exactly @len
+ * bytes).  Every function returns 0 or -errno.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -173,7 +173,7 @@ static int user_connect(const char *path)
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
@@ -186,44 +186,76 @@ static int user_connect(const char *path)
 	return fd;
 }
 
-/*
- * One request (@op, @req of @req_len bytes) and its reply, whose payload
- * must hold at least @rep_len bytes (more is a newer daemon: ignored).
- */
-static int user_call(int fd, uint32_t op, const void *req, uint32_t req_len,
-		     void *rep, uint32_t rep_len)
+/* Exactly @len bytes, or -errno (-ENOTCONN: the daemon hung up). */
+static int read_full(int fd, void *buf, size_t len)
 {
-	unsigned char buf[sizeof(struct ptaskd_hdr) + 4096];
-	struct ptaskd_hdr h = { .magic = PTASKD_PROTO_MAGIC, .op = op,
-				.len = req_len };
-	struct iovec iov[2] = {
-		{ .iov_base = &h, .iov_len = sizeof(h) },
-		{ .iov_base = (void *)req, .iov_len = req_len },
-	};
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = req_len ? 2 : 1 };
 	ssize_t n;
 
-	if (req_len > sizeof(buf) - sizeof(h))
-		return -EMSGSIZE;
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
-		return errno == EPIPE ? -ENOTCONN : -errno;
-	n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
-	if (n < 0)
-		return errno == EAGAIN ? -ETIMEDOUT : -errno;
-	if (n == 0)
-		return -ENOTCONN;
-	if ((size_t)n < sizeof(h) || (size_t)n > sizeof(buf))
-		return -EPROTO;
-	memcpy(&h, buf, sizeof(h));
-	if (h.magic != PTASKD_PROTO_MAGIC || h.op != op ||
-	    h.len != (size_t)n - sizeof(h))
+	while (len) {
+		n = recv(fd, buf, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -ENOTCONN;
+		buf = (char *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EPIPE ? -ENOTCONN : -errno;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * One request (@op, @req of @req_len bytes) and its reply.  The reply's
+ * payload must hold at least @rep_min bytes; up to @rep_max are copied to
+ * @rep, the rest is zeroed (an older daemon) or skipped (a newer one).
+ */
+static int user_call(int fd, uint32_t op, const void *req, uint32_t req_len,
+		     void *rep, uint32_t rep_min, uint32_t rep_max)
+{
+	struct ptaskd_hdr h = { .magic = PTASKD_PROTO_MAGIC, .op = op,
+				.len = req_len };
+	unsigned char skip[256];
+	uint32_t n;
+	int ret;
+
+	ret = write_full(fd, &h, sizeof(h));
+	if (!ret && req_len)
+		ret = write_full(fd, req, req_len);
+	if (!ret)
+		ret = read_full(fd, &h, sizeof(h));
+	if (ret)
+		return ret;
+	if (h.magic != PTASKD_PROTO_MAGIC || h.op != op || h.len > PTASKD_MSG_MAX)
 		return -EPROTO;
 	if (h.err)
-		return h.err < 0 ? h.err : -EPROTO;
-	if (h.len < rep_len)
+		return h.err < 0 && h.err >= -4095 ? h.err : -EPROTO;
+	if (h.len < rep_min)
 		return -EPROTO;
-	memcpy(rep, buf + sizeof(h), rep_len);
-	return 0;
+	n = h.len < rep_max ? h.len : rep_max;
+	memset(rep, 0, rep_max);
+	ret = read_full(fd, rep, n);
+	for (h.len -= n; !ret && h.len; h.len -= n) {
+		n = h.len < sizeof(skip) ? h.len : sizeof(skip);
+		ret = read_full(fd, skip, n);
+	}
+	return ret;
 }
 
 int ipc_user_info(const char *path, struct ptaskctl_user_info *info)
@@ -236,12 +268,12 @@ int ipc_user_info(const char *path, struct ptaskctl_user_info *info)
 	if (fd < 0)
 		return fd;
 	ret = user_call(fd, PTASKD_OP_HELLO, &hello, sizeof(hello),
-			&hello, sizeof(hello));
+			&hello, sizeof(hello), sizeof(hello));
 	if (ret)
 		goto out;
 	info->pid = hello.pid;
 	ret = user_call(fd, PTASKD_OP_INFO, NULL, 0, &info->info,
-			sizeof(info->info));
+			sizeof(info->info), sizeof(info->info));
 	/* The daemon's strings: make sure they end. */
 	info->info.backend[sizeof(info->info.backend) - 1] = '\0';
 	info->info.policy[sizeof(info->info.policy) - 1] = '\0';

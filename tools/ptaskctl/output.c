@@ -46,6 +46,8 @@ static void member(const char *key)
 	printf("%*s", 2 * (depth ? depth - 1 : 0), "");
 	if (key)
 		printf("%s:", key);
+	else
+		putchar('-');
 }
 
 static void open_scope(char json_char)
@@ -89,7 +91,7 @@ void out_str(const char *key, const char *val)
 	if (ptaskctl_opts.json)
 		json_string(val);
 	else
-		printf("%s%s\n", key ? " " : "", val);
+		printf(" %s\n", val);
 }
 
 void out_u64(const char *key, uint64_t val)
@@ -98,7 +100,7 @@ void out_u64(const char *key, uint64_t val)
 	if (ptaskctl_opts.json)
 		printf("%" PRIu64, val);
 	else
-		printf("%s%" PRIu64 "\n", key ? " " : "", val);
+		printf(" %" PRIu64 "\n", val);
 }
 
 void out_s64(const char *key, int64_t val)
@@ -107,14 +109,14 @@ void out_s64(const char *key, int64_t val)
 	if (ptaskctl_opts.json)
 		printf("%" PRId64, val);
 	else
-		printf("%s%" PRId64 "\n", key ? " " : "", val);
+		printf(" %" PRId64 "\n", val);
 }
 
 void out_obj_begin(const char *key)
 {
 	member(key);
 	if (!ptaskctl_opts.json)
-		printf(key ? "\n" : "-\n");
+		putchar('\n');
 	open_scope('{');
 }
 

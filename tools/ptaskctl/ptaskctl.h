@@ -87,7 +87,7 @@ struct ptaskctl_kernel_info {
 	uint32_t abi_version;
 	uint32_t executors;
 	bool has_count[__PTASK_COUNT_MAX];
-	uint64_t counts[__PTASK_COUNT_MAX];
+	__u64 counts[__PTASK_COUNT_MAX];	/* as struct ptaskd_info's */
 };
 
 /* 0 when the "ptask" generic-netlink family is registered, else -errno. */
