@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * cuda_backend_test.c - ptaskd's CUDA backend (daemon/backend_cuda.c) on
+ * its own, with no daemon: the calls ptaskd makes, in the order it makes
+ * them, and the error paths it relies on.
+ *
+ *   cuda_backend_test KERNELS.PTX      (tests/gpu/kernels.cu built to PTX)
+ *
+ * Output is TAP; the last line is "N passed, M failed".  Exit 0: all
+ * passed; 1: a failure; 77: skipped, no GPU (init said -ENODEV).
+ *
+ *   init -> devices -> a space per device (owner 1) ---------------.
+ *   64 MiB memfd, host_register -> h2d, d2h, compare byte for byte |
+ *   kernel_load(vec_add) -> launch -> compare with the CPU, gpu_ns  |
+ *   bad PTX -EINVAL, missing entry -ENOENT, bad params -EINVAL      |
+ *   owner 2 on device 0: d2d between contexts; owner 0: primary ctx |
+ *   owner 2 reads owner 1's pointer: an error, never the data  <----'
+ *   owner 1 still works -> close everything -> fini
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* memfd_create */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/backend.h"
+
+#define REGION_BYTES	(64u << 20)
+#define HALF		(REGION_BYTES / 2)
+#define VEC_N		(1u << 22)	/* floats per vector: 16 MiB */
+#define TIMING_RUNS	2000
+
+static int npass, nfail;
+static struct pd_backend be = { .ops = &pd_backend_cuda };
+
+static void check(int ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", npass + nfail + 1);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (ok)
+		npass++;
+	else
+		nfail++;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+/* xorshift: fresh data every run, never zeros */
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void fill_random(void *p, size_t n)
+{
+	unsigned char *c = p;
+	uint64_t v;
+
+	for (; n >= 8; n -= 8, c += 8) {
+		v = rng();
+		memcpy(c, &v, 8);
+	}
+	for (v = rng(); n; n--, v >>= 8)
+		*c++ = (unsigned char)v;
+}
+
+static void fill_floats(float *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		f[i] = (float)(rng() % 2000001) / 1000.0f - 1000.0f;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0) {
+		rewind(f);
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf) {
+			buf[n] = '\0';
+			*len = (size_t)n + 1;	/* PTX goes with its NUL */
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* a vec_add launch of n elements on (a, b) -> c */
+static void vec_launch(struct pd_launch *l, uint64_t *a, uint64_t *b,
+		       uint64_t *c, uint32_t *n)
+{
+	memset(l, 0, sizeof(*l));
+	l->grid[0] = (*n + 255) / 256;
+	l->grid[1] = l->grid[2] = 1;
+	l->block[0] = 256;
+	l->block[1] = l->block[2] = 1;
+	l->nparams = 4;
+	l->params[0] = a;
+	l->params[1] = b;
+	l->params[2] = c;
+	l->params[3] = n;
+	l->param_bytes[0] = l->param_bytes[1] = l->param_bytes[2] = 8;
+	l->param_bytes[3] = 4;
+}
+
+static void empty_launch(struct pd_launch *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->grid[0] = l->grid[1] = l->grid[2] = 1;
+	l->block[0] = l->block[1] = l->block[2] = 1;
+}
+
+static void test_devices(void)
+{
+	double best = 0;
+	uint32_t i;
+
+	check(be.ndev >= 1, "init found %u device(s)", be.ndev);
+	for (i = 0; i < be.ndev; i++) {
+		const struct pd_device_info *d = &be.info[i];
+
+		printf("# device %u: %s, %llu MiB, %u SMs, %u kHz core, %u kHz memory, strength %.3f\n",
+		       i, d->name, (unsigned long long)(d->memory >> 20),
+		       d->cores, d->core_khz, d->mem_khz, d->strength);
+		check(d->name[0] && d->memory > 0 && d->cores > 1 &&
+		      d->kind == 0 /* PTASK_ACCEL_CUDA */ && d->peer[i],
+		      "device %u info filled", i);
+		if (d->strength > best)
+			best = d->strength;
+	}
+	check(best == 1.0, "strongest device has strength 1.0");
+}
+
+/* h2d from the registered region's first half, d2h to its second half */
+static void test_roundtrip(void *sp, uint32_t dev, unsigned char *region)
+{
+	unsigned char *src, *back;
+	size_t odd = (1u << 20) + 3;
+	uint64_t d = 0, d2 = 0, ns = 1;
+	int err;
+
+	fill_random(region, HALF);
+	memset(region + HALF, 0xa5, HALF);
+	err = be.ops->mem_alloc(&be, sp, HALF, &d);
+	check(!err, "dev %u: mem_alloc 32 MiB: %d", dev, err);
+	if (err)
+		return;
+	err = be.ops->copy_h2d(&be, sp, d, region, HALF);
+	if (!err)
+		err = be.ops->copy_d2h(&be, sp, region + HALF, d, HALF);
+	if (!err)
+		err = be.ops->sync(&be, sp, &ns);
+	check(!err && !memcmp(region, region + HALF, HALF),
+	      "dev %u: pinned 32 MiB h2d/d2h round trip byte for byte (%d)",
+	      dev, err);
+	check(!err && ns == 0, "dev %u: gpu_ns is 0 with no launch (%llu)",
+	      dev, (unsigned long long)ns);
+
+	/* d2d within the space */
+	err = be.ops->mem_alloc(&be, sp, HALF, &d2);
+	if (!err) {
+		memset(region + HALF, 0, HALF);
+		err = be.ops->copy_d2d(&be, sp, d2, sp, d, HALF);
+		if (!err)
+			err = be.ops->copy_d2h(&be, sp, region + HALF, d2, HALF);
+		if (!err)
+			err = be.ops->sync(&be, sp, NULL);
+		be.ops->mem_free(&be, sp, d2);
+	}
+	check(!err && !memcmp(region, region + HALF, HALF),
+	      "dev %u: d2d within a space (%d)", dev, err);
+
+	/* pageable memory, an odd size, at an offset into the allocation */
+	src = malloc(odd);
+	back = malloc(odd);
+	if (src && back) {
+		fill_random(src, odd);
+		memset(back, 0, odd);
+		err = be.ops->copy_h2d(&be, sp, d + 5, src, odd);
+		if (!err)
+			err = be.ops->copy_d2h(&be, sp, back, d + 5, odd);
+		if (!err)
+			err = be.ops->sync(&be, sp, NULL);
+		check(!err && !memcmp(src, back, odd),
+		      "dev %u: pageable %zu-byte round trip (%d)", dev, odd, err);
+	}
+	free(src);
+	free(back);
+	be.ops->mem_free(&be, sp, d);
+}
+
+/*
+ * vec_add in @sp on data from the registered region; compares with the
+ * CPU.  Returns 0 when the result matched.
+ */
+static int run_vec_add(void *sp, void *kernel, unsigned char *region,
+		       const char *what)
+{
+	float *a = (float *)region, *b = a + VEC_N, *c = b + VEC_N;
+	uint64_t da = 0, db = 0, dc = 0, ns = 0;
+	uint32_t n = VEC_N;
+	struct pd_launch l;
+	size_t bytes = (size_t)VEC_N * sizeof(float), bad = 0, i;
+	int err;
+
+	fill_floats(a, 2 * (size_t)VEC_N);
+	memset(c, 0xff, bytes);		/* NaN: an unwritten output shows */
+	err = be.ops->mem_alloc(&be, sp, bytes, &da);
+	if (!err)
+		err = be.ops->mem_alloc(&be, sp, bytes, &db);
+	if (!err)
+		err = be.ops->mem_alloc(&be, sp, bytes, &dc);
+	if (!err)
+		err = be.ops->copy_h2d(&be, sp, da, a, bytes);
+	if (!err)
+		err = be.ops->copy_h2d(&be, sp, db, b, bytes);
+	vec_launch(&l, &da, &db, &dc, &n);
+	if (!err)
+		err = be.ops->launch(&be, sp, kernel, &l);
+	if (!err)
+		err = be.ops->copy_d2h(&be, sp, c, dc, bytes);
+	if (!err)
+		err = be.ops->sync(&be, sp, &ns);
+	for (i = 0; !err && i < VEC_N; i++)
+		bad += c[i] != a[i] + b[i];
+	check(!err && !bad, "%s: vec_add of %u floats matches the CPU (%d, %zu wrong)",
+	      what, VEC_N, err, bad);
+	check(!err && ns > 0, "%s: gpu_ns > 0 (%llu)", what,
+	      (unsigned long long)ns);
+	if (dc)
+		be.ops->mem_free(&be, sp, dc);
+	if (db)
+		be.ops->mem_free(&be, sp, db);
+	if (da)
+		be.ops->mem_free(&be, sp, da);
+	return err || bad ? -1 : 0;
+}
+
+static void test_kernels(void *sp, uint32_t dev, const char *ptx,
+			 size_t ptx_len, unsigned char *region)
+{
+	static const char bad_ptx[] = ".version 8.0\n.target sm_90\nthis is not ptx\n";
+	void *k1 = NULL, *k2 = NULL, *k3 = NULL;
+	uint64_t dummy = 0;
+	uint32_t n = 1;
+	struct pd_launch l;
+	double t0, t1, t2;
+	char what[32];
+	int err;
+
+	snprintf(what, sizeof(what), "dev %u", dev);
+	t0 = now_us();
+	err = be.ops->kernel_load(&be, sp, ptx, ptx_len, "vec_add", &k1);
+	t1 = now_us();
+	check(!err, "%s: kernel_load(vec_add) %d (%.0f us)", what, err, t1 - t0);
+	if (err)
+		return;
+	t2 = now_us();
+	err = be.ops->kernel_load(&be, sp, ptx, ptx_len, "vec_add", &k2);
+	t2 = now_us() - t2;
+	check(!err && (t2 < 50 || t2 < (t1 - t0) / 4),
+	      "%s: the same code again comes from the module cache (%.1f us)",
+	      what, t2);
+	run_vec_add(sp, k1, region, what);
+
+	/* without its NUL the PTX must still load (the backend adds one) */
+	err = be.ops->kernel_load(&be, sp, ptx, strlen(ptx), "empty", &k3);
+	check(!err, "%s: PTX without its NUL loads: %d", what, err);
+	if (!err)
+		be.ops->kernel_unload(&be, sp, k3);
+
+	err = be.ops->kernel_load(&be, sp, bad_ptx, sizeof(bad_ptx), "vec_add", &k3);
+	check(err == -EINVAL, "%s: bad PTX: -EINVAL (%d)", what, err);
+	err = be.ops->kernel_load(&be, sp, ptx, ptx_len, "no_such_kernel", &k3);
+	check(err == -ENOENT, "%s: missing entry: -ENOENT (%d)", what, err);
+
+	vec_launch(&l, &dummy, &dummy, &dummy, &n);
+	l.nparams = 3;
+	err = be.ops->launch(&be, sp, k2, &l);
+	check(err == -EINVAL, "%s: launch with too few parameters: -EINVAL (%d)",
+	      what, err);
+	vec_launch(&l, &dummy, &dummy, &dummy, &n);
+	l.param_bytes[3] = 8;
+	err = be.ops->launch(&be, sp, k2, &l);
+	check(err == -EINVAL, "%s: launch with a wrong parameter size: -EINVAL (%d)",
+	      what, err);
+	vec_launch(&l, &dummy, &dummy, &dummy, &n);
+	l.block[0] = 4096;
+	err = be.ops->launch(&be, sp, k2, &l);
+	check(err == -EINVAL, "%s: launch of 4096 threads a block: -EINVAL (%d)",
+	      what, err);
+	err = be.ops->sync(&be, sp, NULL);
+	check(!err, "%s: the space still syncs after refused launches (%d)",
+	      what, err);
+
+	be.ops->kernel_unload(&be, sp, k2);
+	be.ops->kernel_unload(&be, sp, k1);
+}
+
+/* h2d in @from, d2d to @to, d2h from @to; no sync between them */
+static void test_d2d(void *from, void *to, unsigned char *region,
+		     const char *what)
+{
+	size_t bytes = 8u << 20;
+	uint64_t df = 0, dt = 0;
+	int err;
+
+	fill_random(region, bytes);
+	memset(region + HALF, 0, bytes);
+	err = be.ops->mem_alloc(&be, from, bytes, &df);
+	if (!err)
+		err = be.ops->mem_alloc(&be, to, bytes, &dt);
+	if (!err)
+		err = be.ops->copy_h2d(&be, from, df, region, bytes);
+	if (!err)
+		err = be.ops->copy_d2d(&be, to, dt, from, df, bytes);
+	if (!err)
+		err = be.ops->copy_d2h(&be, to, region + HALF, dt, bytes);
+	if (!err)
+		err = be.ops->sync(&be, to, NULL);
+	if (!err)
+		err = be.ops->sync(&be, from, NULL);
+	check(!err && !memcmp(region, region + HALF, bytes),
+	      "%s: d2d of 8 MiB, ordered after both spaces (%d)", what, err);
+	if (dt)
+		be.ops->mem_free(&be, to, dt);
+	if (df)
+		be.ops->mem_free(&be, from, df);
+}
+
+/* the median launch + sync of the empty kernel, alternating spaces */
+static double launch_sync_us(void **sp, void **k, int nsp)
+{
+	static double t[TIMING_RUNS];
+	struct pd_launch l;
+	int i, err = 0;
+	double t0;
+
+	empty_launch(&l);
+	for (i = 0; i < 100 && !err; i++)	/* warm up */
+		err = be.ops->launch(&be, sp[i % nsp], k[i % nsp], &l) ?:
+		      be.ops->sync(&be, sp[i % nsp], NULL);
+	for (i = 0; i < TIMING_RUNS && !err; i++) {
+		t0 = now_us();
+		err = be.ops->launch(&be, sp[i % nsp], k[i % nsp], &l) ?:
+		      be.ops->sync(&be, sp[i % nsp], NULL);
+		t[i] = now_us() - t0;
+	}
+	return err ? -1 : median(t, TIMING_RUNS);
+}
+
+static void test_timing(void *a, void *c, void *s, const char *ptx,
+			size_t ptx_len)
+{
+	void *sp[3] = { a, c, s }, *k[3] = { NULL, NULL, NULL };
+	double one, two, shared;
+	int i, err = 0;
+
+	for (i = 0; i < 3 && !err; i++)
+		err = be.ops->kernel_load(&be, sp[i], ptx, ptx_len, "empty", &k[i]);
+	check(!err, "empty kernel loaded in three spaces (%d)", err);
+	if (err)
+		goto out;
+	one = launch_sync_us(sp, k, 1);
+	two = launch_sync_us(sp, k, 2);
+	shared = launch_sync_us(sp + 2, k + 2, 1);
+	check(one > 0 && two > 0 && shared > 0, "empty launch + sync timed");
+	printf("backend_launch_sync_us=%.2f\n", one);
+	printf("backend_launch_sync_alternating_contexts_us=%.2f\n", two);
+	printf("backend_launch_sync_primary_context_us=%.2f\n", shared);
+out:
+	for (i = 0; i < 3; i++)
+		if (k[i])
+			be.ops->kernel_unload(&be, sp[i], k[i]);
+}
+
+/*
+ * A kernel in owner 3's context reads a pointer of owner 1's.  Separate
+ * contexts have separate GPU page tables: the read must fault (an error
+ * from sync), never return owner 1's data.
+ */
+static void test_isolation(void *a, const char *ptx, size_t ptx_len,
+			   unsigned char *region)
+{
+	size_t bytes = 1u << 20, i, leaked = 0;
+	uint64_t da = 0, db = 0, dc = 0;
+	uint32_t n = (uint32_t)(bytes / sizeof(float));
+	float *fa = (float *)region, *fc = fa + n;
+	struct pd_launch l;
+	void *b = NULL, *k = NULL;
+	int err;
+
+	fill_floats(fa, n);
+	err = be.ops->mem_alloc(&be, a, bytes, &da);
+	if (!err)
+		err = be.ops->copy_h2d(&be, a, da, fa, bytes);
+	if (!err)
+		err = be.ops->sync(&be, a, NULL);
+	if (!err)
+		err = be.ops->space_open(&be, 0, 3, &b);
+	if (!err)
+		err = be.ops->kernel_load(&be, b, ptx, ptx_len, "vec_add", &k);
+	if (!err)
+		err = be.ops->mem_alloc(&be, b, bytes, &db);
+	if (!err)
+		err = be.ops->mem_alloc(&be, b, bytes, &dc);
+	check(!err, "isolation: owner 3's space and buffers (%d)", err);
+	if (err)
+		goto out;
+	/* b holds zeros: c = a + 0 would be owner 1's data, exactly */
+	memset(fc, 0, bytes);
+	err = be.ops->copy_h2d(&be, b, db, fc, bytes);
+	if (!err)
+		err = be.ops->sync(&be, b, NULL);
+	vec_launch(&l, &da, &db, &dc, &n);
+	if (!err)
+		err = be.ops->launch(&be, b, k, &l);
+	if (!err)
+		err = be.ops->sync(&be, b, NULL);
+	if (!err) {
+		err = be.ops->copy_d2h(&be, b, fc, dc, bytes) ?:
+		      be.ops->sync(&be, b, NULL);
+		for (i = 0; !err && i < n; i++)
+			leaked += fc[i] == fa[i];
+		printf("# no fault; %zu of %u floats equal owner 1's\n",
+		       leaked, n);
+		err = 0;
+		check(0, "isolation: reading another owner's pointer faults");
+	} else {
+		check(err < 0, "isolation: reading another owner's pointer faults (%d)",
+		      err);
+	}
+out:
+	/* after a fault only closing is left to do in b; it must not hang */
+	if (b) {
+		if (k)
+			be.ops->kernel_unload(&be, b, k);
+		be.ops->space_close(&be, b);
+	}
+	if (da)
+		be.ops->mem_free(&be, a, da);
+}
+
+/* after fini, the "shared" config: an owner's space is the primary context */
+static void test_shared_config(const char *ptx, size_t ptx_len,
+			       unsigned char *region)
+{
+	void *sp = NULL, *k = NULL;
+	int err;
+
+	err = be.ops->init(&be, "bogus");
+	check(err == -EINVAL, "init with an unknown config: -EINVAL (%d)", err);
+	err = be.ops->init(&be, "shared");
+	check(!err, "init(\"shared\"): %d", err);
+	if (err)
+		return;
+	err = be.ops->space_open(&be, 0, 7, &sp);
+	if (!err)
+		err = be.ops->kernel_load(&be, sp, ptx, ptx_len, "vec_add", &k);
+	check(!err, "shared config: space and kernel (%d)", err);
+	if (!err)
+		run_vec_add(sp, k, region, "shared config");
+	if (k)
+		be.ops->kernel_unload(&be, sp, k);
+	if (sp)
+		be.ops->space_close(&be, sp);
+	be.ops->fini(&be);
+}
+
+int main(int argc, char **argv)
+{
+	void *sp[PD_MAX_DEVICES] = { NULL }, *c = NULL, *s = NULL, *k = NULL;
+	unsigned char *region = MAP_FAILED;
+	size_t ptx_len = 0;
+	uint64_t d = 0;
+	char *ptx;
+	uint32_t i;
+	int err, fd = -1;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s KERNELS.PTX\n", argv[0]);
+		return 2;
+	}
+	rng_state = (uint64_t)time(NULL) * 2654435761u | 1;
+	ptx = slurp(argv[1], &ptx_len);
+	if (!ptx) {
+		fprintf(stderr, "cuda_backend_test: cannot read %s: %s\n",
+			argv[1], strerror(errno));
+		return 1;
+	}
+	err = be.ops->init(&be, "");
+	if (err == -ENODEV) {
+		printf("1..0 # SKIP no GPU (init: -ENODEV)\n");
+		printf("0 passed, 0 failed, 1 skipped\n");
+		free(ptx);
+		return 77;
+	}
+	check(!err, "init: %d", err);
+	if (err)
+		goto out_summary;
+	test_devices();
+
+	fd = memfd_create("ptask-arena", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, REGION_BYTES) ||
+	    (region = mmap(NULL, REGION_BYTES, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		check(0, "64 MiB memfd region: %s", strerror(errno));
+		goto out_fini;
+	}
+	err = be.ops->host_register(&be, region, REGION_BYTES);
+	check(!err, "host_register of a 64 MiB memfd mapping: %d", err);
+	err = be.ops->host_register(&be, region, REGION_BYTES);
+	check(err == -EEXIST, "host_register again: -EEXIST (%d)", err);
+
+	for (i = 0; i < be.ndev; i++) {
+		err = be.ops->space_open(&be, i, 1, &sp[i]);
+		check(!err, "space_open(dev %u, owner 1): %d", i, err);
+		if (err)
+			goto out_close;
+		test_roundtrip(sp[i], i, region);
+		test_kernels(sp[i], i, ptx, ptx_len, region);
+	}
+
+	err = be.ops->space_open(&be, 0, 2, &c);
+	check(!err, "space_open(dev 0, owner 2): a second context (%d)", err);
+	err = err ?: be.ops->space_open(&be, 0, 0, &s);
+	check(!err, "space_open(dev 0, owner 0): the primary context (%d)", err);
+	if (err)
+		goto out_close;
+	test_d2d(sp[0], c, region, "owner 1 -> owner 2, one device");
+	test_d2d(c, sp[0], region, "owner 2 -> owner 1, one device");
+	test_d2d(sp[0], s, region, "owner 1 -> primary context");
+	for (i = 1; i < be.ndev; i++) {
+		printf("# dev 0 -> dev %u: peer %d\n", i, be.info[0].peer[i]);
+		test_d2d(sp[0], sp[i], region, "owner 1, dev 0 -> dev N");
+		test_d2d(sp[i], sp[0], region, "owner 1, dev N -> dev 0");
+	}
+	err = be.ops->kernel_load(&be, s, ptx, ptx_len, "vec_add", &k);
+	check(!err, "primary context: kernel_load (%d)", err);
+	if (!err) {
+		run_vec_add(s, k, region, "primary context");
+		be.ops->kernel_unload(&be, s, k);
+	}
+	test_timing(sp[0], c, s, ptx, ptx_len);
+
+	/* freeing owner 1's pointer through the shared space is refused */
+	err = be.ops->mem_alloc(&be, sp[0], 4096, &d);
+	if (!err) {
+		be.ops->mem_free(&be, s, d);
+		fill_random(region, 4096);
+		err = be.ops->copy_h2d(&be, sp[0], d, region, 4096) ?:
+		      be.ops->copy_d2h(&be, sp[0], region + HALF, d, 4096) ?:
+		      be.ops->sync(&be, sp[0], NULL);
+		be.ops->mem_free(&be, sp[0], d);
+	}
+	check(!err && !memcmp(region, region + HALF, 4096),
+	      "mem_free through another space leaves the buffer alone (%d)", err);
+
+	test_isolation(sp[0], ptx, ptx_len, region);
+	err = be.ops->kernel_load(&be, sp[0], ptx, ptx_len, "vec_add", &k);
+	check(!err, "owner 1 after owner 3's fault: kernel_load (%d)", err);
+	if (!err) {
+		run_vec_add(sp[0], k, region, "owner 1 after owner 3's fault");
+		be.ops->kernel_unload(&be, sp[0], k);
+	}
+
+out_close:
+	if (s)
+		be.ops->space_close(&be, s);
+	if (c)
+		be.ops->space_close(&be, c);
+	for (i = 0; i < be.ndev; i++)
+		if (sp[i])
+			be.ops->space_close(&be, sp[i]);
+	if (region != MAP_FAILED)
+		be.ops->host_unregister(&be, region);
+out_fini:
+	be.ops->fini(&be);
+	if (region != MAP_FAILED) {
+		test_shared_config(ptx, ptx_len, region);
+		munmap(region, REGION_BYTES);
+	}
+	if (fd >= 0)
+		close(fd);
+out_summary:
+	free(ptx);
+	printf("1..%d\n%d passed, %d failed\n", npass + nfail, npass, nfail);
+	return nfail ? 1 : 0;
+}

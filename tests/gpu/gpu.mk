@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/gpu/gpu.mk - the CUDA backend's GPU test and the raw GPU baseline,
+# included by the top-level Makefile.
+#
+#   gpu-progs   build/gpu/cuda_backend_test  daemon/backend_cuda.c alone
+#               build/gpu/gpu_raw            bench/gpu_raw.c, no ptaskd
+#               build/gpu/kernels.ptx        tests/gpu/kernels.cu (nvcc)
+#   check-gpu   gpu-progs, then tests/gpu/run-gpu.sh here (77/skip when
+#               there is no GPU); last line "N passed, M failed, K skipped"
+#
+# Nothing here needs a GPU or the CUDA headers to build except
+# kernels.ptx, which needs nvcc.  The programs load libcuda.so.1 at run
+# time.  On the lent GPU machine nothing is built: carry build/gpu and run
+# tests/gpu/run-gpu.sh there.  Every variable is GPU_-prefixed.
+
+GPU_B := build/gpu
+GPU_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -D_GNU_SOURCE
+GPU_LIBS := -ldl -lpthread
+GPU_NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),nvcc)
+GPU_NVCC_ARCH ?= sm_90
+
+.PHONY: gpu-progs check-gpu
+
+gpu-progs: $(GPU_B)/cuda_backend_test $(GPU_B)/gpu_raw $(GPU_B)/kernels.ptx
+
+$(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c daemon/backend_cuda.c \
+		daemon/backend.h daemon/cuda_dl.h uapi/ptask.h
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	@$(CC) $(GPU_CFLAGS) -o $@ tests/gpu/cuda_backend_test.c \
+		daemon/backend_cuda.c $(GPU_LIBS)
+
+$(GPU_B)/gpu_raw: bench/gpu_raw.c daemon/cuda_dl.h
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	@$(CC) $(GPU_CFLAGS) -o $@ bench/gpu_raw.c $(GPU_LIBS)
+
+$(GPU_B)/kernels.ptx: tests/gpu/kernels.cu
+	@mkdir -p $(@D)
+	@echo "  NVCC    $@"
+	@$(GPU_NVCC) -ptx -arch=$(GPU_NVCC_ARCH) -O3 -o $@ $<
+
+check-gpu: gpu-progs
+	@tests/gpu/run-gpu.sh
