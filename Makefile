@@ -71,12 +71,12 @@ BENCH_PROGS ?= $(BENCH_BINS)
 # More static programs to copy into the guest's /bin without running them.
 VM_HELPERS ?=
 # The parts of `make check`, in order; each ends with an "N passed, ..." line.
-CHECK_PARTS := check-unit checkpatch sparse check-vm check-encfs
+CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
 
-all: module kselftest examples bench-progs encfs-gpu libptask ptaskd
+all: module kselftest examples bench-progs encfs-gpu libptask ptaskd ptaskctl gemm ioctl-raw
 
 deps:
 	@scripts/deps.sh
@@ -184,3 +184,6 @@ include encfs-gpu/Makefile.inc
 
 # --- ptaskd and libptask (their own fragment) --------------------------------
 include daemon/Makefile.inc
+include examples/examples.mk
+include tests/gpu/gpu.mk
+include install.mk

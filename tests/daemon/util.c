@@ -181,6 +181,7 @@ void td_skip(const char *fmt, ...)
 
 int td_summary(void)
 {
+	printf("1..%d\n", n_pass + n_fail + n_skip);
 	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
 	return n_fail ? 1 : 0;
 }
