@@ -63,7 +63,9 @@ KSFT_BINS := $(KSFT_TESTS:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
 KSFT_EXEC := $(KSFT_EXEC_SRC:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
 
 EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
-BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
+# Benchmarks that run in the guest (kernel mode, static); the GPU ones are
+# built by daemon/Makefile.inc and tests/gpu/gpu.mk.
+BENCH_BINS := $(B)/bench/roundtrip
 
 MODULE := kmod/ptask.ko
 DEMO_PROG ?= $(B)/examples/demo_graph
