@@ -317,7 +317,6 @@ void pd_ns_client_put(struct pd_client *c)
 	ptask_client_destroy(c->core);
 	pd_ns_unlock(ns);
 	pthread_cond_destroy(&c->cond);
-	free(c->arenas_sent);
 	free(c);
 }
 
@@ -383,32 +382,6 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	return err;
 }
 
-/* Has @c been sent arena @id's fd?  Notes that it has now. */
-static bool arena_sent(struct pd_client *c, uint64_t id, bool *first)
-{
-	uint64_t *grown;
-	uint32_t i;
-
-	for (i = 0; i < c->n_sent; i++) {
-		if (c->arenas_sent[i] == id) {
-			*first = false;
-			return true;
-		}
-	}
-	if (c->n_sent == c->cap_sent) {
-		uint32_t cap = c->cap_sent ? 2 * c->cap_sent : 8;
-
-		grown = realloc(c->arenas_sent, cap * sizeof(*grown));
-		if (!grown)
-			return false;
-		c->arenas_sent = grown;
-		c->cap_sent = cap;
-	}
-	c->arenas_sent[c->n_sent++] = id;
-	*first = true;
-	return true;
-}
-
 int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
 		     struct pd_map_info *mi, struct ptask_buf **bufp)
 {
@@ -419,10 +392,6 @@ int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
 	err = ptask_datablock_map(c->core, handle, &bytes, &buf);
 	if (err)
 		return err;
-	if (!arena_sent(c, buf->arena->id, &mi->first_time)) {
-		ptask_os_buf_put(buf);
-		return -ENOMEM;
-	}
 	mi->arena = buf->arena->id;
 	mi->arena_fd = buf->arena->fd;
 	mi->arena_bytes = buf->arena->bytes;

@@ -43,9 +43,6 @@ struct pd_source;
  * @pid: the process (SO_PEERCRED) that opened it
  * @uid: its euid
  * @conns: connections (or in-process users) holding it
- * @arenas_sent: bitmap-free list of arena ids whose fd it already has
- * @n_sent: entries in @arenas_sent
- * @cap_sent: room in @arenas_sent
  */
 struct pd_client {
 	struct ptask_client *core;
@@ -55,9 +52,6 @@ struct pd_client {
 	int32_t pid;
 	uint32_t uid;
 	uint32_t conns;
-	uint64_t *arenas_sent;
-	uint32_t n_sent;
-	uint32_t cap_sent;
 };
 
 /* Create a namespace.  @be (may be NULL) gets host_register per arena. */
@@ -100,8 +94,6 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
  * @offset: the datablock's first byte in the arena (page aligned)
  * @bytes: the datablock's size
  * @addr: the daemon's own address of the datablock's first byte
- * @first_time: the client had not been sent this arena's fd yet (and now
- *	counts as having it)
  */
 struct pd_map_info {
 	uint64_t arena;
@@ -110,7 +102,6 @@ struct pd_map_info {
 	uint64_t offset;
 	uint64_t bytes;
 	void *addr;
-	bool first_time;
 };
 
 /* May @c map datablock @handle, and where is it?  -ENOENT if not. */
