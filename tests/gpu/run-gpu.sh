@@ -56,7 +56,7 @@ run cuda_backend_test "$B/cuda_backend_test" "$B/kernels.ptx"
 run gpu_raw "$B/gpu_raw" "$B/kernels.ptx"
 
 # the numbers, together, last
-grep -hE '^[a-z_]+=' "$LOG/gpu_raw.log" "$LOG/cuda_backend_test.log" 2>/dev/null |
+grep -hE '^[a-z0-9_]+=' "$LOG/gpu_raw.log" "$LOG/cuda_backend_test.log" 2>/dev/null |
 	tee "$LOG/results.txt"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
