@@ -216,6 +216,11 @@ static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 	if (!err)
 		err = pd_ns_call(c->client, &c->who, req.cmd, &req.arg, &req.io,
 				 conn_gone, c);
+	/* Shutting down: hang up (the client sees -ENOTCONN), no answer. */
+	if (err == -EINTR && c->server->stopping) {
+		pd_request_free(&req);
+		return -ESHUTDOWN;
+	}
 	if (pd_request_reply(&req, err, &out, &out_len))
 		err = -ENOMEM;
 	pd_request_free(&req);

@@ -177,6 +177,7 @@ err_free:
 static int conn_get(struct ptask_ctx *ctx, struct lp_conn **out)
 {
 	uint64_t token;
+	int err;
 
 	pthread_mutex_lock(&ctx->lock);
 	*out = ctx->idle;
@@ -186,7 +187,11 @@ static int conn_get(struct ptask_ctx *ctx, struct lp_conn **out)
 	pthread_mutex_unlock(&ctx->lock);
 	if (*out)
 		return 0;
-	return conn_open(ctx->socket_path, &token, out);
+	err = conn_open(ctx->socket_path, &token, out);
+	/* The daemon that knew this client is gone. */
+	if (err == -ECONNREFUSED || err == -ENOENT)
+		err = -ENOTCONN;
+	return err;
 }
 
 /* Back to the pool, or closed when it broke (@err -ENOTCONN/-EPROTO). */

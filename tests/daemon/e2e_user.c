@@ -136,22 +136,31 @@ static int pull_round(struct chain *ch, int k)
 	return err;
 }
 
+static bool run_chain(struct chain *ch, const char *backend, int rounds)
+{
+	int err, k;
+
+	TD_CHECK(ptask_ctx_mode(ch->ctx) == PTASK_MODE_USER, "not user mode");
+	err = build_chain(ch, "vec_add");
+	TD_CHECK(!err, "%s: build: %s", backend, strerror(-err));
+	for (k = 0; k < rounds; k++) {
+		err = push_round(ch, k) ?: pull_round(ch, k);
+		TD_CHECK(!err, "%s: round %d: %s", backend, k, strerror(-err));
+	}
+	return true;
+}
+
 static bool test_chain(const char *backend, int rounds)
 {
 	struct chain ch = { };
-	int err, k;
+	bool ok;
+	int err;
 
 	err = ptask_ctx_open(PTASK_MODE_AUTO, NULL, &ch.ctx);
 	TD_CHECK(!err, "ctx_open: %s", strerror(-err));
-	TD_CHECK(ptask_ctx_mode(ch.ctx) == PTASK_MODE_USER, "not user mode");
-	err = build_chain(&ch, "vec_add");
-	TD_CHECK(!err, "%s: build: %s", backend, strerror(-err));
-	for (k = 0; k < rounds; k++) {
-		err = push_round(&ch, k) ?: pull_round(&ch, k);
-		TD_CHECK(!err, "%s: round %d: %s", backend, k, strerror(-err));
-	}
-	ptask_ctx_close(ch.ctx);
-	return true;
+	ok = run_chain(&ch, backend, rounds);
+	ptask_ctx_close(ch.ctx);	/* also after a failure: no cascade */
+	return ok;
 }
 
 struct thread_arg {
@@ -181,11 +190,15 @@ static bool test_threads(void)
 	err = ptask_ctx_open(PTASK_MODE_AUTO, NULL, &ch.ctx);
 	TD_CHECK(!err, "ctx_open: %s", strerror(-err));
 	err = build_chain(&ch, "vec_add");
-	TD_CHECK(!err, "build: %s", strerror(-err));
-	TD_CHECK(!pthread_create(&th, NULL, pusher, &t), "pthread_create");
-	for (k = 0; k < t.rounds && !err; k++)
-		err = pull_round(&ch, k);
-	pthread_join(th, NULL);
+	if (!err && pthread_create(&th, NULL, pusher, &t))
+		err = -EAGAIN;
+	else if (!err) {
+		for (k = 0; k < t.rounds && !err; k++)
+			err = pull_round(&ch, k);
+		if (err)	/* unblock the pusher */
+			ptask_graph_terminate(ch.ctx, ch.graph);
+		pthread_join(th, NULL);
+	}
 	ptask_ctx_close(ch.ctx);
 	TD_CHECK(!t.err, "pusher: %s", strerror(-t.err));
 	TD_CHECK(!err, "puller: %s", strerror(-err));
@@ -251,9 +264,11 @@ static bool test_killed_client(const struct td_daemon *d)
 		    ptask_cpu_ptask_open(ctx, g, "", 2, double_body, NULL, &p) ||
 		    ptask_port_open(ctx, p, "", PTASK_PORT_INPUT, 0, 0, 0, 0, &port) ||
 		    ptask_channel_open(ctx, g, "", 0, port, 1, 0, &chn) ||
-		    ptask_datablock_create(ctx, 0, 1 << 20, 0, &db) ||
-		    ptask_push(ctx, chn, db, -1, PTASK_FOREVER))
+		    ptask_datablock_create(ctx, 0, 1 << 20, 0, &db))
 			_exit(1);
+		/* Fill the port and the channel; the next push must sleep. */
+		while (!ptask_push(ctx, chn, db, -1, PTASK_NOWAIT))
+			;
 		if (write(ready[1], &c, 1) != 1)
 			_exit(1);
 		ptask_push(ctx, chn, db, -1, PTASK_FOREVER);	/* sleeps: full */
