@@ -23,6 +23,9 @@
 #
 # Usage: bench/gemm_chain.sh [--out DIR] [--sizes 256,512,...] [--iters N]
 #                            [--backend cuda|sim|cpu] [--no-check]
+#        bench/gemm_chain.sh --plot DIR/gemm_chain.csv
+#   (--plot: only the ratios and the plot, from an earlier run's CSV: for a
+#   GPU machine without matplotlib, plot afterwards where it is installed)
 # Environment: GEMM, PTASKD (the programs; default build/bin/...),
 # GEMM_ARGS (more gemm options, e.g. --pageable).
 # Exit: gemm's status (0 all ran and matched), or 1 if the daemon failed.
@@ -37,6 +40,7 @@ SIZES=256,512,1024,2048,4096
 ITERS=10
 BACKEND=cuda
 CHECK=--check
+PLOT_CSV=""
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -45,10 +49,81 @@ while [ $# -gt 0 ]; do
 	--iters) ITERS=$2; shift 2 ;;
 	--backend) BACKEND=$2; shift 2 ;;
 	--no-check) CHECK=""; shift ;;
-	-h|--help) sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--plot) PLOT_CSV=$2; shift 2 ;;
+	-h|--help) sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gemm_chain.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
+
+# ms(ptask) / ms(other) per size, geometric mean over the sizes both ran.
+# CSV: size,way,ms_median,ms_min,gflops,ratio_vs_handcoded,match,...
+geomean() {
+	awk -F, -v other="$2" '
+		NR > 1 && $3 != "" { ms[$1 "," $2] = $3; sizes[$1] = 1 }
+		END {
+			n = 0; s = 0
+			for (sz in sizes) {
+				p = ms[sz ",ptask"]; o = ms[sz "," other]
+				if (p > 0 && o > 0) { s += log(p / o); n++ }
+			}
+			if (n) printf "%.4f\n", exp(s / n); else print "nan"
+		}' "$1"
+}
+
+# report CSV: print the two ratios; plot ms per chain against n next to
+# the CSV (a Python with matplotlib: the one on PATH, else Debian's).
+report() {
+	local csv=$1 png=${1%.csv}.png py=""
+
+	echo "gemm_ptask_vs_handcoded=$(geomean "$csv" handcoded)"
+	echo "gemm_ptask_vs_modular=$(geomean "$csv" modular)"
+	for cand in python3 /usr/bin/python3; do
+		if "$cand" -c 'import matplotlib' 2>/dev/null; then
+			py=$cand
+			break
+		fi
+	done
+	if [ -z "$py" ]; then
+		echo "gemm_chain.sh: no plot (no python3 with matplotlib; apt-get install python3-matplotlib, then $0 --plot $csv)"
+		return 0
+	fi
+	"$py" - "$csv" "$png" <<'PY'
+import csv, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["ms_median"]]
+fig, ax = plt.subplots(figsize=(6.4, 4.4))
+for way, style, color in (("ptask", "o-", "C0"), ("modular", "s--", "C1"),
+                          ("handcoded", "^:", "C2")):
+    pts = sorted((int(r["size"]), float(r["ms_median"]))
+                 for r in rows if r["way"] == way)
+    if pts:
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style,
+                color=color, label=way)
+ax.set_xscale("log", base=2)
+sizes = sorted({int(r["size"]) for r in rows})
+ax.set_xticks(sizes)
+ax.set_xticklabels([str(n) for n in sizes])
+ax.minorticks_off()
+ax.set_yscale("log")
+ax.set_xlabel("n (n x n float matrices)")
+ax.set_ylabel("ms per chain D = (A x B) x C (median)")
+ax.set_title("gemm chain: ptask vs modular vs handcoded")
+ax.grid(True, which="both", alpha=0.3)
+ax.legend()
+fig.tight_layout()
+fig.savefig(sys.argv[2], dpi=120)
+PY
+	echo "gemm_chain.sh: plot $png"
+}
+
+if [ -n "$PLOT_CSV" ]; then
+	[ -f "$PLOT_CSV" ] || { echo "gemm_chain.sh: no $PLOT_CSV" >&2; exit 1; }
+	report "$PLOT_CSV"
+	exit 0
+fi
 
 for prog in "$GEMM" "$PTASKD"; do
 	if [ ! -x "$prog" ]; then
@@ -108,50 +183,5 @@ if ! kill -0 "$PD_PID" 2>/dev/null; then
 	rc=1
 fi
 
-# Geometric means of ms(ptask) / ms(other) over the sizes both ran at.
-# CSV: size,way,ms_median,ms_min,gflops,ratio_vs_handcoded,match,...
-geomean() {
-	awk -F, -v other="$1" '
-		NR > 1 && $3 != "" { ms[$1 "," $2] = $3; sizes[$1] = 1 }
-		END {
-			n = 0; s = 0
-			for (sz in sizes) {
-				p = ms[sz ",ptask"]; o = ms[sz "," other]
-				if (p > 0 && o > 0) { s += log(p / o); n++ }
-			}
-			if (n) printf "%.4f\n", exp(s / n); else print "nan"
-		}' "$OUT/gemm_chain.csv"
-}
-echo "gemm_ptask_vs_handcoded=$(geomean handcoded)"
-echo "gemm_ptask_vs_modular=$(geomean modular)"
-
-# The plot: ms per chain against n, one line per way.
-if python3 -c 'import matplotlib' 2>/dev/null; then
-	python3 - "$OUT/gemm_chain.csv" "$OUT/gemm_chain.png" <<'PY'
-import csv, sys
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["ms_median"]]
-fig, ax = plt.subplots(figsize=(6.4, 4.4))
-for way, style in (("ptask", "o-"), ("modular", "s--"), ("handcoded", "^:")):
-    pts = sorted((int(r["size"]), float(r["ms_median"]))
-                 for r in rows if r["way"] == way)
-    if pts:
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=way)
-ax.set_xscale("log", base=2)
-ax.set_yscale("log")
-ax.set_xlabel("n (n x n float matrices)")
-ax.set_ylabel("ms per chain D = (A x B) x C (median)")
-ax.set_title("gemm chain: ptask vs modular vs handcoded")
-ax.grid(True, which="both", alpha=0.3)
-ax.legend()
-fig.tight_layout()
-fig.savefig(sys.argv[2], dpi=120)
-PY
-	echo "gemm_chain.sh: plot $OUT/gemm_chain.png"
-else
-	echo "gemm_chain.sh: no plot (python3 with matplotlib not found; apt-get install python3-matplotlib)"
-fi
+report "$OUT/gemm_chain.csv"
 exit "$rc"

@@ -111,7 +111,7 @@ static void usage(FILE *f)
 "                    page-locked memory\n"
 "  --timeout S       give up on a ptask push or pull after S seconds\n"
 "                    (default 0: wait forever)\n"
-"  --quiet           no progress lines on stderr\n"
+"  -q, --quiet       no progress lines on stderr\n"
 "environment: PTASK_MODE=kernel|user, PTASK_SOCKET=path (see libptask.h)\n"
 "exit: 0 all ran (and matched), 1 error or mismatch, 2 usage,\n"
 "      77 a requested way was skipped\n");
@@ -184,7 +184,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	*o = (struct opts){ .iters = 10, .rtol = 1e-3 };
 	parse_ways("ptask,modular,handcoded", o);
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hq", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->nsizes = parse_sizes(optarg, o->sizes, MAX_SIZES);
