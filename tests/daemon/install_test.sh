@@ -225,6 +225,12 @@ check "pkg-config libptask $pc_version: ${pc_flags% }" \
 # shellcheck disable=SC2086 # the flags are words
 check "cc hello.c \$(pkg-config --cflags --libs libptask)" \
 	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/hello" "$tmp/hello.c" $pc_flags
+# The example program of ptask(7), as the installed page has it.
+awk '/^\.EX/ { n++; on = (n == 1); next } /^\.EE/ { on = 0 } on' \
+	"$usr/share/man/man7/ptask.7" | sed -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/twice.c"
+# shellcheck disable=SC2086
+check "cc ptask(7)'s example \$(pkg-config ...)" \
+	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/twice" "$tmp/twice.c" $pc_flags
 # shellcheck disable=SC2046
 check "cc hello.c libptask.a \$(pkg-config --static --libs) (static libptask)" \
 	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/hello-static" "$tmp/hello.c" \
@@ -249,6 +255,10 @@ daemon_checks() {
 		grep -q "$usr/lib/libptask.so.1" \
 		<(LD_LIBRARY_PATH=$usr/lib ldd "$tmp/hello" 2>/dev/null)
 	run_hello "hello (libptask.a): the same" "$tmp/hello-static"
+	check "ptask(7)'s example prints what the page says" grep -qx \
+		'1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31 (user mode)' \
+		<(PTASK_SOCKET=$sock PTASK_MODE=user LD_LIBRARY_PATH=$usr/lib \
+			timeout 30 "$tmp/twice" 2>&1)
 
 	check "ptaskctl info: user mode, backend cpu" \
 		grep -qxE 'backend: cpu' <(timeout 10 "$usr/bin/ptaskctl" --mode user --socket "$sock" info 2>&1)
