@@ -103,7 +103,7 @@ install: install-check-vars $(INSTALL_BUILD)
 		ldconfig; \
 	fi
 	@if [ -z '$(DESTDIR)' ]; then \
-		echo "install: done; 'systemctl daemon-reload' to see ptaskd.service"; \
+		echo "install: done; 'systemctl daemon-reload' makes systemd read $(SYSTEMDUNITDIR)/ptaskd.service"; \
 	fi
 
 uninstall: install-check-vars
