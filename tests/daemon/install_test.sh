@@ -19,9 +19,10 @@
 #
 # Then: the same program linked with libptask.a, ptaskctl info against the
 # daemon, SIGTERM stops the daemon, `make uninstall` leaves nothing.
-# Prints "ok"/"not ok" lines, then "N passed, M failed, K skipped"; exits 1
-# on any failure.  Needs cc, make, pkg-config; man-db and systemd-analyze
-# only for the checks that say so (skipped without them).
+# Prints TAP ("ok"/"not ok" lines, the plan last), then "N passed, M
+# failed, K skipped"; exits 1 on any failure.  Needs cc, make and
+# pkg-config; man-db and systemd-analyze only for the checks that say so
+# (skipped without them).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +39,7 @@ check() { # NAME CMD...: one test from CMD's exit status
 	if "$@"; then ok "$name"; else notok "$name"; fi
 }
 finish() {
+	echo "1..$n"	# the TAP plan, trailing: scripts/tap-count.sh checks it
 	echo "$passed passed, $failed failed, $skipped skipped"
 	[ "$failed" = 0 ]
 	exit
