@@ -165,6 +165,8 @@ static void fill_port(struct ptask_invocation_port *rec,
 	}
 	if (port->kind == PTASK_PORT_OUTPUT && feeds_client(port))
 		rec->flags |= PTASK_INVP_TO_CLIENT;
+	if (port->tmpl)
+		rec->flags |= port->tmpl->binding << PTASK_INVP_BIND_SHIFT;
 }
 
 static void fill_invocation(struct ptask_invocation *rec,

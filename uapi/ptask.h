@@ -672,7 +672,7 @@ struct ptask_invocation {
  * @port: the port handle
  * @index: its number in the ptask
  * @kind: enum ptask_port_kind
- * @flags: PTASK_PORT_* of the port, and PTASK_INVP_TO_CLIENT
+ * @flags: PTASK_PORT_* of the port, PTASK_INVP_TO_CLIENT and the binding
  * @template: its template (0 for none)
  * @param_index: formal parameter it binds to
  * @datablock: input: the datablock; output: 0
@@ -711,6 +711,15 @@ struct ptask_invocation_port {
  * what it emits, so an executor must leave the bytes in host memory).
  */
 #define PTASK_INVP_TO_CLIENT		(1U << 16)
+/*
+ * ... and the binding of the port's template (enum ptask_binding; GLOBAL
+ * when the port has no template), so an executor knows which datablocks
+ * are kernel parameters passed by value: PTASK_INVP_BINDING(flags).
+ */
+#define PTASK_INVP_BIND_SHIFT		17
+#define PTASK_INVP_BIND_MASK		(3U << PTASK_INVP_BIND_SHIFT)
+#define PTASK_INVP_BINDING(flags)	(((flags) & PTASK_INVP_BIND_MASK) >> \
+					 PTASK_INVP_BIND_SHIFT)
 
 /**
  * struct ptask_exec_take - argument of PTASK_IOC_EXEC_TAKE
