@@ -126,7 +126,10 @@ int ptask_exec_unregister(struct ptask_client *c)
 	return 0;
 }
 
-/* Does output @port have a channel to a graph output? */
+/*
+ * Will host code read what output @port emits: a client pulling from a
+ * graph output, or a CPU ptask downstream?
+ */
 static bool feeds_client(const struct ptask_port *port)
 {
 	const struct ptask_list *pos;
@@ -135,7 +138,7 @@ static bool feeds_client(const struct ptask_port *port)
 		const struct ptask_channel *ch = ptask_list_entry(pos,
 				struct ptask_channel, src_node);
 
-		if (!ch->dst)
+		if (!ch->dst || ch->dst->ptask->kind == PTASK_KIND_CPU)
 			return true;
 	}
 	return false;

@@ -707,8 +707,9 @@ struct ptask_invocation_port {
 
 /*
  * struct ptask_invocation_port.flags, beyond the port's PTASK_PORT_*:
- * an output port with a channel to a graph output (a client will pull
- * what it emits, so an executor must leave the bytes in host memory).
+ * an output port with a channel to a graph output or to a CPU ptask
+ * (host code will read what it emits, so an executor must leave the
+ * bytes in host memory).
  */
 #define PTASK_INVP_TO_CLIENT		(1U << 16)
 /*
