@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/daemon/engine.mk - the engine's in-process test, included by
+# daemon/Makefile.inc.
+#
+#   build/tests/daemon/engine_test   tests/daemon/engine_test.c linked with
+#                  the engine, the sim and cpu backends, the user-mode
+#                  namespace and the core, all under ASan and UBSan; run
+#                  by tests/daemon/run.sh with the other daemon tests
+#                  (make check-daemon), or alone.
+
+PD_ENGINE_TEST := $(PD_B)/tests/daemon/engine_test
+PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c \
+	$(addprefix daemon/,engine.c sched.c views.c devpool.c worker.c \
+		policy.c backend.c backend_sim.c backend_cpu.c host_kernels.c \
+		ns_user.c source_user.c arena.c log.c) \
+	$(sort $(wildcard core/*.c))
+PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Iuapi \
+	-Icore -Icore/user -D_GNU_SOURCE -fno-omit-frame-pointer \
+	-fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(PD_ENGINE_TEST): $(PD_ENGINE_TEST_SRCS) $(wildcard daemon/*.h core/*.h) uapi/ptask.h
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(PD_ENGINE_TEST_CFLAGS) -o $@ $(PD_ENGINE_TEST_SRCS) -lpthread -lm
+
+.PHONY: engine-test
+engine-test: $(PD_ENGINE_TEST)

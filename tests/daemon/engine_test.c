@@ -1,0 +1,1079 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * engine_test.c - ptaskd's engine in one process: a user-mode namespace
+ * (daemon/ns_user.c), its executor source, the engine on the sim (or
+ * cpu) backend, and graphs built with the same calls and structs a
+ * client's ioctls carry.  Results are checked against CPU references;
+ * every test ends by stopping the engine and checking that no datablock,
+ * buffer or graph is left.
+ *
+ * Output: "ok N name" / "not ok N name" per test, "# ..." diagnostics,
+ * and a last line "N passed, M failed, K skipped"; exit 1 on failure.
+ * PTASK_SIM_SCALE is honoured by the sim backend (tests set their own
+ * time_scale in the configuration otherwise).
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "daemon/engine.h"
+#include "daemon/engine_priv.h"
+#include "daemon/host_kernels.h"
+#include "daemon/log.h"
+#include "daemon/ns_user.h"
+
+static int n_pass, n_fail, n_skip, n_test;
+
+static void result(bool ok, const char *name)
+{
+	printf("%s %d %s\n", ok ? "ok" : "not ok", ++n_test, name);
+	fflush(stdout);
+	if (ok)
+		n_pass++;
+	else
+		n_fail++;
+}
+
+static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		diag("%s:%d: check failed: %s", __FILE__, __LINE__,	\
+		     #cond);						\
+		return false;						\
+	}								\
+} while (0)
+
+#define CHECK_EQ(a, b) do {						\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (a_ != b_) {							\
+		diag("%s:%d: %s == %lld, expected %s == %lld",		\
+		     __FILE__, __LINE__, #a, a_, #b, b_);		\
+		return false;						\
+	}								\
+} while (0)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------------- */
+/* A namespace, its source, a backend, the engine, and one client.        */
+
+struct rig {
+	struct pd_backend be;
+	struct pd_ns *ns;
+	struct pd_source *src;
+	struct pd_engine *e;
+	struct pd_client *c;
+	struct ptask_caller who;
+	bool be_up;
+};
+
+static bool rig_start(struct rig *r, const char *backend, const char *config,
+		      const struct pd_engine_config *cfg)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->who.uid = getuid();
+	r->who.gid = getgid();
+	r->who.pid = 4242;
+	r->be.ops = pd_backend_find(backend);
+	CHECK(r->be.ops);
+	err = r->be.ops->init(&r->be, config);
+	CHECK_EQ(err, 0);
+	r->be_up = true;
+	CHECK_EQ(pd_ns_create(&r->be, &r->ns), 0);
+	CHECK_EQ(pd_ns_source_open(r->ns, r->be.ndev, &r->src), 0);
+	CHECK_EQ(pd_engine_start(r->src, &r->be, cfg, &r->e), 0);
+	pd_ns_set_engine(r->ns, r->e);
+	CHECK_EQ(pd_ns_client_open(r->ns, &r->who, &r->c), 0);
+	return true;
+}
+
+/*
+ * Tear down in ptaskd's order and check that nothing leaked: with every
+ * graph closed and the engine stopped, no datablock, buffer, graph or
+ * invocation may be left (the source's client is the one client).
+ */
+static bool rig_stop(struct rig *r)
+{
+	u64 counts[__PTASK_COUNT_MAX];
+	bool ok = true;
+
+	if (r->c)
+		pd_ns_client_put(r->c);
+	if (r->e) {
+		pd_ns_set_engine(r->ns, NULL);
+		pd_engine_stop(r->e);
+	}
+	if (r->ns) {
+		pd_ns_counts(r->ns, counts);
+		if (counts[PTASK_COUNT_GRAPHS] || counts[PTASK_COUNT_DATABLOCKS] ||
+		    counts[PTASK_COUNT_BUFFERS] ||
+		    counts[PTASK_COUNT_INVOCATIONS]) {
+			diag("left over: %llu graphs, %llu datablocks, %llu buffers, %llu invocations",
+			     (unsigned long long)counts[PTASK_COUNT_GRAPHS],
+			     (unsigned long long)counts[PTASK_COUNT_DATABLOCKS],
+			     (unsigned long long)counts[PTASK_COUNT_BUFFERS],
+			     (unsigned long long)counts[PTASK_COUNT_INVOCATIONS]);
+			ok = false;
+		}
+	}
+	if (r->src)
+		pd_ns_source_close(r->src);
+	if (r->ns)
+		pd_ns_destroy(r->ns);
+	if (r->be_up)
+		r->be.ops->fini(&r->be);
+	memset(r, 0, sizeof(*r));
+	return ok;
+}
+
+/* One call as an ioctl makes it: size set, arguments checked. */
+static int call(struct rig *r, unsigned int cmd, void *arg,
+		const struct ptask_call_io *io)
+{
+	struct ptask_call_io none = { 0 };
+	int err;
+
+	*(uint32_t *)arg = ptask_args_desc(cmd)->ksize;
+	err = ptask_args_check(cmd, arg);
+	if (err)
+		return err;
+	return pd_ns_call(r->c, &r->who, cmd, arg, io ? io : &none, NULL,
+			  NULL);
+}
+
+/*
+ * Graph builders: each returns the new handle, or 0 after printing why
+ * (a test checks build_failed once).  The call is made before its output
+ * handle is read (argument evaluation order is unspecified).
+ */
+static bool build_failed;
+
+static uint32_t built(int err, uint32_t handle, const char *what)
+{
+	if (err) {
+		diag("%s: %s", what, strerror(-err));
+		build_failed = true;
+		return 0;
+	}
+	return handle;
+}
+
+static uint32_t graph_new(struct rig *r, const char *name)
+{
+	struct ptask_graph_open a = {
+		.flags = PTASK_GRAPH_CREATE | PTASK_GRAPH_EXCL, .mode = 0600,
+	};
+
+	snprintf(a.name, sizeof(a.name), "%s", name);
+	int err = call(r, PTASK_IOC_GRAPH_OPEN, &a, NULL);
+
+	return built(err, a.handle, "graph open");
+}
+
+static uint32_t tmpl_new(struct rig *r, uint32_t g, uint32_t stride,
+			 uint32_t n, uint32_t binding)
+{
+	struct ptask_template_open a = {
+		.graph = g, .kind = PTASK_TEMPLATE_ARRAY, .binding = binding,
+		.stride = stride, .dims = { n, 1, 1 },
+	};
+
+	int err = call(r, PTASK_IOC_TEMPLATE_OPEN, &a, NULL);
+
+	return built(err, a.handle, "template open");
+}
+
+static uint32_t ptask_new(struct rig *r, uint32_t g, uint32_t kind,
+			  const char *entry, uint32_t nports)
+{
+	static const uint8_t code[] = "// PTX is not read by sim and cpu";
+	struct ptask_ptask_open a = {
+		.graph = g, .kind = kind, .nports = nports,
+	};
+	struct ptask_call_io io = { 0 };
+
+	if (kind == PTASK_KIND_GPU) {
+		a.code = (uintptr_t)code;
+		a.code_len = sizeof(code);
+		io.code = code;
+		snprintf(a.entry, sizeof(a.entry), "%s", entry);
+	}
+	int err = call(r, PTASK_IOC_PTASK_OPEN, &a, &io);
+
+	return built(err, a.handle, "ptask open");
+}
+
+static uint32_t port_new(struct rig *r, uint32_t pt, uint32_t kind,
+			 uint32_t tmpl, uint32_t param, uint32_t flags,
+			 uint32_t peer)
+{
+	struct ptask_port_open a = {
+		.ptask = pt, .kind = kind, .template = tmpl,
+		.param_index = param, .flags = flags, .inout_peer = peer,
+	};
+
+	int err = call(r, PTASK_IOC_PORT_OPEN, &a, NULL);
+
+	return built(err, a.handle, "port open");
+}
+
+static uint32_t chan_new(struct rig *r, uint32_t g, uint32_t src,
+			 uint32_t dst, uint32_t capacity)
+{
+	struct ptask_channel_open a = {
+		.graph = g, .src = src, .dst = dst, .capacity = capacity,
+	};
+
+	int err = call(r, PTASK_IOC_CHANNEL_OPEN, &a, NULL);
+
+	return built(err, a.handle, "channel open");
+}
+
+static int graph_ctl(struct rig *r, unsigned int cmd, uint32_t g)
+{
+	struct ptask_graph_ctl a = { .graph = g };
+
+	return call(r, cmd, &a, NULL);
+}
+
+/* A datablock of @bytes the client holds, and where its bytes are. */
+static uint32_t db_new(struct rig *r, uint64_t bytes, void **addr)
+{
+	struct ptask_datablock_create a = { .bytes = bytes };
+	struct pd_map_info mi;
+	int err;
+
+	err = call(r, PTASK_IOC_DATABLOCK_CREATE, &a, NULL);
+	if (!err)
+		err = pd_ns_map(r->c, a.handle, &mi);
+	if (!err)
+		*addr = mi.addr;
+	return built(err, a.handle, "datablock create");
+}
+
+static int db_release(struct rig *r, uint32_t db)
+{
+	struct ptask_datablock_release a = { .handle = db };
+
+	return call(r, PTASK_IOC_DATABLOCK_RELEASE, &a, NULL);
+}
+
+static int push(struct rig *r, uint32_t ch, uint32_t db)
+{
+	struct ptask_push a = {
+		.channel = ch, .datablock = db,
+		.timeout_ns = now_ns() + 20ULL * 1000000000,
+	};
+
+	return call(r, PTASK_IOC_PUSH, &a, NULL);
+}
+
+/* Pull from @ch (20 s at most): the datablock and its bytes. */
+static int pull(struct rig *r, uint32_t ch, uint32_t *db, void **addr)
+{
+	struct ptask_pull a = {
+		.channel = ch, .timeout_ns = now_ns() + 20ULL * 1000000000,
+	};
+	struct pd_map_info mi;
+	int err;
+
+	err = call(r, PTASK_IOC_PULL, &a, NULL);
+	if (err)
+		return err;
+	*db = a.datablock;
+	err = pd_ns_map(r->c, a.datablock, &mi);
+	if (err)
+		return err;
+	*addr = mi.addr;
+	return 0;
+}
+
+static int set_prio(struct rig *r, uint32_t pt, uint32_t static_prio)
+{
+	struct ptask_priority a = {
+		.flags = PTASK_PRIO_SET_STATIC, .ptask = pt,
+		.static_prio = static_prio,
+	};
+
+	return call(r, PTASK_IOC_PTASK_SET_PRIORITY, &a, NULL);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Host kernels only the tests use.                                        */
+
+/* test_inc(int *buf, int n): buf[i] += 1, in place. */
+static int inc_cost(const struct pd_host_call *call,
+		    struct pd_kernel_cost *cost)
+{
+	int err = 0;
+	int32_t n = pd_param_i32(call, 1, &err);
+
+	cost->flops = n > 0 ? (uint64_t)n : 0;
+	cost->bytes = 2 * cost->flops * 4;
+	return err;
+}
+
+static int inc_run(const struct pd_host_call *call)
+{
+	int err = 0;
+	int32_t n = pd_param_i32(call, 1, &err), i;
+	int32_t *buf;
+
+	if (err || n < 0)
+		return -EINVAL;
+	buf = pd_param_buf(call, 0, (uint64_t)n * 4, &err);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		buf[i] += 1;
+	return 0;
+}
+
+/*
+ * test_gate(): blocks until the test opens the gate, so the device stays
+ * busy while the test queues work behind it.
+ */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static bool gate_open, gate_entered;
+
+static int zero_cost(const struct pd_host_call *call,
+		     struct pd_kernel_cost *cost)
+{
+	(void)call;
+	cost->flops = cost->bytes = 0;
+	return 0;
+}
+
+static int gate_run(const struct pd_host_call *call)
+{
+	(void)call;
+	pthread_mutex_lock(&gate_lock);
+	gate_entered = true;
+	pthread_cond_broadcast(&gate_cond);
+	while (!gate_open)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	return 0;
+}
+
+/* test_record(int id): appends @id to the run log. */
+static int run_log[64], run_log_n;
+
+static int record_run(const struct pd_host_call *call)
+{
+	int err = 0;
+	int32_t id = pd_param_i32(call, 0, &err);
+
+	if (err)
+		return err;
+	pthread_mutex_lock(&gate_lock);
+	if (run_log_n < 64)
+		run_log[run_log_n++] = id;
+	pthread_mutex_unlock(&gate_lock);
+	return 0;
+}
+
+static const struct pd_host_kernel test_kernels[] = {
+	{ "test_inc", inc_run, inc_cost },
+	{ "test_gate", gate_run, zero_cost },
+	{ "test_record", record_run, zero_cost },
+};
+
+/* ---------------------------------------------------------------------- */
+/* Tests.                                                                  */
+
+/* Start a rig, run @body, stop and leak-check (both must pass). */
+static bool with_rig(const char *backend, const char *config,
+		     const struct pd_engine_config *cfg,
+		     bool (*body)(struct rig *r, void *arg), void *arg)
+{
+	struct rig r;
+	bool ok;
+
+	build_failed = false;
+	ok = rig_start(&r, backend, config, cfg);
+	if (ok)
+		ok = body(&r, arg);
+	return rig_stop(&r) && ok;
+}
+
+static bool fill_n(struct rig *r, uint32_t ch, int32_t value, uint32_t *db)
+{
+	void *p;
+
+	*db = db_new(r, sizeof(value), &p);
+	CHECK(*db);
+	memcpy(p, &value, sizeof(value));
+	CHECK_EQ(push(r, ch, *db), 0);
+	return true;
+}
+
+/* c = a + b, four rounds, on whatever @r runs. */
+static bool vec_add_body(struct rig *r, void *arg)
+{
+	const uint32_t n = 1000;
+	uint32_t g, t, tn, pt, pa, pb, pc, pn, ca, cb, cc, cn, dn;
+	struct pd_engine_stats st;
+	int round;
+	uint32_t i;
+
+	(void)arg;
+	g = graph_new(r, "vec_add");
+	t = tmpl_new(r, g, 4, n, PTASK_BIND_GLOBAL);
+	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
+	pt = ptask_new(r, g, PTASK_KIND_GPU, "vec_add", 4);
+	pa = port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0);
+	pb = port_new(r, pt, PTASK_PORT_INPUT, t, 1, 0, 0);
+	pc = port_new(r, pt, PTASK_PORT_OUTPUT, t, 2, 0, 0);
+	pn = port_new(r, pt, PTASK_PORT_STICKY, tn, 3, 0, 0);
+	ca = chan_new(r, g, 0, pa, 4);
+	cb = chan_new(r, g, 0, pb, 4);
+	cc = chan_new(r, g, pc, 0, 4);
+	cn = chan_new(r, g, 0, pn, 1);
+	CHECK(!build_failed);
+	CHECK(fill_n(r, cn, (int32_t)n, &dn));
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (round = 0; round < 4; round++) {
+		uint32_t da, db, dc;
+		float *a, *b, *c;
+
+		da = db_new(r, n * 4, (void **)&a);
+		db = db_new(r, n * 4, (void **)&b);
+		CHECK(da && db);
+		for (i = 0; i < n; i++) {
+			a[i] = (float)i * 0.5f + (float)round;
+			b[i] = (float)(n - i) * 0.25f;
+		}
+		CHECK_EQ(push(r, ca, da), 0);
+		CHECK_EQ(push(r, cb, db), 0);
+		CHECK_EQ(pull(r, cc, &dc, (void **)&c), 0);
+		for (i = 0; i < n; i++)
+			if (c[i] != a[i] + b[i]) {
+				diag("round %d: c[%u] = %g, expected %g", round,
+				     i, c[i], a[i] + b[i]);
+				return false;
+			}
+		CHECK_EQ(db_release(r, da), 0);
+		CHECK_EQ(db_release(r, db), 0);
+		CHECK_EQ(db_release(r, dc), 0);
+	}
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.invocations, 4);
+	CHECK_EQ(st.failed, 0);
+	/* Each input copied in once, each output written back once. */
+	CHECK_EQ(st.bytes_h2d, 4 * 2 * n * 4);
+	CHECK_EQ(st.bytes_d2h, 4 * n * 4);
+	CHECK_EQ(db_release(r, dn), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
+ * Three test_inc ptasks in a row, each updating its input in place
+ * (PTASK_PORT_INOUT) and emitting it on its peer output: the client gets
+ * its own datablock back, +3, copied in once and out once.
+ */
+static bool inout_body(struct rig *r, void *arg)
+{
+	const uint32_t n = 4096, depth = 3;
+	uint32_t g, t, tn, prev = 0, first = 0, last, cn[3], dn[3], din, dout;
+	struct pd_engine_stats st;
+	int32_t *x, *y;
+	uint32_t i, d;
+
+	(void)arg;
+	g = graph_new(r, "inout");
+	t = tmpl_new(r, g, 4, n, PTASK_BIND_GLOBAL);
+	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
+	for (d = 0; d < depth; d++) {
+		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, "test_inc", 3);
+		uint32_t out = port_new(r, pt, PTASK_PORT_OUTPUT, t, 0, 0, 0);
+		uint32_t in = port_new(r, pt, PTASK_PORT_INPUT, t, 0,
+				       PTASK_PORT_INOUT, out);
+		uint32_t pn = port_new(r, pt, PTASK_PORT_STICKY, tn, 1, 0, 0);
+
+		cn[d] = chan_new(r, g, 0, pn, 1);
+		if (prev)
+			chan_new(r, g, prev, in, 2);
+		else
+			first = chan_new(r, g, 0, in, 2);
+		prev = out;
+	}
+	last = chan_new(r, g, prev, 0, 2);
+	CHECK(!build_failed);
+	for (d = 0; d < depth; d++)
+		CHECK(fill_n(r, cn[d], (int32_t)n, &dn[d]));
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	din = db_new(r, n * 4, (void **)&x);
+	CHECK(din);
+	for (i = 0; i < n; i++)
+		x[i] = (int32_t)i * 7;
+	CHECK_EQ(push(r, first, din), 0);
+	CHECK_EQ(pull(r, last, &dout, (void **)&y), 0);
+	CHECK_EQ(dout, din);
+	for (i = 0; i < n; i++)
+		if (y[i] != (int32_t)i * 7 + (int32_t)depth) {
+			diag("y[%u] = %d, expected %d", i, y[i],
+			     (int)i * 7 + (int)depth);
+			return false;
+		}
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.invocations, depth);
+	CHECK_EQ(st.bytes_h2d, n * 4);
+	CHECK_EQ(st.bytes_d2h, n * 4);
+	CHECK_EQ(st.bytes_d2d, 0);
+	CHECK_EQ(db_release(r, din), 0);
+	CHECK_EQ(db_release(r, dout), 0);
+	for (d = 0; d < depth; d++)
+		CHECK_EQ(db_release(r, dn[d]), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
+ * A ptask the engine cannot run fails its graph: @arg is "cpu" for a CPU
+ * ptask queued to the executor (no PTASK_PTASK_SELF), else the entry of
+ * a GPU ptask (one without a host kernel).
+ */
+static bool fail_body(struct rig *r, void *arg)
+{
+	const char *what = arg;
+	bool cpu = !strcmp(what, "cpu");
+	uint32_t g, t, pt, pin, pout, cin, cout, din, dout;
+	struct pd_engine_stats st;
+	void *p, *q;
+
+	g = graph_new(r, "fails");
+	t = tmpl_new(r, g, 4, 256, PTASK_BIND_GLOBAL);
+	pt = ptask_new(r, g, cpu ? PTASK_KIND_CPU : PTASK_KIND_GPU, what, 2);
+	pin = port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0);
+	pout = port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	cin = chan_new(r, g, 0, pin, 1);
+	cout = chan_new(r, g, pout, 0, 1);
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	din = db_new(r, 1024, &p);
+	CHECK(din);
+	CHECK_EQ(push(r, cin, din), 0);
+	CHECK_EQ(pull(r, cout, &dout, &q), -EIO);
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.invocations, 1);
+	CHECK_EQ(st.failed, 1);
+	CHECK_EQ(db_release(r, din), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+static void gate_reset(void)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate_open = gate_entered = false;
+	run_log_n = 0;
+	pthread_mutex_unlock(&gate_lock);
+}
+
+static void gate_release(void)
+{
+	pthread_mutex_lock(&gate_lock);
+	gate_open = true;
+	pthread_cond_broadcast(&gate_cond);
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* Wait (10 s at most) until the engine has taken @n invocations. */
+static bool wait_taken(struct rig *r, uint64_t n)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	u64 counts[__PTASK_COUNT_MAX];
+
+	do {
+		pd_ns_counts(r->ns, counts);
+		if (counts[PTASK_COUNT_INVOCATIONS] >= n)
+			return true;
+		usleep(1000);
+	} while (now_ns() < deadline);
+	diag("the engine took %llu invocations, expected %llu",
+	     (unsigned long long)counts[PTASK_COUNT_INVOCATIONS],
+	     (unsigned long long)n);
+	return false;
+}
+
+/*
+ * One device kept busy by test_gate while five test_record ptasks queue
+ * behind it, pushed lowest static priority first (so their wait works
+ * against their priority); then the gate opens.  Under priority they
+ * must run highest first; under fifo in push order.
+ */
+static bool order_body(struct rig *r, void *arg)
+{
+	static const uint32_t prio[5] = { 10, 30, 50, 70, 90 };
+	bool by_priority = *(const int *)arg == PD_POLICY_PRIORITY;
+	uint32_t g, tn, gate, gin, cin[5], dgate, did[5];
+	int i;
+
+	gate_reset();
+	g = graph_new(r, "order");
+	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
+	gate = ptask_new(r, g, PTASK_KIND_GPU, "test_gate", 1);
+	/* A RUNTIME port: it triggers the gate but is no parameter. */
+	gin = chan_new(r, g, 0, port_new(r, gate, PTASK_PORT_INPUT, tn, 0,
+					 PTASK_PORT_RUNTIME, 0), 1);
+	for (i = 0; i < 5; i++) {
+		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, "test_record", 1);
+
+		cin[i] = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT,
+						    tn, 0, 0, 0), 1);
+		CHECK_EQ(set_prio(r, pt, prio[i]), 0);
+	}
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	CHECK(fill_n(r, gin, 0, &dgate));
+	pthread_mutex_lock(&gate_lock);
+	while (!gate_entered)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	for (i = 0; i < 5; i++)
+		CHECK(fill_n(r, cin[i], (int32_t)prio[i], &did[i]));
+	CHECK(wait_taken(r, 6));
+	gate_release();
+	/* test_record has no output: wait for the log to fill. */
+	for (i = 0; i < 10000; i++) {
+		int n;
+
+		pthread_mutex_lock(&gate_lock);
+		n = run_log_n;
+		pthread_mutex_unlock(&gate_lock);
+		if (n == 5)
+			break;
+		usleep(1000);
+	}
+	CHECK_EQ(run_log_n, 5);
+	for (i = 0; i < 5; i++) {
+		int want = by_priority ? (int)prio[4 - i] : (int)prio[i];
+
+		if (run_log[i] != want) {
+			diag("run %d was ptask of priority %d, expected %d", i,
+			     run_log[i], want);
+			return false;
+		}
+	}
+	CHECK_EQ(db_release(r, dgate), 0);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(db_release(r, did[i]), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The rectangular gemm graph of PTask's figure 12: @width independent    */
+/* columns of @depth sgemm ptasks, X <- X x B at each level.              */
+
+struct gemm_args {
+	uint32_t width, depth, rounds, n;
+	struct pd_engine_stats st;	/* out: the engine's counters */
+};
+
+static void sgemm_ref(const float *a, const float *b, float *c, uint32_t n)
+{
+	uint32_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++)
+			c[i * n + j] = 0.0f;
+		for (k = 0; k < n; k++)
+			for (j = 0; j < n; j++)
+				c[i * n + j] += a[i * n + k] * b[k * n + j];
+	}
+}
+
+static float seed_value(uint32_t round, uint32_t col, uint32_t i)
+{
+	uint32_t x = (round * 131 + col * 31 + i) * 2654435761U;
+
+	return (float)(x >> 8) / (float)(1U << 24);
+}
+
+static bool gemm_body(struct rig *r, void *arg)
+{
+	struct gemm_args *ga = arg;
+	const uint32_t n = ga->n, nn = n * n, w = ga->width;
+	uint32_t g, t, tn, c, l, i, dB, dN, round;
+	uint32_t in[16], out[16];
+	float *B, *ref, *tmp;
+	int32_t *N;
+	bool ok = false;
+
+	CHECK(w <= 16);
+	g = graph_new(r, "gemm");
+	t = tmpl_new(r, g, 4, nn, PTASK_BIND_GLOBAL);
+	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
+	dB = db_new(r, nn * 4, (void **)&B);
+	dN = db_new(r, 4, (void **)&N);
+	CHECK(!build_failed);
+	*N = (int32_t)n;
+	/* Near the identity, so values neither vanish nor explode. */
+	for (i = 0; i < nn; i++)
+		B[i] = (i / n == i % n ? 0.75f : 0.0f) +
+		       0.5f * seed_value(999, 999, i) / (float)n;
+	for (c = 0; c < w; c++) {
+		uint32_t prev = 0;
+
+		for (l = 0; l < ga->depth; l++) {
+			uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, "sgemm", 4);
+			uint32_t pa = port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0);
+			uint32_t pb = port_new(r, pt, PTASK_PORT_STICKY, t, 1, 0, 0);
+			uint32_t pc = port_new(r, pt, PTASK_PORT_OUTPUT, t, 2, 0, 0);
+			uint32_t pn = port_new(r, pt, PTASK_PORT_STICKY, tn, 3, 0, 0);
+
+			if (prev)
+				chan_new(r, g, prev, pa, 2);
+			else
+				in[c] = chan_new(r, g, 0, pa, ga->rounds);
+			CHECK_EQ(push(r, chan_new(r, g, 0, pb, 1), dB), 0);
+			CHECK_EQ(push(r, chan_new(r, g, 0, pn, 1), dN), 0);
+			prev = pc;
+		}
+		out[c] = chan_new(r, g, prev, 0, ga->rounds);
+	}
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (round = 0; round < ga->rounds; round++) {
+		for (c = 0; c < w; c++) {
+			float *A;
+			uint32_t dA = db_new(r, nn * 4, (void **)&A);
+
+			CHECK(dA);
+			for (i = 0; i < nn; i++)
+				A[i] = seed_value(round, c, i);
+			CHECK_EQ(push(r, in[c], dA), 0);
+			CHECK_EQ(db_release(r, dA), 0);
+		}
+	}
+	ref = malloc(nn * 4);
+	tmp = malloc(nn * 4);
+	CHECK(ref && tmp);
+	for (round = 0; round < ga->rounds; round++) {
+		for (c = 0; c < w; c++) {
+			uint32_t dC;
+			float *C;
+			int err = pull(r, out[c], &dC, (void **)&C);
+
+			if (err) {
+				diag("round %u column %u: pull: %s", round, c,
+				     strerror(-err));
+				goto out;
+			}
+			for (i = 0; i < nn; i++)
+				ref[i] = seed_value(round, c, i);
+			for (l = 0; l < ga->depth; l++) {
+				sgemm_ref(ref, B, tmp, n);
+				memcpy(ref, tmp, nn * 4);
+			}
+			for (i = 0; i < nn; i++)
+				if (fabsf(C[i] - ref[i]) >
+				    1e-4f * (1.0f + fabsf(ref[i]))) {
+					diag("round %u column %u: C[%u] = %g, expected %g",
+					     round, c, i, C[i], ref[i]);
+					db_release(r, dC);
+					goto out;
+				}
+			if (db_release(r, dC))
+				goto out;
+		}
+	}
+	ok = true;
+out:
+	free(ref);
+	free(tmp);
+	pd_engine_get_stats(r->e, &ga->st);
+	CHECK(ok);
+	CHECK_EQ(ga->st.failed, 0);
+	CHECK_EQ(ga->st.invocations, w * ga->depth * ga->rounds);
+	CHECK_EQ(db_release(r, dB), 0);
+	CHECK_EQ(db_release(r, dN), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The sim backend, host kernels and size classes on their own.           */
+
+static bool sim_config_test(void)
+{
+	struct pd_backend be = { .ops = &pd_backend_sim };
+	char path[] = "/tmp/engine_test_simXXXXXX";
+	static const char file[] =
+		"# one small device\ndevices = 1   # just one\nmemory = 64Ki\n"
+		"dev0.name = tiny\n";
+	int fd;
+
+	CHECK_EQ(be.ops->init(&be, ""), 0);
+	CHECK_EQ(be.ndev, 2);
+	CHECK(!strcmp(be.info[1].name, "sim1"));
+	CHECK(be.info[0].strength == 1.0 && be.info[1].strength == 1.0);
+	CHECK(!be.info[0].peer[1]);
+	CHECK_EQ(be.info[0].kind, PTASK_ACCEL_SIM);
+	be.ops->fini(&be);
+
+	CHECK_EQ(be.ops->init(&be, "devices=3;peer=yes,dev2.cores=8"), 0);
+	CHECK_EQ(be.ndev, 3);
+	CHECK_EQ(be.info[2].cores, 8);
+	CHECK(be.info[2].strength == 0.5 && be.info[0].strength == 1.0);
+	CHECK(be.info[0].peer[1] && be.info[2].peer[0] && !be.info[1].peer[1]);
+	be.ops->fini(&be);
+
+	CHECK_EQ(be.ops->init(&be, "devices=0"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "bogus=1"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "memory=12Q"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "h2d_bandwidth=0"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "dev99.cores=1"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "/nonexistent/sim.conf"), -ENOENT);
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, file, sizeof(file) - 1) == (ssize_t)sizeof(file) - 1);
+	close(fd);
+	fd = be.ops->init(&be, path);
+	unlink(path);
+	CHECK_EQ(fd, 0);
+	CHECK_EQ(be.ndev, 1);
+	CHECK_EQ(be.info[0].memory, 65536);
+	CHECK(!strcmp(be.info[0].name, "tiny"));
+	be.ops->fini(&be);
+	return true;
+}
+
+/* Like CHECK, for tests that must unwind: jumps to "out". */
+#define TRY(cond) do {							\
+	if (!(cond)) {							\
+		diag("%s:%d: check failed: %s", __FILE__, __LINE__,	\
+		     #cond);						\
+		goto out;						\
+	}								\
+} while (0)
+
+/* Device memory budgets, copy bounds and a host kernel's bounds. */
+static bool sim_memory_test(void)
+{
+	struct pd_backend be = { .ops = &pd_backend_sim };
+	const struct pd_backend_ops *ops = be.ops;
+	uint64_t p1, p2, a, b, c, gpu_ns = 0;
+	struct pd_launch l = { .nparams = 4 };
+	float host[16], out[16], want[16];
+	int32_t n = 4;
+	void *space, *k;
+	bool ok = false;
+	int i;
+
+	CHECK_EQ(ops->init(&be, "devices=1;memory=64Ki;time_scale=0"), 0);
+	CHECK_EQ(ops->space_open(&be, 0, 1, &space), 0);
+	TRY(!ops->mem_alloc(&be, space, 40960, &p1));
+	TRY(ops->mem_alloc(&be, space, 40960, &p2) == -ENOMEM);
+	ops->mem_free(&be, space, p1);
+	TRY(!ops->mem_alloc(&be, space, 40960, &p2));
+	/* Past the end of a buffer: refused, not scribbled. */
+	TRY(ops->copy_h2d(&be, space, p2 + 40000, host, 1000) == -EFAULT);
+	ops->mem_free(&be, space, p2);
+	TRY(!ops->mem_alloc(&be, space, 64, &a));
+	TRY(!ops->mem_alloc(&be, space, 64, &b));
+	TRY(!ops->mem_alloc(&be, space, 64, &c));
+	TRY(ops->kernel_load(&be, space, "", 0, "nope", &k) == -ENOENT);
+	TRY(!ops->kernel_load(&be, space, "", 0, "sgemm", &k));
+	for (i = 0; i < 16; i++)
+		host[i] = (float)i;
+	l.params[0] = &a;
+	l.params[1] = &b;
+	l.params[2] = &c;
+	l.params[3] = &n;
+	l.param_bytes[0] = l.param_bytes[1] = l.param_bytes[2] = 8;
+	l.param_bytes[3] = 4;
+	TRY(!ops->copy_h2d(&be, space, a, host, 64));
+	TRY(!ops->copy_h2d(&be, space, b, host, 64));
+	TRY(!ops->launch(&be, space, k, &l));
+	TRY(!ops->copy_d2h(&be, space, out, c, 64));
+	TRY(!ops->sync(&be, space, &gpu_ns));
+	sgemm_ref(host, host, want, 4);
+	TRY(!memcmp(want, out, sizeof(want)));
+	TRY(gpu_ns > 0);
+	/* n = 5 needs 100 bytes per matrix: the buffers have 64. */
+	n = 5;
+	TRY(ops->launch(&be, space, k, &l) == -EFAULT);
+	n = -1;
+	TRY(ops->launch(&be, space, k, &l) == -EINVAL);
+	/* A pointer parameter of the wrong size. */
+	n = 4;
+	l.param_bytes[0] = 4;
+	TRY(ops->launch(&be, space, k, &l) == -EINVAL);
+	ok = true;
+out:
+	ops->space_close(&be, space);
+	ops->fini(&be);
+	return ok;
+}
+
+/* Size classes: big enough, at most a quarter wasted, ordered. */
+static bool pool_class_test(void)
+{
+	uint64_t bytes, cap, prev_cap = PD_POOL_MIN_BYTES;
+	unsigned int cls, prev = 0;
+
+	for (bytes = 1; bytes <= (1ULL << 30); bytes += 1 + bytes / 7) {
+		cls = pd_pool_class(bytes, &cap);
+		CHECK(cls < PD_POOL_CLASSES);
+		CHECK(cap >= bytes);
+		CHECK(cap <= PD_POOL_MIN_BYTES || cap - bytes < cap / 4 + 1);
+		CHECK(cls >= prev);
+		CHECK(cls != prev || cap == prev_cap);
+		CHECK(cls == prev || cap > prev_cap);
+		/* A class's own size maps to the class. */
+		CHECK_EQ(pd_pool_class(cap, &prev_cap), cls);
+		prev = cls;
+	}
+	CHECK(pd_pool_class(~0ULL >> 1, &cap) < PD_POOL_CLASSES);
+	return true;
+}
+
+static bool policy_body(struct rig *r, void *arg)
+{
+	int p;
+
+	(void)arg;
+	for (p = 0; p < __PD_POLICY_MAX; p++)
+		CHECK_EQ(pd_policy_parse(pd_policy_name(p)), p);
+	CHECK_EQ(pd_policy_parse("fastest"), -EINVAL);
+	CHECK_EQ(pd_policy_parse(NULL), -EINVAL);
+	CHECK_EQ(pd_engine_set_policy(r->e, __PD_POLICY_MAX), -EINVAL);
+	CHECK_EQ(pd_engine_set_policy(r->e, -1), -EINVAL);
+	CHECK_EQ(pd_engine_set_policy(r->e, PD_POLICY_DATA_AWARE), 0);
+	/* And it works under the new policy. */
+	return vec_add_body(r, NULL);
+}
+
+/* PTask's figure 12: migrations under data-aware and priority. */
+static bool migration_test(void)
+{
+	struct pd_engine_config cfg = { .policy = PD_POLICY_DATA_AWARE };
+	struct gemm_args da = { 8, 6, 16, 64, { 0 } }, pr = da;
+	const char *sim = "devices=2;time_scale=5";
+	double rate_da, rate_pr;
+	bool ok;
+
+	ok = with_rig("sim", sim, &cfg, gemm_body, &da);
+	cfg.policy = PD_POLICY_PRIORITY;
+	ok = with_rig("sim", sim, &cfg, gemm_body, &pr) && ok;
+	CHECK(ok);
+	rate_da = 100.0 * (double)da.st.migrations / (double)da.st.invocations;
+	rate_pr = 100.0 * (double)pr.st.migrations / (double)pr.st.invocations;
+	diag("8x6 sgemm graph, 16 rounds, 2 sim devices: data-aware %llu migrations of %llu invocations (%.2f%%; %llu/%llu per device), priority %llu of %llu (%.2f%%; %llu/%llu per device)",
+	     (unsigned long long)da.st.migrations,
+	     (unsigned long long)da.st.invocations, rate_da,
+	     (unsigned long long)da.st.per_device[0],
+	     (unsigned long long)da.st.per_device[1],
+	     (unsigned long long)pr.st.migrations,
+	     (unsigned long long)pr.st.invocations, rate_pr,
+	     (unsigned long long)pr.st.per_device[0],
+	     (unsigned long long)pr.st.per_device[1]);
+	CHECK(rate_da < 1.0);
+	CHECK(rate_pr >= 1.0);
+	/* Data-aware still used both devices. */
+	CHECK(da.st.per_device[0] > 0 && da.st.per_device[1] > 0);
+	return true;
+}
+
+/* Device memory for five 16 KiB matrices per device: evictions. */
+static bool eviction_test(void)
+{
+	struct pd_engine_config cfg = {
+		.policy = PD_POLICY_DATA_AWARE,
+		.device_memory_limit = 5 * 16384,
+	};
+	struct gemm_args ga = { 4, 4, 4, 64, { 0 } };
+
+	CHECK(with_rig("sim", "devices=2;time_scale=0", &cfg, gemm_body, &ga));
+	diag("limit 80 KiB per device: %llu evictions, %llu bytes written back",
+	     (unsigned long long)ga.st.evictions,
+	     (unsigned long long)ga.st.bytes_d2h);
+	CHECK(ga.st.evictions > 0);
+	return true;
+}
+
+int main(void)
+{
+	struct pd_engine_config fifo = { .policy = PD_POLICY_FIFO };
+	struct pd_engine_config prio = { .policy = PD_POLICY_PRIORITY };
+	struct pd_engine_config fa = { .policy = PD_POLICY_FIRST_AVAILABLE };
+	struct pd_engine_config shared = {
+		.policy = PD_POLICY_FIFO, .shared_isolation = true,
+	};
+	struct gemm_args small = { 2, 3, 3, 32, { 0 } };
+	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
+	size_t i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("ENGINE_TEST_DEBUG"))
+		pd_log_level = PD_LOG_DEBUG;
+	for (i = 0; i < sizeof(test_kernels) / sizeof(test_kernels[0]); i++)
+		if (pd_host_kernel_register(&test_kernels[i])) {
+			printf("cannot register %s\n", test_kernels[i].name);
+			return 1;
+		}
+	result(pd_host_kernel_register(&test_kernels[0]) == -EEXIST,
+	       "host kernel names are unique");
+	result(sim_config_test(), "sim configuration: defaults, inline, file, errors");
+	result(sim_memory_test(), "sim device memory, copy bounds, sgemm and its bounds");
+	result(pool_class_test(), "device buffer size classes");
+	result(with_rig("sim", "", &fifo, vec_add_body, NULL),
+	       "vec_add on two sim devices: results, one copy in and out each");
+	result(with_rig("cpu", "", &fifo, vec_add_body, NULL),
+	       "vec_add on the cpu backend");
+	result(with_rig("sim", "devices=1", &fifo, inout_body, NULL),
+	       "in/out ports: updated in place on the device, emitted as the same datablock");
+	result(with_rig("sim", "", &fa, gemm_body, &small),
+	       "sgemm chains, first-available");
+	result(with_rig("sim", "", &shared, gemm_body, &small),
+	       "sgemm chains, shared isolation");
+	result(with_rig("sim", "devices=3;peer=yes", &prio, gemm_body, &small),
+	       "sgemm chains, three peer devices, priority");
+	result(with_rig("sim", "", &fifo, fail_body, "no_such_kernel"),
+	       "a kernel with no host implementation fails its graph");
+	result(with_rig("sim", "", &fifo, fail_body, "cpu"),
+	       "a CPU ptask queued to the executor fails its graph (-EOPNOTSUPP)");
+	result(with_rig("sim", "devices=1", &prio, order_body, &pol_prio),
+	       "priority: the highest effective priority runs first");
+	result(with_rig("sim", "devices=1", &fifo, order_body, &pol_fifo),
+	       "fifo: queue order");
+	result(with_rig("sim", "", &fifo, policy_body, NULL),
+	       "policy names; pd_engine_set_policy at run time");
+	result(migration_test(),
+	       "8x6 sgemm graph on 2 sim GPUs: data-aware migrates under 1%, priority does not");
+	result(eviction_test(),
+	       "eviction under a small device_memory_limit keeps results right");
+	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
+	return n_fail ? 1 : 0;
+}
