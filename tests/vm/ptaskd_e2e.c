@@ -340,6 +340,7 @@ FIXTURE_TEARDOWN(e2e)
 
 TEST_F(e2e, vec_add_then_cpu_double)
 {
+	__u64 want[__PTASK_COUNT_MAX];
 	int k;
 
 	START(NULL);
@@ -354,6 +355,15 @@ TEST_F(e2e, vec_add_then_cpu_double)
 		ASSERT_PT(0, push_round(&self->ch, 100 + k));
 	for (k = 0; k < 4; k++)
 		ASSERT_PT(0, pull_round(&self->ch, 100 + k, 30 * SEC));
+	/*
+	 * The client gone, the running daemon holds nothing of it: no
+	 * datablock, and no datablock pages mapped (only its own fd).
+	 */
+	ptask_ctx_close(self->ch.ctx);
+	self->ch.ctx = NULL;
+	memcpy(want, self->env.base, sizeof(want));
+	want[PTASK_COUNT_CLIENTS]++;
+	ASSERT_EQ(0, pt_counts_wait_all(want, 5000, "daemon idle"));
 	ASSERT_EQ(0, ptaskd_stop(&self->env, self->pid, SIGTERM));
 	self->pid = 0;
 }
