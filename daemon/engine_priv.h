@@ -44,7 +44,7 @@
 #define PD_INFO_BUCKETS		256	/* ptask-info hash (power of two) */
 #define PD_POOL_MIN_BYTES	4096	/* smallest pooled buffer */
 #define PD_POOL_CLASSES		(1 + 4 * 52)	/* see pd_pool_class() */
-#define PD_BYVALUE_MAX		8	/* bytes a by-value datablock has */
+#define PD_BYVALUE_MAX		4096	/* most bytes passed by value */
 #define PD_TAKE_SLICE_NS	(200ULL * 1000 * 1000)
 #define PD_HOLD_POLL_NS		(1ULL * 1000 * 1000)
 #define PD_WRITEBEHIND_NS	(1000ULL * 1000 * 1000)
@@ -237,8 +237,8 @@ struct pd_unmap {
  * @src_view: a view in another space copied from (pinned until sync)
  * @host: a mapping the job made or was given (@rec's bytes), or NULL
  * @created: output: handle of the datablock made with db_create
- * @by_value: input passed by value (its bytes in @value)
- * @value: by value: the bytes; else the device pointer
+ * @by_value: input passed by value: the parameter is at @host
+ * @value: the device pointer passed (unless @by_value)
  * @gen: input: the generation of @rec the job runs with
  */
 struct pd_jport {
@@ -385,6 +385,12 @@ static inline void pd_engine_unlock(struct pd_engine *e)
 static inline void pd_assert_locked(struct pd_engine *e)
 {
 	PD_ASSERT(e->locked && pthread_equal(e->lock_owner, pthread_self()));
+}
+
+/* Is port @p a kernel parameter passed by value (template binding)? */
+static inline bool pd_port_by_value(const struct ptask_invocation_port *p)
+{
+	return PTASK_INVP_BINDING(p->flags) == PTASK_BIND_PARAM;
 }
 
 /* pthread_cond_wait on e->lock, keeping the owner bookkeeping right. */

@@ -156,8 +156,7 @@ static uint32_t preferred_devices(struct pd_engine *e, struct pd_job *job,
 		struct pd_dbrec *rec;
 
 		if (p->kind == PTASK_PORT_OUTPUT || !p->datablock ||
-		    (p->flags & PTASK_PORT_RUNTIME) ||
-		    p->bytes <= PD_BYVALUE_MAX)
+		    (p->flags & PTASK_PORT_RUNTIME) || pd_port_by_value(p))
 			continue;
 		rec = pd_rec_find_locked(e, p->datablock);
 		/* Views about to be dropped for a newer generation count not. */

@@ -21,13 +21,14 @@
  * Kernel parameters: the ports that are not PTASK_PORT_RUNTIME, ordered
  * by param_index (gaps close up; two ports with one index are -EINVAL),
  * except the output that emits an in/out input (its parameter is the
- * input's).  An input or sticky port passes its datablock's device
- * pointer, or, for a datablock of at most PD_BYVALUE_MAX (8) bytes, its
- * bytes by value: struct ptask_invocation_port does not carry the
- * template's binding, so the size decides (an int or a float parameter
- * travels in a 4-byte datablock; nobody passes a buffer of 8 bytes by
- * pointer to a GPU).  An output port passes the device pointer of a new
- * datablock of the port's template size (-EINVAL without a template).
+ * input's).  An input or sticky port whose template binds
+ * PTASK_BIND_PARAM (PTASK_INVP_BINDING) passes its datablock's bytes by
+ * value (at most PD_BYVALUE_MAX, 4 KiB, as CUDA's parameter space); any
+ * other (PTASK_BIND_GLOBAL, no template, and PTASK_BIND_CONSTANT, which
+ * would need a named __constant__ symbol the ABI does not carry) passes
+ * the device pointer of its view.  An output port passes the device
+ * pointer of a new datablock of the port's template size (-EINVAL
+ * without a template).
  *
  * Geometry: the ptask's own when set; else one thread per 4 bytes of the
  * first output (or of the first in/out input), in blocks of
@@ -360,8 +361,10 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 }
 
 /*
- * Input @i passed by value: its bytes, from the host pages when they are
- * current, else from a device copy (made valid here first).
+ * Input @i passed by value (PTASK_BIND_PARAM): the parameter is its host
+ * pages, made current first when the bytes are only on a device (copied
+ * back through the job's space, which makes the host pages valid for
+ * everybody).  Locked on entry/exit.
  */
 static int read_by_value(struct pd_device *dev, struct pd_job *job,
 			 uint32_t i)
@@ -369,29 +372,43 @@ static int read_by_value(struct pd_device *dev, struct pd_job *job,
 	struct pd_engine *e = dev->e;
 	struct pd_jport *jp = &job->jp[i];
 	struct pd_dbrec *rec = jp->rec;
+	uint32_t generation = rec->generation;
 	void *space;
 	int err;
 
-	jp->by_value = true;
-	if (rec->host_valid) {
-		err = job_map_input(e, job, i);
-		if (!err)
-			memcpy(&jp->value, jp->host, rec->bytes);
-		return err;
+	if (rec->bytes > PD_BYVALUE_MAX || (job->ports[i].flags &
+					    PTASK_PORT_INOUT)) {
+		pd_log_err("engine: ptask %u: port %u: a by-value parameter of %llu bytes%s",
+			   job->inv.ptask, job->ports[i].index,
+			   (unsigned long long)rec->bytes,
+			   rec->bytes > PD_BYVALUE_MAX ? " (4 KiB at most)" :
+			   " cannot be in/out");
+		return -EINVAL;
 	}
+	err = job_map_input(e, job, i);
+	if (err)
+		return err;
+	jp->by_value = true;
+	if (rec->host_valid)
+		return 0;
 	err = make_valid(dev, job, i);
 	if (err)
 		return err;
 	space = job->space->be_space;
 	pd_engine_unlock(e);
-	err = e->be->ops->copy_d2h(e->be, space, &jp->value, jp->view->dptr,
+	err = e->be->ops->copy_d2h(e->be, space, jp->host, jp->view->dptr,
 				   rec->bytes);
 	if (!err)
 		err = e->be->ops->sync(e->be, space, NULL);
 	pd_engine_lock(e);
-	if (!err)
-		e->stats.bytes_d2h += rec->bytes;
-	return err;
+	if (err)
+		return err;
+	e->stats.bytes_d2h += rec->bytes;
+	if (rec->generation == generation && jp->view->valid) {
+		rec->host_valid = true;
+		pd_rec_drop_map_locked(e, rec);
+	}
+	return 0;
 }
 
 /* A new datablock for output @i, with a view in the job's space. */
@@ -532,12 +549,11 @@ static int prepare(struct pd_device *dev, struct pd_job *job,
 			err = make_output(dev, job, order[i]);
 		else if (!jp->rec)
 			err = -EINVAL;		/* an input without datablock */
-		else if (p->bytes <= PD_BYVALUE_MAX &&
-			 !(p->flags & PTASK_PORT_INOUT))
+		else if (pd_port_by_value(p))
 			err = read_by_value(dev, job, order[i]);
 		else
 			err = make_valid(dev, job, order[i]);
-		launch->params[i] = &jp->value;
+		launch->params[i] = jp->by_value ? jp->host : &jp->value;
 		launch->param_bytes[i] = jp->by_value ? (uint32_t)p->bytes :
 				       sizeof(uint64_t);
 		if (!threads && (p->kind == PTASK_PORT_OUTPUT ||

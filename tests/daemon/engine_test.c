@@ -7,8 +7,9 @@
  * every test ends by stopping the engine and checking that no datablock,
  * buffer or graph is left.
  *
- * Output: "ok N name" / "not ok N name" per test, "# ..." diagnostics,
- * and a last line "N passed, M failed, K skipped"; exit 1 on failure.
+ * Output: TAP, "ok N - name" / "not ok N - name" per test, "# ..."
+ * diagnostics, the plan "1..N" at the end, and a last line "N passed, M
+ * failed, K skipped"; exit 1 on failure.
  * PTASK_SIM_SCALE is honoured by the sim backend (tests set their own
  * time_scale in the configuration otherwise).
  */
@@ -31,7 +32,7 @@ static int n_pass, n_fail, n_skip, n_test;
 
 static void result(bool ok, const char *name)
 {
-	printf("%s %d %s\n", ok ? "ok" : "not ok", ++n_test, name);
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++n_test, name);
 	fflush(stdout);
 	if (ok)
 		n_pass++;
@@ -690,6 +691,76 @@ static bool order_body(struct rig *r, void *arg)
 	return true;
 }
 
+/*
+ * A by-value parameter made on a device: ptask_copy copies a 4-byte int
+ * into its output (global memory, left on the device); test_record takes
+ * it through a PTASK_BIND_PARAM port, so the engine must bring it back to
+ * the host pages first.  A 5000-byte by-value datablock fails the graph.
+ */
+static bool by_value_body(struct rig *r, void *arg)
+{
+	uint32_t g, tg, tn, cp, rec, pin, pout, pn, cin, cn, din, dn, dbig, cbig;
+	struct pd_engine_stats st;
+	int32_t *x;
+	void *p;
+	int i;
+
+	(void)arg;
+	gate_reset();
+	g = graph_new(r, "by_value");
+	tg = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
+	cp = ptask_new(r, g, PTASK_KIND_GPU, "ptask_copy", 3);
+	pout = port_new(r, cp, PTASK_PORT_OUTPUT, tg, 0, 0, 0);
+	pin = port_new(r, cp, PTASK_PORT_INPUT, tg, 1, 0, 0);
+	pn = port_new(r, cp, PTASK_PORT_STICKY, tn, 2, 0, 0);
+	rec = ptask_new(r, g, PTASK_KIND_GPU, "test_record", 1);
+	chan_new(r, g, pout, port_new(r, rec, PTASK_PORT_INPUT, tn, 0, 0, 0), 1);
+	cin = chan_new(r, g, 0, pin, 1);
+	cn = chan_new(r, g, 0, pn, 1);
+	CHECK(!build_failed);
+	CHECK(fill_n(r, cn, 4, &dn));
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	din = db_new(r, 4, (void **)&x);
+	CHECK(din);
+	*x = 4711;
+	CHECK_EQ(push(r, cin, din), 0);
+	for (i = 0; i < 10000 && !run_log_n; i++)
+		usleep(1000);
+	pthread_mutex_lock(&gate_lock);
+	i = run_log_n ? run_log[0] : -1;
+	pthread_mutex_unlock(&gate_lock);
+	CHECK_EQ(i, 4711);
+	pd_engine_get_stats(r->e, &st);
+	/* In: the int; back: the copy's output for test_record. */
+	CHECK_EQ(st.bytes_h2d, 4);
+	CHECK_EQ(st.bytes_d2h, 4);
+	CHECK_EQ(db_release(r, din), 0);
+	CHECK_EQ(db_release(r, dn), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+
+	g = graph_new(r, "by_value_big");
+	tn = tmpl_new(r, g, 1, 5000, PTASK_BIND_PARAM);
+	rec = ptask_new(r, g, PTASK_KIND_GPU, "test_record", 1);
+	cbig = chan_new(r, g, 0, port_new(r, rec, PTASK_PORT_INPUT, tn, 0, 0, 0),
+			1);
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	dbig = db_new(r, 5000, &p);
+	CHECK(dbig);
+	CHECK_EQ(push(r, cbig, dbig), 0);
+	for (i = 0; i < 10000; i++) {
+		pd_engine_get_stats(r->e, &st);
+		if (st.failed)
+			break;
+		usleep(1000);
+	}
+	CHECK_EQ(st.failed, 1);
+	CHECK_EQ(db_release(r, dbig), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The rectangular gemm graph of PTask's figure 12: @width independent    */
 /* columns of @depth sgemm ptasks, X <- X x B at each level.              */
@@ -1054,6 +1125,8 @@ int main(void)
 	       "vec_add on the cpu backend");
 	result(with_rig("sim", "devices=1", &fifo, inout_body, NULL),
 	       "in/out ports: updated in place on the device, emitted as the same datablock");
+	result(with_rig("sim", "devices=1", &fifo, by_value_body, NULL),
+	       "by-value parameters: made current on the host from a device; over 4 KiB refused");
 	result(with_rig("sim", "", &fa, gemm_body, &small),
 	       "sgemm chains, first-available");
 	result(with_rig("sim", "", &shared, gemm_body, &small),
@@ -1074,6 +1147,7 @@ int main(void)
 	       "8x6 sgemm graph on 2 sim GPUs: data-aware migrates under 1%, priority does not");
 	result(eviction_test(),
 	       "eviction under a small device_memory_limit keeps results right");
+	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
 	return n_fail ? 1 : 0;
 }
