@@ -93,7 +93,8 @@ const char *pd_policy_name(int policy);
  * @shared_isolation: one memory space per device for every client
  *	(else one per client per device)
  * @migrate_threshold: data-aware: effective priority above which a ptask
- *	runs on another device than the one holding its inputs
+ *	runs on another device than the one holding its inputs; 0: the
+ *	default, 90 (Documentation/ptaskd.md, "Scheduling")
  * @device_memory_limit: 0, or bytes of device memory the engine may use
  *	per device (below what the device has), to exercise eviction
  */
@@ -142,7 +143,11 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 void pd_engine_stop(struct pd_engine *e);
 int pd_engine_set_policy(struct pd_engine *e, int policy);
 void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st);
-/* Datablock @handle is gone: drop its views (user mode tells the engine). */
+/*
+ * Datablock @handle is gone: drop its views (user mode tells the engine).
+ * Any thread, also under the source's own lock: it makes no source call.
+ * A ptask's handle may be given too (its cached info is dropped).
+ */
 void pd_engine_forget(struct pd_engine *e, uint32_t handle);
 
 #endif /* PTASKD_ENGINE_H */
