@@ -123,11 +123,15 @@ $(B)/bench/%: bench/%.c uapi/ptask.h
 check-unit:
 	@scripts/run-unit.sh
 
-check-vm: module kselftest
+# ptaskd in the guest: the kernel-mode source alone, and ptaskd end to end.
+VM_DAEMON_PROGS := $(B)/vm/source_kernel_test $(B)/vm/ptaskd_e2e
+VM_HELPERS += $(B)/vm/ptaskd
+
+check-vm: module kselftest ptaskd-static $(VM_DAEMON_PROGS)
 	@if [ ! -f $(MODULE) ]; then \
 		echo "check-vm: no $(MODULE) to test"; echo "0 passed, 1 failed, 0 skipped"; exit 1; \
 	fi
-	@tests/vm/run.sh check $(MODULE) $(KSFT_BINS) \
+	@tests/vm/run.sh check $(MODULE) $(KSFT_BINS) $(VM_DAEMON_PROGS) \
 		$(addprefix --helper ,$(KSFT_EXEC) $(VM_HELPERS))
 
 # Runs every part even when one fails; the last line is the total.
@@ -186,6 +190,18 @@ include encfs-gpu/Makefile.inc
 
 # --- ptaskd and libptask (their own fragment) --------------------------------
 include daemon/Makefile.inc
+
+$(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/source_kernel.c \
+		daemon/netlink.c daemon/source_kernel.h daemon/netlink.h $(KSFT_DEPS)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(NL_LIBS) $(NL_QUIET)
+
+$(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(STATIC_CFLAGS) -Iuapi -Ilibptask -I$(KSFT_DIR) -o $@ $(filter %.c,$^) \
+		$(LIBPT_A) $(NL_LIBS) $(NL_QUIET)
 include examples/examples.mk
 include tests/gpu/gpu.mk
 include install.mk
