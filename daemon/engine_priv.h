@@ -264,6 +264,9 @@ struct pd_jport {
  * @dev: the device it was placed on
  * @space: the space it runs in (worker)
  * @jp: per port, run state
+ * @alloc_ns: time spent getting device buffers (pools, backend, eviction)
+ * @source_ns: time spent in the source's db_map and db_create
+ * @copy_ns: time spent queueing copies before the launch
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -276,6 +279,9 @@ struct pd_job {
 	int dev;
 	struct pd_space *space;
 	struct pd_jport jp[PTASK_MAX_PORTS];
+	uint64_t alloc_ns;
+	uint64_t source_ns;
+	uint64_t copy_ns;
 };
 
 /**

@@ -267,15 +267,18 @@ static int job_map_input(struct pd_engine *e, struct pd_job *job, uint32_t i)
 {
 	const struct ptask_invocation_port *p = &job->ports[i];
 	struct pd_jport *jp = &job->jp[i];
+	uint64_t t;
 	void *addr;
 	int err;
 
 	if (jp->host)
 		return 0;
+	t = pd_now_ns();
 	pd_engine_unlock(e);
 	err = e->src->ops->db_map(e->src, p->datablock, p->mmap_offset,
 				  p->bytes, &addr);
 	pd_engine_lock(e);
+	job->source_ns += pd_now_ns() - t;
 	if (err) {
 		pd_log_err("engine: mapping datablock %u: %d", p->datablock,
 			   err);
@@ -300,12 +303,14 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 	struct pd_space *space = job->space;
 	struct pd_view *v = pd_view_find_locked(e, rec, space), *src;
 	uint32_t generation;
-	uint64_t dptr, cap;
+	uint64_t dptr, cap, t;
 	int err;
 
 	if (!v) {
+		t = pd_now_ns();
 		err = pd_devmem_alloc_locked(dev, space, rec->bytes, &dptr,
 					     &cap);
+		job->alloc_ns += pd_now_ns() - t;
 		if (err)
 			return err;
 		/* Only this worker adds views to its spaces: still none. */
@@ -326,10 +331,12 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 		err = job_map_input(e, job, i);
 		if (err)
 			return err;
+		t = pd_now_ns();
 		pd_engine_unlock(e);
 		err = ops->copy_h2d(e->be, space->be_space, v->dptr, jp->host,
 				    rec->bytes);
 		pd_engine_lock(e);
+		job->copy_ns += pd_now_ns() - t;
 		if (err)
 			return err;
 		e->stats.bytes_h2d += rec->bytes;
@@ -343,11 +350,13 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 		/* Pinned until the job's sync: the copy may be queued. */
 		src->pins++;
 		jp->src_view = src;
+		t = pd_now_ns();
 		pd_engine_unlock(e);
 		err = ops->copy_d2d(e->be, space->be_space, v->dptr,
 				    src->space->be_space, src->dptr,
 				    rec->bytes);
 		pd_engine_lock(e);
+		job->copy_ns += pd_now_ns() - t;
 		if (err)
 			return err;
 		e->stats.bytes_d2d += rec->bytes;
@@ -417,7 +426,7 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i)
 	struct pd_engine *e = dev->e;
 	const struct ptask_invocation_port *p = &job->ports[i];
 	struct pd_jport *jp = &job->jp[i];
-	uint64_t dptr, cap;
+	uint64_t dptr, cap, t;
 	struct pd_view *v;
 	uint32_t handle;
 	void *addr;
@@ -428,10 +437,12 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i)
 			   job->inv.ptask, p->index);
 		return -EINVAL;
 	}
+	t = pd_now_ns();
 	pd_engine_unlock(e);
 	err = e->src->ops->db_create(e->src, &job->inv, p->bytes, &handle,
 				     &addr);
 	pd_engine_lock(e);
+	job->source_ns += pd_now_ns() - t;
 	if (err)
 		return err;
 	jp->created = handle;
@@ -440,7 +451,9 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i)
 	if (!jp->rec)
 		return -ENOMEM;
 	jp->rec->pins++;
+	t = pd_now_ns();
 	err = pd_devmem_alloc_locked(dev, job->space, p->bytes, &dptr, &cap);
+	job->alloc_ns += pd_now_ns() - t;
 	if (err)
 		return err;
 	v = pd_view_add_locked(e, jp->rec, job->space, dptr, cap);
@@ -827,8 +840,10 @@ static void run_job(struct pd_device *dev, struct pd_job *job)
 {
 	struct pd_engine *e = dev->e;
 	const struct pd_backend_ops *ops = e->be->ops;
+	uint32_t job_ptask = job->inv.ptask;	/* @job is freed by finish */
+	uint64_t alloc_ns, source_ns, copy_ns;
 	struct pd_launch launch = { 0 };
-	uint64_t gpu_ns = 0, start = 0;
+	uint64_t gpu_ns = 0, t0 = pd_now_ns(), start = 0, synced = 0;
 	void *kernel = NULL;
 	int err;
 
@@ -850,7 +865,21 @@ static void run_job(struct pd_device *dev, struct pd_job *job)
 		if (!err)
 			err = serr;
 	}
-	finish(dev, job, err, gpu_ns, start ? pd_now_ns() - start : 0);
+	synced = pd_now_ns();
+	alloc_ns = job->alloc_ns;
+	source_ns = job->source_ns;
+	copy_ns = job->copy_ns;
+	finish(dev, job, err, gpu_ns, start ? synced - start : 0);
+	/* Where a job's time goes, for -vv: what is the engine's share. */
+	pd_log_debug("engine: %s: ptask %u: %llu us to launch (%llu allocating, %llu mapping/creating, %llu queueing copies), %llu us launch to synced (gpu %llu us), %llu us to complete",
+		     e->be->info[dev->index].name, job_ptask,
+		     (unsigned long long)((start ? start : synced) - t0) / 1000,
+		     (unsigned long long)alloc_ns / 1000,
+		     (unsigned long long)source_ns / 1000,
+		     (unsigned long long)copy_ns / 1000,
+		     (unsigned long long)(start ? synced - start : 0) / 1000,
+		     (unsigned long long)gpu_ns / 1000,
+		     (unsigned long long)(pd_now_ns() - synced) / 1000);
 }
 
 /**
