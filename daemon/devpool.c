@@ -84,45 +84,73 @@ void pd_devmem_pool_locked(struct pd_space *space, uint64_t dptr,
 	space->pooled_bytes += cap;
 }
 
+/* Move @s's pooled buffers to @victims (to be freed without the lock). */
+static void pool_take_locked(struct pd_space *s, struct ptask_list *victims)
+{
+	unsigned int c;
+
+	for (c = 0; c < PD_POOL_CLASSES; c++) {
+		while (!ptask_list_empty(&s->pool[c])) {
+			struct pd_pooled *p = ptask_list_first(&s->pool[c],
+					struct pd_pooled, node);
+
+			ptask_list_del(&p->node);
+			ptask_list_add_tail(&p->node, victims);
+			s->pooled_bytes -= p->cap;
+			s->dev->allocated -= p->cap;
+		}
+	}
+}
+
+/* Free @victims' buffers; the lock is dropped meanwhile. */
+static void pool_free_locked(struct pd_device *dev, struct ptask_list *victims)
+{
+	struct pd_engine *e = dev->e;
+	struct ptask_list *pos, *tmp;
+
+	if (ptask_list_empty(victims))
+		return;
+	pd_engine_unlock(e);
+	ptask_list_for_each_safe(pos, tmp, victims) {
+		struct pd_pooled *p = ptask_list_entry(pos, struct pd_pooled,
+						       node);
+
+		e->be->ops->mem_free(e->be, p->space->be_space, p->dptr);
+		free(p);
+	}
+	pd_engine_lock(e);
+}
+
 /**
  * pd_devmem_trim_locked() - free every pooled buffer of @dev
  * @dev: the device (called on its worker)
  */
 void pd_devmem_trim_locked(struct pd_device *dev)
 {
-	struct pd_engine *e = dev->e;
-	struct ptask_list victims, *pos, *tmp;
-	unsigned int c;
+	struct ptask_list victims, *pos;
 
-	pd_assert_locked(e);
+	pd_assert_locked(dev->e);
 	assert_worker(dev);
 	ptask_list_init(&victims);
-	ptask_list_for_each(pos, &dev->spaces) {
-		struct pd_space *s = ptask_list_entry(pos, struct pd_space,
-						      node);
+	ptask_list_for_each(pos, &dev->spaces)
+		pool_take_locked(ptask_list_entry(pos, struct pd_space, node),
+				 &victims);
+	pool_free_locked(dev, &victims);
+}
 
-		for (c = 0; c < PD_POOL_CLASSES; c++) {
-			while (!ptask_list_empty(&s->pool[c])) {
-				struct pd_pooled *p = ptask_list_first(
-					&s->pool[c], struct pd_pooled, node);
+/**
+ * pd_devmem_trim_space_locked() - free every pooled buffer of @space
+ * @space: a space of the calling worker's device
+ */
+void pd_devmem_trim_space_locked(struct pd_space *space)
+{
+	struct ptask_list victims;
 
-				ptask_list_del(&p->node);
-				ptask_list_add_tail(&p->node, &victims);
-				s->pooled_bytes -= p->cap;
-				dev->allocated -= p->cap;
-			}
-		}
-	}
-	if (ptask_list_empty(&victims))
-		return;
-	pd_engine_unlock(e);
-	ptask_list_for_each_safe(pos, tmp, &victims) {
-		struct pd_pooled *p = ptask_list_entry(pos, struct pd_pooled,
-						       node);
-		e->be->ops->mem_free(e->be, p->space->be_space, p->dptr);
-		free(p);
-	}
-	pd_engine_lock(e);
+	pd_assert_locked(space->dev->e);
+	assert_worker(space->dev);
+	ptask_list_init(&victims);
+	pool_take_locked(space, &victims);
+	pool_free_locked(space->dev, &victims);
 }
 
 /**

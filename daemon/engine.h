@@ -97,12 +97,16 @@ const char *pd_policy_name(int policy);
  *	default, 90 (Documentation/ptaskd.md, "Scheduling")
  * @device_memory_limit: 0, or bytes of device memory the engine may use
  *	per device (below what the device has), to exercise eviction
+ * @space_idle_ms: a client's memory space (its context) unused this long
+ *	is closed, its device-only data written back first; 0: 60 s.
+ *	Shared spaces (@shared_isolation) stay open.
  */
 struct pd_engine_config {
 	int policy;
 	bool shared_isolation;
 	double migrate_threshold;
 	uint64_t device_memory_limit;
+	uint32_t space_idle_ms;
 };
 
 /**
@@ -117,6 +121,8 @@ struct pd_engine_config {
  * @bytes_d2d: bytes copied between spaces
  * @evictions: views evicted under device memory pressure
  * @gpu_ns: device time of all invocations
+ * @spaces: memory spaces open now
+ * @spaces_closed: spaces closed because they were idle
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -128,6 +134,8 @@ struct pd_engine_stats {
 	uint64_t bytes_d2d;
 	uint64_t evictions;
 	uint64_t gpu_ns;
+	uint64_t spaces;
+	uint64_t spaces_closed;
 };
 
 struct pd_engine;

@@ -48,6 +48,7 @@
 #define PD_TAKE_SLICE_NS	(200ULL * 1000 * 1000)
 #define PD_HOLD_POLL_NS		(1ULL * 1000 * 1000)
 #define PD_WRITEBEHIND_NS	(1000ULL * 1000 * 1000)
+#define PD_SPACE_IDLE_MS	60000	/* default space_idle_ms */
 #define PD_DEFAULT_BLOCK	256
 #define PD_QUEUE_MAX		(4 * PTASK_TAKE_MAX_INVOCATIONS)
 
@@ -298,6 +299,8 @@ struct pd_job {
  * @lru: views in its spaces, least recently used first
  * @allocated: bytes of device memory taken from the backend (pools too)
  * @limit: most bytes the engine takes (device_memory_limit or memory)
+ * @tidy_ns: when the worker next writes back idle data and closes idle
+ *	spaces
  * @started: the worker thread runs (for unwinding a failed start)
  */
 struct pd_device {
@@ -311,6 +314,7 @@ struct pd_device {
 	struct ptask_list lru;
 	uint64_t allocated;
 	uint64_t limit;
+	uint64_t tidy_ns;
 	bool started;
 };
 
@@ -465,10 +469,12 @@ int pd_devmem_alloc_locked(struct pd_device *dev, struct pd_space *space,
 void pd_devmem_pool_locked(struct pd_space *space, uint64_t dptr,
 			   uint64_t cap);
 void pd_devmem_trim_locked(struct pd_device *dev);
+void pd_devmem_trim_space_locked(struct pd_space *space);
 int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view);
 
 /* worker.c */
 void *pd_worker_main(void *arg);
 void pd_worker_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
+void pd_worker_close_idle_locked(struct pd_device *dev, uint64_t now_ns);
 
 #endif /* PTASKD_ENGINE_PRIV_H */

@@ -78,8 +78,10 @@ static int space_get(struct pd_device *dev, uint64_t owner,
 	s->be_space = bs;
 	for (c = 0; c < PD_POOL_CLASSES; c++)
 		ptask_list_init(&s->pool[c]);
+	s->last_use_ns = pd_now_ns();
 	pd_engine_lock(e);
 	ptask_list_add_tail(&s->node, &dev->spaces);
+	e->stats.spaces++;
 	pd_engine_unlock(e);
 	*out = s;
 	return 0;
@@ -198,13 +200,15 @@ void pd_worker_writebehind_locked(struct pd_device *dev, uint64_t now_ns)
 }
 
 /*
- * Stop: write back what only this device holds, drop every view, free
- * the pools, unload the kernels and close the spaces.  Locked on entry
- * and exit.
+ * Close @space: write back what only it holds, drop its views, free its
+ * pool, unload its kernels.  -EBUSY (and the space stays, maybe emptier)
+ * when a view of it is in use: another device copies from it.  Locked on
+ * entry and exit; the worker of @dev only.
  */
-static void shutdown_locked(struct pd_device *dev)
+static int close_space_locked(struct pd_device *dev, struct pd_space *space)
 {
 	struct pd_engine *e = dev->e;
+	struct pd_kernel_ref *ref;
 	bool again = true;
 
 	while (again) {
@@ -216,9 +220,12 @@ static void shutdown_locked(struct pd_device *dev)
 					struct pd_view, lru_node);
 			struct pd_dbrec *rec = v->rec;
 
-			PD_ASSERT(!v->pins);
+			if (v->space != space)
+				continue;
+			if (v->pins)
+				return -EBUSY;
 			if (dirty_view(v)) {
-				/* The pin keeps @v: only we drop views now. */
+				/* The pin keeps @v: only we drop its views. */
 				rec->pins++;
 				if (pd_devmem_writeback_locked(dev, v)) {
 					pd_log_err("engine: datablock %u lost its only copy",
@@ -234,27 +241,83 @@ static void shutdown_locked(struct pd_device *dev)
 			break;
 		}
 	}
-	pd_devmem_trim_locked(dev);
+	pd_devmem_trim_space_locked(space);
+	PD_ASSERT(!space->pooled_bytes);
+	ptask_list_del(&space->node);
+	e->stats.spaces--;
+	pd_engine_unlock(e);
+	for (ref = space->kernels; ref; ref = ref->next)
+		e->be->ops->kernel_unload(e->be, space->be_space, ref->kernel);
+	e->be->ops->space_close(e->be, space->be_space);
+	pd_engine_lock(e);
+	while ((ref = space->kernels)) {
+		space->kernels = ref->next;
+		pd_info_put_locked(e, ref->info);
+		free(ref);
+	}
+	free(space);
+	return 0;
+}
+
+/**
+ * pd_worker_close_idle_locked() - close clients' spaces nobody used lately
+ * @dev: the device (on its worker, while it has no job)
+ * @now_ns: now
+ *
+ * A per-client space is a CUDA context (hundreds of MiB of device memory
+ * and a slot of the device's context switching): one whose client is
+ * gone, or idle for space_idle_ms, is closed.  The next job of that
+ * client opens it again and copies its inputs in again.
+ */
+void pd_worker_close_idle_locked(struct pd_device *dev, uint64_t now_ns)
+{
+	struct pd_engine *e = dev->e;
+	uint64_t idle = (uint64_t)(e->cfg.space_idle_ms ?
+				   e->cfg.space_idle_ms : PD_SPACE_IDLE_MS) *
+			1000000ULL;
+	bool again = true;
+
+	pd_assert_locked(e);
+	if (e->cfg.shared_isolation)
+		return;
+	while (again && !dev->job) {
+		struct ptask_list *pos;
+
+		again = false;
+		ptask_list_for_each(pos, &dev->spaces) {
+			struct pd_space *s = ptask_list_entry(pos,
+					struct pd_space, node);
+
+			if (now_ns - s->last_use_ns < idle)
+				continue;
+			/* Not again soon if busy: a job will touch it. */
+			s->last_use_ns = now_ns;
+			if (!close_space_locked(dev, s)) {
+				e->stats.spaces_closed++;
+				again = true;
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * Stop: write back what only this device holds, drop every view, free
+ * the pools, unload the kernels and close the spaces.  Locked on entry
+ * and exit.
+ */
+static void shutdown_locked(struct pd_device *dev)
+{
 	while (!ptask_list_empty(&dev->spaces)) {
 		struct pd_space *s = ptask_list_first(&dev->spaces,
 						      struct pd_space, node);
-		struct pd_kernel_ref *ref;
 
-		ptask_list_del(&s->node);
-		PD_ASSERT(!s->pooled_bytes);
-		pd_engine_unlock(e);
-		for (ref = s->kernels; ref; ref = ref->next)
-			e->be->ops->kernel_unload(e->be, s->be_space,
-						  ref->kernel);
-		e->be->ops->space_close(e->be, s->be_space);
-		pd_engine_lock(e);
-		while ((ref = s->kernels)) {
-			s->kernels = ref->next;
-			pd_info_put_locked(e, ref->info);
-			free(ref);
-		}
-		free(s);
+		/* Every job is done: nothing can pin a view. */
+		int err = close_space_locked(dev, s);
+
+		PD_ASSERT(!err);
 	}
+	PD_ASSERT(ptask_list_empty(&dev->lru));
 }
 
 static bool is_input(const struct ptask_invocation_port *p)
@@ -447,6 +510,11 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i)
 		return err;
 	jp->created = handle;
 	jp->host = addr;
+	/* A record of this handle is of a dead namesake (kernel mode has
+	 * no pd_engine_forget; handles wrap after 2^32). */
+	jp->rec = pd_rec_find_locked(e, handle);
+	if (jp->rec)
+		pd_rec_forget_locked(e, jp->rec);
 	jp->rec = pd_rec_get_locked(e, handle, p->bytes);
 	if (!jp->rec)
 		return -ENOMEM;
@@ -882,13 +950,26 @@ static void run_job(struct pd_device *dev, struct pd_job *job)
 		     (unsigned long long)(pd_now_ns() - synced) / 1000);
 }
 
+/*
+ * Write back long-idle device-only data and close idle spaces, at most
+ * every half PD_WRITEBEHIND_NS.  Stops early when a job is placed.
+ */
+static void tidy_locked(struct pd_device *dev)
+{
+	uint64_t now = pd_now_ns();
+
+	dev->tidy_ns = now + PD_WRITEBEHIND_NS / 2;
+	pd_worker_writebehind_locked(dev, now);
+	pd_worker_close_idle_locked(dev, now);
+}
+
 /**
  * pd_worker_main() - a device's worker thread
  * @arg: its struct pd_device
  *
  * Runs the jobs placed on the device; when it has none for a while,
- * writes back long-idle device-only data; at exit, frees the device's
- * spaces.
+ * writes back long-idle device-only data and closes idle clients'
+ * spaces; at exit, frees the device's spaces.
  */
 void *pd_worker_main(void *arg)
 {
@@ -905,6 +986,9 @@ void *pd_worker_main(void *arg)
 			run_job(dev, job);
 			pd_engine_lock(e);
 			dev->job = NULL;
+			/* A busy device tidies up between jobs too. */
+			if (pd_now_ns() >= dev->tidy_ns)
+				tidy_locked(dev);
 			pd_sched_dispatch_locked(e);
 			pthread_cond_broadcast(&e->idle_cond);
 			continue;
@@ -913,8 +997,8 @@ void *pd_worker_main(void *arg)
 			break;
 		pd_engine_timedwait(e, &dev->cond,
 				    pd_now_ns() + PD_WRITEBEHIND_NS / 2);
-		if (!dev->job && !e->exiting)
-			pd_worker_writebehind_locked(dev, pd_now_ns());
+		if (!dev->job && !e->exiting && pd_now_ns() >= dev->tidy_ns)
+			tidy_locked(dev);
 	}
 	shutdown_locked(dev);
 	pd_engine_unlock(e);

@@ -440,11 +440,12 @@ static bool vec_add_body(struct rig *r, void *arg)
 {
 	const uint32_t n = 1000;
 	uint32_t g, t, tn, pt, pa, pb, pc, pn, ca, cb, cc, cn, dn;
-	struct pd_engine_stats st;
+	struct pd_engine_stats st0, st;
 	int round;
 	uint32_t i;
 
 	(void)arg;
+	pd_engine_get_stats(r->e, &st0);
 	g = graph_new(r, "vec_add");
 	t = tmpl_new(r, g, 4, n, PTASK_BIND_GLOBAL);
 	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
@@ -485,13 +486,40 @@ static bool vec_add_body(struct rig *r, void *arg)
 		CHECK_EQ(db_release(r, dc), 0);
 	}
 	pd_engine_get_stats(r->e, &st);
-	CHECK_EQ(st.invocations, 4);
-	CHECK_EQ(st.failed, 0);
+	CHECK_EQ(st.invocations - st0.invocations, 4);
+	CHECK_EQ(st.failed - st0.failed, 0);
 	/* Each input copied in once, each output written back once. */
-	CHECK_EQ(st.bytes_h2d, 4 * 2 * n * 4);
-	CHECK_EQ(st.bytes_d2h, 4 * n * 4);
+	CHECK_EQ(st.bytes_h2d - st0.bytes_h2d, 4 * 2 * n * 4);
+	CHECK_EQ(st.bytes_d2h - st0.bytes_d2h, 4 * n * 4);
 	CHECK_EQ(db_release(r, dn), 0);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
+ * A client's spaces close when idle (space_idle_ms = 100 here), and its
+ * next invocation opens them again.
+ */
+static bool idle_space_body(struct rig *r, void *arg)
+{
+	struct pd_engine_stats st;
+	int i;
+
+	(void)arg;
+	CHECK(vec_add_body(r, NULL));
+	pd_engine_get_stats(r->e, &st);
+	CHECK(st.spaces > 0);
+	for (i = 0; i < 300; i++) {
+		pd_engine_get_stats(r->e, &st);
+		if (!st.spaces)
+			break;
+		usleep(10000);
+	}
+	CHECK_EQ(st.spaces, 0);
+	CHECK(st.spaces_closed > 0);
+	CHECK(vec_add_body(r, NULL));
+	pd_engine_get_stats(r->e, &st);
+	CHECK(st.spaces > 0);
 	return true;
 }
 
@@ -1099,6 +1127,9 @@ int main(void)
 	struct pd_engine_config fifo = { .policy = PD_POLICY_FIFO };
 	struct pd_engine_config prio = { .policy = PD_POLICY_PRIORITY };
 	struct pd_engine_config fa = { .policy = PD_POLICY_FIRST_AVAILABLE };
+	struct pd_engine_config idle = {
+		.policy = PD_POLICY_FIFO, .space_idle_ms = 100,
+	};
 	struct pd_engine_config shared = {
 		.policy = PD_POLICY_FIFO, .shared_isolation = true,
 	};
@@ -1123,6 +1154,8 @@ int main(void)
 	       "vec_add on two sim devices: results, one copy in and out each");
 	result(with_rig("cpu", "", &fifo, vec_add_body, NULL),
 	       "vec_add on the cpu backend");
+	result(with_rig("sim", "", &idle, idle_space_body, NULL),
+	       "idle client spaces close, and open again on demand");
 	result(with_rig("sim", "devices=1", &fifo, inout_body, NULL),
 	       "in/out ports: updated in place on the device, emitted as the same datablock");
 	result(with_rig("sim", "devices=1", &fifo, by_value_body, NULL),
