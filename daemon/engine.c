@@ -29,19 +29,23 @@ void pd_engine_assert_failed(const char *file, int line, const char *what)
 	abort();
 }
 
-int pd_engine_cond_init(pthread_cond_t *cond)
+/*
+ * A condition variable on CLOCK_MONOTONIC (the clock of every deadline
+ * here).  glibc's pthread_cond_init and its attribute calls cannot fail
+ * for these arguments: asserted rather than unwound.
+ */
+static void cond_init(pthread_cond_t *cond)
 {
 	pthread_condattr_t attr;
 	int err;
 
 	err = pthread_condattr_init(&attr);
-	if (err)
-		return -err;
-	err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!err)
+		err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	if (!err)
 		err = pthread_cond_init(cond, &attr);
+	PD_ASSERT(!err);
 	pthread_condattr_destroy(&attr);
-	return -err;
 }
 
 void pd_engine_timedwait(struct pd_engine *e, pthread_cond_t *cond,
@@ -427,10 +431,9 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	err = -pthread_mutex_init(&e->lock, NULL);
 	if (err)
 		goto err_free;
-	/* Condition variables cannot fail to initialise on Linux. */
-	pd_engine_cond_init(&e->hk_cond);
-	pd_engine_cond_init(&e->idle_cond);
-	pd_engine_cond_init(&e->taker_cond);
+	cond_init(&e->hk_cond);
+	cond_init(&e->idle_cond);
+	cond_init(&e->taker_cond);
 	for (d = 0; d < e->ndev; d++) {
 		struct pd_device *dev = &e->dev[d];
 		uint64_t memory = be->info[d].memory ? be->info[d].memory :
@@ -440,7 +443,7 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		dev->index = d;
 		ptask_list_init(&dev->spaces);
 		ptask_list_init(&dev->lru);
-		pd_engine_cond_init(&dev->cond);
+		cond_init(&dev->cond);
 		dev->limit = cfg->device_memory_limit &&
 			     cfg->device_memory_limit < memory ?
 			     cfg->device_memory_limit : memory;

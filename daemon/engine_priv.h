@@ -416,7 +416,6 @@ static inline void pd_engine_wait(struct pd_engine *e, pthread_cond_t *cond)
 /* ... until CLOCK_MONOTONIC @deadline_ns (conds use that clock). */
 void pd_engine_timedwait(struct pd_engine *e, pthread_cond_t *cond,
 			 uint64_t deadline_ns);
-int pd_engine_cond_init(pthread_cond_t *cond);
 
 /* engine.c */
 void pd_info_put_locked(struct pd_engine *e, struct pd_ptask_info *info);
@@ -429,8 +428,6 @@ void pd_sched_enqueue_locked(struct pd_engine *e, struct pd_job *job);
 void pd_sched_dispatch_locked(struct pd_engine *e);
 void pd_sched_ran_locked(struct pd_engine *e, struct pd_job *job,
 			 uint64_t run_ns);
-double pd_sched_effective_prio(const struct pd_engine *e,
-			       const struct pd_job *job, uint64_t now_ns);
 uint64_t pd_sched_owner(const struct pd_engine *e, const struct pd_job *job);
 
 /* views.c */
@@ -445,7 +442,6 @@ void pd_rec_forget_locked(struct pd_engine *e, struct pd_dbrec *rec);
 void pd_rec_drop_map_locked(struct pd_engine *e, struct pd_dbrec *rec);
 void pd_rec_only_valid_locked(struct pd_engine *e, struct pd_dbrec *rec,
 			      struct pd_view *view);
-bool pd_rec_has_valid_locked(struct pd_engine *e, struct pd_dbrec *rec);
 struct pd_view *pd_view_find_locked(struct pd_engine *e,
 				    struct pd_dbrec *rec,
 				    struct pd_space *space);

@@ -68,8 +68,8 @@ uint64_t pd_sched_owner(const struct pd_engine *e, const struct pd_job *job)
 	       (uint64_t)(uint32_t)job->inv.owner_pid;
 }
 
-double pd_sched_effective_prio(const struct pd_engine *e,
-			       const struct pd_job *job, uint64_t now_ns)
+static double effective_prio(const struct pd_engine *e,
+			     const struct pd_job *job, uint64_t now_ns)
 {
 	const struct pd_ptask_info *info = job->info;
 	double wait = now_ns > job->queued_ns ?
@@ -231,7 +231,7 @@ void pd_sched_dispatch_locked(struct pd_engine *e)
 			break;
 		if (policy == PD_POLICY_PRIORITY ||
 		    policy == PD_POLICY_DATA_AWARE)
-			job->eff = pd_sched_effective_prio(e, job, now);
+			job->eff = effective_prio(e, job, now);
 		order[n++] = job;
 	}
 	if (policy == PD_POLICY_PRIORITY || policy == PD_POLICY_DATA_AWARE)

@@ -237,19 +237,6 @@ void pd_rec_only_valid_locked(struct pd_engine *e, struct pd_dbrec *rec,
 	rec->map_drop = false;
 }
 
-bool pd_rec_has_valid_locked(struct pd_engine *e, struct pd_dbrec *rec)
-{
-	struct pd_view *v;
-
-	pd_assert_locked(e);
-	if (rec->host_valid)
-		return true;
-	for (v = rec->views; v; v = v->rec_next)
-		if (v->valid)
-			return true;
-	return false;
-}
-
 struct pd_view *pd_view_find_locked(struct pd_engine *e,
 				    struct pd_dbrec *rec,
 				    struct pd_space *space)
