@@ -282,6 +282,36 @@ static int handle_info(struct pd_conn *c)
 	return send_reply(c, PTASKD_OP_INFO, 0, &info, sizeof(info), -1);
 }
 
+static int handle_set_policy(struct pd_conn *c, const void *payload,
+			     size_t len)
+{
+	struct ptaskd_set_policy req;
+	struct pd_engine *engine;
+	int policy, err;
+
+	if (len != sizeof(req))
+		return send_reply(c, PTASKD_OP_SET_POLICY, -EINVAL, NULL, 0, -1);
+	memcpy(&req, payload, sizeof(req));
+	req.policy[sizeof(req.policy) - 1] = '\0';
+	policy = pd_policy_parse(req.policy);
+	engine = pd_ns_engine(c->server->ns);
+	if (c->who.uid != 0)
+		err = -EPERM;
+	else if (policy < 0)
+		err = -EINVAL;
+	else
+		err = engine ? pd_engine_set_policy(engine, policy) : -ENODEV;
+	if (!err) {
+		pthread_mutex_lock(&c->server->lock);
+		snprintf(c->server->info.policy, sizeof(c->server->info.policy),
+			 "%s", pd_policy_name(policy));
+		pthread_mutex_unlock(&c->server->lock);
+		pd_log_info("pid %d set the policy to %s", c->who.pid,
+			    pd_policy_name(policy));
+	}
+	return send_reply(c, PTASKD_OP_SET_POLICY, err, NULL, 0, -1);
+}
+
 /* The first message: a new client, or one more connection of one. */
 static int handle_hello(struct pd_conn *c, const void *payload, size_t len)
 {
@@ -358,6 +388,8 @@ static void serve(struct pd_conn *c)
 			err = handle_map(c, payload, h.len);
 		else if (h.op == PTASKD_OP_INFO)
 			err = handle_info(c);
+		else if (h.op == PTASKD_OP_SET_POLICY)
+			err = handle_set_policy(c, payload, h.len);
 		else
 			err = handle_ioctl(c, h.op, payload, h.len);
 		free(payload);

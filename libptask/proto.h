@@ -58,6 +58,18 @@ enum ptaskd_op {
 	PTASKD_OP_HELLO = 1,
 	PTASKD_OP_MAP = 2,
 	PTASKD_OP_INFO = 3,
+	PTASKD_OP_SET_POLICY = 4,
+};
+
+/**
+ * struct ptaskd_set_policy - request of PTASKD_OP_SET_POLICY (reply: empty)
+ * @policy: "first-available", "fifo", "priority" or "data-aware"
+ *
+ * Only root (uid 0 by SO_PEERCRED) may change the policy (-EPERM);
+ * an unknown name is -EINVAL.  Takes effect for the next placement.
+ */
+struct ptaskd_set_policy {
+	char policy[32];
 };
 
 /**

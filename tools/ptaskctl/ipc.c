@@ -281,3 +281,24 @@ out:
 	close(fd);
 	return ret;
 }
+
+int ipc_user_set_policy(const char *path, const char *policy)
+{
+	struct ptaskd_hello hello = { .version = PTASKD_PROTO_VERSION };
+	struct ptaskd_set_policy req = { };
+	int fd, ret;
+
+	if (strlen(policy) >= sizeof(req.policy))
+		return -EINVAL;
+	strcpy(req.policy, policy);
+	fd = user_connect(path);
+	if (fd < 0)
+		return fd;
+	ret = user_call(fd, PTASKD_OP_HELLO, &hello, sizeof(hello),
+			&hello, sizeof(hello), sizeof(hello));
+	if (!ret)
+		ret = user_call(fd, PTASKD_OP_SET_POLICY, &req, sizeof(req),
+				NULL, 0, 0);
+	close(fd);
+	return ret;
+}

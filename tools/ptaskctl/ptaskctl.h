@@ -96,6 +96,8 @@ int ipc_kernel_probe(void);
 int ipc_kernel_info(struct ptaskctl_kernel_info *info);
 /* HELLO then PTASKD_OP_INFO on @path: 0 or -errno (-EPROTO: bad reply). */
 int ipc_user_info(const char *path, struct ptaskctl_user_info *info);
+/* PTASKD_OP_SET_POLICY on @path (root only): 0 or -errno. */
+int ipc_user_set_policy(const char *path, const char *policy);
 
 /* --- output.c: "key: value" lines or JSON ------------------------------------ */
 
