@@ -248,6 +248,8 @@ static const struct pd_host_kernel pd_builtin_kernels[] = {
 	{ "sgemm", sgemm_run, sgemm_cost },
 	{ "vec_add", vec_add_run, vec_add_cost },
 	{ "vec_scale", vec_scale_run, vec_scale_cost },
+	{ "xts_encrypt", pd_xts_encrypt_run, pd_xts_cost },	/* host_kernels_xts.c */
+	{ "xts_decrypt", pd_xts_decrypt_run, pd_xts_cost },
 };
 
 static pthread_mutex_t pd_host_kernels_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -92,4 +92,9 @@ void *pd_param_buf(const struct pd_host_call *call, uint32_t i,
 int32_t pd_param_i32(const struct pd_host_call *call, uint32_t i, int *err);
 float pd_param_f32(const struct pd_host_call *call, uint32_t i, int *err);
 
+/* encfs-gpu's xts_encrypt and xts_decrypt (host_kernels_xts.c). */
+int pd_xts_encrypt_run(const struct pd_host_call *call);
+int pd_xts_decrypt_run(const struct pd_host_call *call);
+int pd_xts_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost);
+
 #endif /* PTASKD_HOST_KERNELS_H */

@@ -151,3 +151,35 @@ void aes_ks_pow_table(unsigned long long pow[XTS_POW_MAX][2])
 	for (int b = 1; b < XTS_POW_MAX; b++)
 		gfmul(pow[b - 1], pow[b - 1], pow[b]);
 }
+
+/**
+ * aes_ks_param() - the kernel's by-value key parameter for K1 || K2
+ * @key: 32 bytes (XTS-AES-128) or 64 bytes (XTS-AES-256)
+ * @keylen: 32 or 64
+ * @p: filled (xts_params.h); key material: wipe it when done
+ *
+ * Return: 0 or -EINVAL.
+ */
+int aes_ks_param(const uint8_t *key, size_t keylen, struct xts_key_param *p)
+{
+	struct xts_gpu_keys k;
+	unsigned long long pow[XTS_POW_MAX][2];
+	int ret = aes_ks_xts(key, keylen, &k);
+
+	if (ret)
+		return ret;
+	memset(p, 0, sizeof(*p));
+	memcpy(p->rk_enc, k.rk_enc, sizeof(p->rk_enc));
+	memcpy(p->rk_dec, k.rk_dec, sizeof(p->rk_dec));
+	memcpy(p->rk_tweak, k.rk_tweak, sizeof(p->rk_tweak));
+	p->nr = k.nr;
+	aes_ks_pow_table(pow);
+	for (int b = 0; b < XTS_POW_MAX; b++) {
+		p->pow[b][0] = pow[b][0];
+		p->pow[b][1] = pow[b][1];
+	}
+	/* the stack copy is key material too; volatile so it is not elided */
+	for (size_t i = 0; i < sizeof(k); i++)
+		((volatile uint8_t *)&k)[i] = 0;
+	return 0;
+}

@@ -15,8 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define AES_KS_WORDS	60
-#define XTS_POW_MAX	24	/* as in aes_xts.cu */
+#include "xts_params.h"
+
+#define AES_KS_WORDS	XTS_KS_WORDS
 
 struct xts_gpu_keys {
 	uint32_t rk_enc[AES_KS_WORDS];
@@ -27,5 +28,6 @@ struct xts_gpu_keys {
 
 int aes_ks_xts(const uint8_t *key, size_t keylen, struct xts_gpu_keys *k);
 void aes_ks_pow_table(unsigned long long pow[XTS_POW_MAX][2]);
+int aes_ks_param(const uint8_t *key, size_t keylen, struct xts_key_param *p);
 
 #endif

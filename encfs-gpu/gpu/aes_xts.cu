@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * aes_xts.cu - XTS-AES (IEEE 1619) on the GPU, compiled to PTX
- * (nvcc -ptx -arch=sm_90) and loaded with the CUDA driver API: by
- * xts_gpu_test.c today, as a ptask through libptask in encfs-gpu's gpu
- * backend later (backend_gpu.c).
+ * (nvcc -ptx -arch=sm_90; the generated aes_xts.ptx is committed and
+ * embedded in encfs-gpu) and run as a ptask by ptaskd for encfs-gpu's gpu
+ * backend (backend_gpu.c), or loaded with the CUDA driver API directly by
+ * xts_gpu_test.c.  ptaskd's cpu and sim backends run its host twin,
+ * daemon/host_kernels_xts.c, under the same entry names.
  *
  * Work: nunits data units back to back in `data`, unit u at u * unit_len,
  * every unit unit_len bytes (a multiple of 16) except the last, last_len
@@ -23,9 +25,13 @@
  *  - The tables are computed by each block at start from GF(2^8)
  *    arithmetic, not loaded: nothing to transcribe, nothing in global
  *    memory.
- *  - The expanded key schedules (K1 encrypt, K1 decrypt, K2 encrypt) are
- *    in constant memory: every thread reads the same round key at the same
- *    time, which the constant cache broadcasts.
+ *  - The expanded key schedules (K1 encrypt, K1 decrypt, K2 encrypt) and
+ *    the alpha powers come by value, as one struct xts_key_param
+ *    (xts_params.h) marked __grid_constant__: the kernel reads them in
+ *    place in the parameter space, where every thread reads the same
+ *    round key at the same time and the constant cache broadcasts it.
+ *    (They were __constant__ symbols filled with cuMemcpyHtoD; ptaskd
+ *    passes parameters only, so they became one.)
  *  - A block of 256 threads takes a "chunk": 256 consecutive 16-byte
  *    blocks of one data unit.  Thread 0 encrypts the unit's tweak under K2
  *    once per chunk (and, for chunks past the first of a long unit,
@@ -36,20 +42,15 @@
  *  - A unit ending in a partial block: the thread of the last full block
  *    does both steps of ciphertext stealing, as IEEE 1619 5.3.2 / 5.4.2.
  *  - Blocks loop over chunks (grid-stride), so the tables are built once
- *    per resident block.
+ *    per resident block, and a block with no chunk at all returns before
+ *    building them: ptask launches a fixed grid whatever the request's
+ *    size (ptask_set_geometry is per ptask, not per invocation).
  */
 #include <stdint.h>
 
-#define XTS_THREADS	256
-#define XTS_POW_MAX	24
+#include "xts_params.h"
 
-/* written by the host with cuModuleGetGlobal + cuMemcpyHtoD */
-__constant__ uint32_t c_rk_enc[60];	/* K1, encryption schedule */
-__constant__ uint32_t c_rk_dec[60];	/* K1, equivalent inverse cipher schedule */
-__constant__ uint32_t c_rk_tweak[60];	/* K2, encryption schedule */
-__constant__ int c_nr;			/* rounds: 14 (AES-256) or 10 (AES-128) */
-/* alpha^(256 * 2^b) in GF(2^128), b = 0 .. XTS_POW_MAX - 1, as (lo, hi) */
-__constant__ unsigned long long c_pow[XTS_POW_MAX][2];
+#define XTS_THREADS	256
 
 /* ---------------------------------------------------------------- GF(2^8) */
 
@@ -285,6 +286,7 @@ struct tables {
 	const uint32_t *isp;	/* packed inverse S-box (decrypt) */
 	const uint32_t *te1;	/* one plain Te0 copy for thread 0's tweak (decrypt) */
 	uint32_t lane;
+	const xts_key_param *k;	/* the keys, in the parameter space */
 };
 
 template <bool ENC>
@@ -294,9 +296,9 @@ __device__ __forceinline__ void xex(const tables &tb, uint4 &v, gf128 t)
 	uint32_t s0 = bswap(v.x), s1 = bswap(v.y), s2 = bswap(v.z), s3 = bswap(v.w);
 
 	if (ENC)
-		aes_encrypt<5>(tb.t, tb.lane, c_rk_enc, c_nr, s0, s1, s2, s3);
+		aes_encrypt<5>(tb.t, tb.lane, tb.k->rk_enc, tb.k->nr, s0, s1, s2, s3);
 	else
-		aes_decrypt(tb.t, tb.isp, tb.lane, c_rk_dec, c_nr, s0, s1, s2, s3);
+		aes_decrypt(tb.t, tb.isp, tb.lane, tb.k->rk_dec, tb.k->nr, s0, s1, s2, s3);
 	v.x = bswap(s0);
 	v.y = bswap(s1);
 	v.z = bswap(s2);
@@ -313,14 +315,14 @@ __device__ gf128 tweak_base(const tables &tb, const uint8_t *tw, unsigned long l
 	uint32_t s2 = bswap((uint32_t)t.hi), s3 = bswap((uint32_t)(t.hi >> 32));
 
 	if (ENC)
-		aes_encrypt<5>(tb.t, 0, c_rk_tweak, c_nr, s0, s1, s2, s3);	/* lane 0's copy */
+		aes_encrypt<5>(tb.t, 0, tb.k->rk_tweak, tb.k->nr, s0, s1, s2, s3);	/* lane 0's copy */
 	else
-		aes_encrypt<0>(tb.te1, 0, c_rk_tweak, c_nr, s0, s1, s2, s3);
+		aes_encrypt<0>(tb.te1, 0, tb.k->rk_tweak, tb.k->nr, s0, s1, s2, s3);
 	t.lo = (unsigned long long)bswap(s1) << 32 | bswap(s0);
 	t.hi = (unsigned long long)bswap(s3) << 32 | bswap(s2);
 	for (int b = 0; cw && b < XTS_POW_MAX; b++, cw >>= 1) {
 		if (cw & 1) {
-			gf128 p = { c_pow[b][0], c_pow[b][1] };
+			gf128 p = { tb.k->pow[b][0], tb.k->pow[b][1] };
 
 			t = gfmul(t, p);
 		}
@@ -387,6 +389,22 @@ __device__ void xts_body(const tables &tb, uint8_t *data, const uint8_t *tweaks,
 	}
 }
 
+/*
+ * Does this block have work?  Not when the shape is one the kernel cannot
+ * take (the backends never send one; refusing it here keeps a bad shape
+ * from reading outside the unit), nor when the grid has more blocks than
+ * the request has chunks.  Uniform over the block, so returning before
+ * the first __syncthreads is safe.
+ */
+__device__ __forceinline__ bool block_has_work(const xts_shape_param &sh)
+{
+	if (!sh.nunits || sh.last_len < 16 || (sh.nunits > 1 && (sh.unit_len < 16 || sh.unit_len % 16)))
+		return false;
+	unsigned long long cpu = sh.nunits > 1 ? chunks_of(sh.unit_len) : 0;
+
+	return blockIdx.x < (sh.nunits - 1) * cpu + chunks_of(sh.last_len);
+}
+
 /* per-block table setup; tmp is 512 bytes of scratch */
 __device__ void build_sboxes(uint8_t *sb, uint8_t *isb_tmp)
 {
@@ -399,15 +417,15 @@ __device__ void build_sboxes(uint8_t *sb, uint8_t *isb_tmp)
 }
 
 extern "C" __global__ void __launch_bounds__(XTS_THREADS)
-xts_encrypt(uint8_t *data, const uint8_t *tweaks, unsigned long long nunits,
-	    unsigned int unit_len, unsigned int last_len)
+xts_encrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_key_param keys,
+	    const xts_shape_param shape)
 {
 	__shared__ uint32_t s_te[256 * 32];
 	__shared__ uint8_t s_sb[256];
 	__shared__ gf128 s_base;
 	uint32_t t = threadIdx.x;
 
-	if (!nunits)
+	if (!block_has_work(shape))
 		return;
 	build_sboxes(s_sb, NULL);
 	for (int k = 0; k < 32; k++) {
@@ -416,14 +434,14 @@ xts_encrypt(uint8_t *data, const uint8_t *tweaks, unsigned long long nunits,
 		s_te[idx] = te0(s_sb[idx >> 5]);
 	}
 	__syncthreads();
-	tables tb = { s_te, NULL, NULL, t & 31 };
+	tables tb = { s_te, NULL, NULL, t & 31, &keys };
 
-	xts_body<true>(tb, data, tweaks, nunits, unit_len, last_len, &s_base);
+	xts_body<true>(tb, data, tweaks, shape.nunits, shape.unit_len, shape.last_len, &s_base);
 }
 
 extern "C" __global__ void __launch_bounds__(XTS_THREADS)
-xts_decrypt(uint8_t *data, const uint8_t *tweaks, unsigned long long nunits,
-	    unsigned int unit_len, unsigned int last_len)
+xts_decrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_key_param keys,
+	    const xts_shape_param shape)
 {
 	__shared__ uint32_t s_td[256 * 32];
 	__shared__ uint32_t s_isp[64 * 32];
@@ -432,7 +450,7 @@ xts_decrypt(uint8_t *data, const uint8_t *tweaks, unsigned long long nunits,
 	__shared__ gf128 s_base;
 	uint32_t t = threadIdx.x;
 
-	if (!nunits)
+	if (!block_has_work(shape))
 		return;
 	build_sboxes(s_sb, s_isb);
 	s_te1[t] = te0(s_sb[t]);
@@ -448,7 +466,7 @@ xts_decrypt(uint8_t *data, const uint8_t *tweaks, unsigned long long nunits,
 			     (uint32_t)s_isb[e + 3] << 24;
 	}
 	__syncthreads();
-	tables tb = { s_td, s_isp, s_te1, t & 31 };
+	tables tb = { s_td, s_isp, s_te1, t & 31, &keys };
 
-	xts_body<false>(tb, data, tweaks, nunits, unit_len, last_len, &s_base);
+	xts_body<false>(tb, data, tweaks, shape.nunits, shape.unit_len, shape.last_len, &s_base);
 }

@@ -61,7 +61,6 @@ static struct {
 	CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
 	CUresult (*ModuleUnload)(CUmodule);
 	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
-	CUresult (*ModuleGetGlobal)(CUdeviceptr *, size_t *, CUmodule, const char *);
 	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
 	CUresult (*MemFree)(CUdeviceptr);
 	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -89,7 +88,6 @@ static const struct {
 	S(ModuleLoadDataEx, "cuModuleLoadDataEx"),
 	S(ModuleUnload, "cuModuleUnload"),
 	S(ModuleGetFunction, "cuModuleGetFunction"),
-	S(ModuleGetGlobal, "cuModuleGetGlobal_v2"),
 	S(MemAlloc, "cuMemAlloc_v2"),
 	S(MemFree, "cuMemFree_v2"),
 	S(MemcpyHtoD, "cuMemcpyHtoD_v2"),
@@ -108,7 +106,7 @@ static struct {
 	CUmodule mod;
 	CUfunction enc, dec;
 	CUdeviceptr d_data, d_tweaks;
-	CUdeviceptr g_rk_enc, g_rk_dec, g_rk_tweak, g_nr, g_pow;
+	struct xts_key_param keys;	/* the kernel's by-value key parameter */
 	int sms;
 } g;
 
@@ -175,7 +173,6 @@ static int setup(const char *ptx_path)
 	char name[128], log[8192] = "", *ptx;
 	int n = 0, opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
 	void *vals[2] = { log, (void *)(uintptr_t)sizeof(log) };
-	size_t sz;
 
 	if (!lib)
 		skip(dlerror());
@@ -210,36 +207,16 @@ static int setup(const char *ptx_path)
 	free(ptx);
 	if (!cuok(cu.ModuleGetFunction(&g.enc, g.mod, "xts_encrypt"), "xts_encrypt") ||
 	    !cuok(cu.ModuleGetFunction(&g.dec, g.mod, "xts_decrypt"), "xts_decrypt") ||
-	    !cuok(cu.ModuleGetGlobal(&g.g_rk_enc, &sz, g.mod, "c_rk_enc"), "c_rk_enc") ||
-	    !cuok(cu.ModuleGetGlobal(&g.g_rk_dec, &sz, g.mod, "c_rk_dec"), "c_rk_dec") ||
-	    !cuok(cu.ModuleGetGlobal(&g.g_rk_tweak, &sz, g.mod, "c_rk_tweak"), "c_rk_tweak") ||
-	    !cuok(cu.ModuleGetGlobal(&g.g_nr, &sz, g.mod, "c_nr"), "c_nr") ||
-	    !cuok(cu.ModuleGetGlobal(&g.g_pow, &sz, g.mod, "c_pow"), "c_pow") ||
 	    !cuok(cu.MemAlloc(&g.d_data, MAX_BYTES + 64), "cuMemAlloc") ||
 	    !cuok(cu.MemAlloc(&g.d_tweaks, 16 * (size_t)MAX_UNITS), "cuMemAlloc"))
 		return -1;
-	{
-		unsigned long long pow[XTS_POW_MAX][2];
-
-		aes_ks_pow_table(pow);
-		if (!cuok(cu.MemcpyHtoD(g.g_pow, pow, sizeof(pow)), "c_pow upload"))
-			return -1;
-	}
 	return 0;
 }
 
+/* the key schedules travel by value with every launch, as under ptaskd */
 static int set_key(const uint8_t *key, size_t keylen)
 {
-	struct xts_gpu_keys k;
-
-	if (aes_ks_xts(key, keylen, &k))
-		return -1;
-	if (!cuok(cu.MemcpyHtoD(g.g_rk_enc, k.rk_enc, sizeof(k.rk_enc)), "rk_enc") ||
-	    !cuok(cu.MemcpyHtoD(g.g_rk_dec, k.rk_dec, sizeof(k.rk_dec)), "rk_dec") ||
-	    !cuok(cu.MemcpyHtoD(g.g_rk_tweak, k.rk_tweak, sizeof(k.rk_tweak)), "rk_tweak") ||
-	    !cuok(cu.MemcpyHtoD(g.g_nr, &k.nr, sizeof(k.nr)), "nr"))
-		return -1;
-	return 0;
+	return aes_ks_param(key, keylen, &g.keys) ? -1 : 0;
 }
 
 static unsigned long long chunks_of(unsigned int len)
@@ -254,7 +231,10 @@ static int launch(int enc, unsigned long long nunits, unsigned int unit_len, uns
 				   chunks_of(last_len);
 	unsigned long long cap = (unsigned long long)g.sms * 8;
 	unsigned int grid = (unsigned int)(total < cap ? total : cap);
-	void *args[] = { &g.d_data, &g.d_tweaks, &nunits, &unit_len, &last_len };
+	struct xts_shape_param shape = {
+		.nunits = nunits, .unit_len = unit_len, .last_len = last_len,
+	};
+	void *args[] = { &g.d_data, &g.d_tweaks, &g.keys, &shape };
 
 	if (!cuok(cu.LaunchKernel(enc ? g.enc : g.dec, grid ? grid : 1, 1, 1, 256, 1, 1, 0, NULL,
 				  args, NULL), "cuLaunchKernel"))
