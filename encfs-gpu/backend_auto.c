@@ -109,6 +109,14 @@ static int auto_crypt(struct eg_backend *be, int enc, const struct eg_xts_req *r
 	return ret;
 }
 
+static void auto_detach(struct eg_backend *be)
+{
+	struct auto_backend *ab = (struct auto_backend *)be;
+
+	eg_backend_detach(ab->gpu);
+	eg_backend_detach(ab->cpu);
+}
+
 static void auto_destroy(struct eg_backend *be)
 {
 	struct auto_backend *ab = (struct auto_backend *)be;
@@ -121,6 +129,7 @@ static void auto_destroy(struct eg_backend *be)
 static const struct eg_backend_ops auto_ops = {
 	.name = "auto",
 	.crypt = auto_crypt,
+	.detach = auto_detach,
 	.destroy = auto_destroy,
 };
 

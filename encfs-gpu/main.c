@@ -50,9 +50,11 @@ static const char usage_text[] =
 	"  --passfile F      read the password from the first line of F (\"-\": stdin);\n"
 	"                    without it: the terminal (no echo), or stdin if not a tty\n"
 	"  --scrypt-logn N   scrypt cost N = 2^N (%d..%d, default %d)\n"
-	"  --backend B       cipher backend: cpu (OpenSSL AES-NI); gpu: not available\n"
-	"                    yet (needs ptaskd); auto (default): uses cpu until a gpu\n"
-	"                    backend exists\n"
+	"  --backend B       cipher backend: cpu (OpenSSL AES-NI); gpu (the CUDA kernel\n"
+	"                    as a ptask: needs ptaskd, found as libptask finds it,\n"
+	"                    PTASK_SOCKET / PTASK_MODE); auto (default): both, each\n"
+	"                    request to the one measured faster at its size at mount;\n"
+	"                    cpu alone when ptaskd cannot be reached\n"
 	"  -f                stay in the foreground    -d  FUSE debug output\n"
 	"  -s                single-threaded           -o  FUSE mount options\n"
 	"Unmount with: fusermount3 -u MOUNTPOINT (or umount as root).\n";
@@ -451,6 +453,9 @@ static int cmd_mount(int argc, char **argv)
 	if (fs->verbose)
 		fprintf(stderr, "encfs-gpu: mounting %s on %s, backend %s\n", dir, mnt,
 			be->ops->name);
+	/* fuse_main() forks to daemonize; a connection to ptaskd must not
+	 * cross it, so the gpu backend reconnects on its first request */
+	eg_backend_detach(be);
 	ret = fuse_main(fargc, fargv, &eg_fuse_ops, fs) ? EXIT_MOUNT : 0;
 err_fini:
 	eg_fs_fini(fs);

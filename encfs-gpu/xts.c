@@ -232,7 +232,9 @@ int eg_backend_open(const char *kind, const uint8_t key[EG_XTS_KEY_LEN], int ver
 		eg_backend_destroy(cpu);
 		return ret;
 	}
-	if (verbose)
+	if (verbose && eg_backend_auto_crossover(*out) == SIZE_MAX)
+		fprintf(stderr, "encfs-gpu: backend auto: the gpu (ptaskd) was slower than the cpu at every size measured; every request goes to the cpu\n");
+	else if (verbose)
 		fprintf(stderr, "encfs-gpu: backend auto: cpu below %zu bytes, gpu from there\n",
 			eg_backend_auto_crossover(*out));
 	return 0;

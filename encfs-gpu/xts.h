@@ -12,7 +12,8 @@
  * Backends:
  *   cpu   OpenSSL EVP "AES-256-XTS" (AES-NI where the CPU has it)
  *   gpu   the CUDA kernel gpu/aes_xts.cu submitted as a ptask through
- *         libptask (backend_gpu.c; needs ptaskd)
+ *         libptask (backend_gpu.c; needs ptaskd, whose cpu and sim
+ *         backends run a host twin of the kernel)
  *   auto  both, measured at mount: requests below the measured crossover
  *         size go to the cpu, larger ones to the gpu (backend_auto.c)
  *
@@ -42,6 +43,9 @@ struct eg_backend_ops {
 	/* encrypt (enc = 1) or decrypt (enc = 0) in place; 0 or -errno */
 	int (*crypt)(struct eg_backend *be, int enc, const struct eg_xts_req *req);
 	void (*destroy)(struct eg_backend *be);
+	/* optional: drop what must not cross a fork() (the gpu backend's
+	 * connection to ptaskd); the next crypt() makes it again */
+	void (*detach)(struct eg_backend *be);
 };
 
 struct eg_backend {
@@ -65,6 +69,13 @@ int eg_backend_open(const char *kind, const uint8_t key[EG_XTS_KEY_LEN], int ver
 static inline int eg_backend_crypt(struct eg_backend *be, int enc, const struct eg_xts_req *r)
 {
 	return be->ops->crypt(be, enc, r);
+}
+
+/* Before FUSE daemonizes: see eg_backend_ops.detach. */
+static inline void eg_backend_detach(struct eg_backend *be)
+{
+	if (be->ops->detach)
+		be->ops->detach(be);
 }
 
 static inline void eg_backend_destroy(struct eg_backend *be)

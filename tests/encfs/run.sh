@@ -15,7 +15,12 @@
 #      trip, unmount under load, then stress-ng's filesystem stressors and
 #      fio with verification as the POSIX suite (known failures:
 #      Documentation/encfs-gpu.md), and no sanitizer report in any daemon
-#      log.
+#      log;
+#   5. the gpu backend through a ptaskd --backend cpu the test starts
+#      (tests/encfs/ptask.sh): vectors, FUSE operations, one format with
+#      the cpu backend, ptaskd killed under the mount.
+# Everything before 5 sees no ptaskd (PTASK_MODE=user, a socket that does
+# not exist), so --backend auto is the cpu there whatever runs on the host.
 # Prints "N passed, M failed, K skipped" last; exits 1 on any failure.
 # Needs the Debian packages listed in encfs-gpu/DEPS; build/encfs-gpu/encfs-gpu
 # must exist (make encfs-gpu).
@@ -26,6 +31,9 @@ cd "$root"
 B=build/encfs-gpu
 T=$B/tests
 BIN=$B/encfs-gpu
+LIBPTASK=build/lib/libptask.a
+PTASKD=build/bin/ptaskd
+PTASKCTL=build/bin/ptaskctl
 CC_SAN=${CC_SAN:-clang}
 FUZZ_SECONDS=${ENCFS_FUZZ_SECONDS:-10}
 BIG_MB=${ENCFS_BIG_MB:-200}
@@ -34,6 +42,7 @@ FUSE_LIBS=$(pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 cflags=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -D_FILE_OFFSET_BITS=64 -fno-omit-frame-pointer)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export PTASK_MODE=user PTASK_SOCKET=$root/$T/no-ptaskd.sock
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 passed=0 failed=0 skipped=0
@@ -83,19 +92,26 @@ tap() {
 build() {
 	local objs=() s o
 	mkdir -p "$T/obj"
-	for s in encfs-gpu/*.c; do
+	# the gpu backend's key schedule is in gpu/; its PTX is embedded by
+	# the .S (the committed encfs-gpu/gpu/aes_xts.ptx)
+	for s in encfs-gpu/*.c encfs-gpu/gpu/aes_ks.c; do
 		o=$T/obj/$(basename "$s" .c).o
-		"$CC_SAN" "${cflags[@]}" "${san[@]}" $FUSE_CFLAGS -c -o "$o" "$s" || return 1
+		"$CC_SAN" "${cflags[@]}" "${san[@]}" -Iuapi $FUSE_CFLAGS -c -o "$o" "$s" || return 1
 		[ "$s" = encfs-gpu/main.c ] || objs+=("$o")
 	done
+	"$CC_SAN" -c -DEG_PTX_FILE='"encfs-gpu/gpu/aes_xts.ptx"' -o "$T/obj/aes_xts_ptx.o" \
+		encfs-gpu/gpu/aes_xts_ptx.S || return 1
+	objs+=("$T/obj/aes_xts_ptx.o")
 	rm -f "$T/libencfs-san.a"
 	ar rcs "$T/libencfs-san.a" "${objs[@]}" || return 1
+	# libptask as the build made it (make check-encfs builds it first)
+	local libs=("$T/libencfs-san.a" "$LIBPTASK" $FUSE_LIBS -lcrypto -lpthread)
 	"$CC_SAN" "${cflags[@]}" "${san[@]}" -o "$T/encfs-gpu-san" "$T/obj/main.o" \
-		"$T/libencfs-san.a" $FUSE_LIBS -lcrypto -lpthread || return 1
+		"${libs[@]}" || return 1
 	"$CC_SAN" "${cflags[@]}" "${san[@]}" -o "$T/unit_test" tests/encfs/unit_test.c \
-		"$T/libencfs-san.a" $FUSE_LIBS -lcrypto -lpthread || return 1
+		"${libs[@]}" || return 1
 	"$CC_SAN" "${cflags[@]}" "${san[@]}" -o "$T/vectors_test" tests/encfs/vectors_test.c \
-		encfs-gpu/gpu/xts_vectors.c "$T/libencfs-san.a" $FUSE_LIBS -lcrypto -lpthread || return 1
+		encfs-gpu/gpu/xts_vectors.c "${libs[@]}" || return 1
 	"$CC_SAN" "${cflags[@]}" "${san[@]}" -o "$T/fsops_test" tests/encfs/fsops_test.c \
 		-lpthread || return 1
 	"$CC_SAN" "${cflags[@]}" "${san[@]}" -o "$T/fsx" tests/encfs/fsx.c || return 1
@@ -103,8 +119,8 @@ build() {
 }
 
 say "building the sanitized objects and test programs with $CC_SAN"
-if ! [ -x "$BIN" ]; then
-	bad "build: $BIN missing (run make encfs-gpu)"
+if ! [ -x "$BIN" ] || ! [ -f "$LIBPTASK" ]; then
+	bad "build: $BIN or $LIBPTASK missing (run make encfs-gpu)"
 	echo "$passed passed, $failed failed, $skipped skipped"
 	exit 1
 fi
@@ -507,17 +523,30 @@ fuse_tests() {
 	grep -E -A20 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$W/daemon.log" | head -40
 }
 
+# shellcheck source=tests/encfs/ptask.sh
+. tests/encfs/ptask.sh
+
 if [ ! -e /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 	skip "FUSE tests" "no /dev/fuse or fusermount3 (install fuse3)"
 else
 	W=$(mktemp -d /tmp/encfs-check.XXXXXX)
 	cleanup() {
-		mountpoint -q "$W/m" 2>/dev/null && { fusermount3 -u "$W/m" || umount -l "$W/m"; }
+		local m
+		for m in "$W/m" "$W/gpu/m"; do
+			mountpoint -q "$m" 2>/dev/null && { fusermount3 -u "$m" || umount -l "$m"; }
+		done
+		[ -n "$PT_PD" ] && kill -KILL "$PT_PD" 2>/dev/null
 		sleep 0.2
 		rm -rf "$W"
 	}
 	trap cleanup EXIT
 	fuse_tests "$W"
+	if [ -x "$PTASKD" ] && [ -x "$PTASKCTL" ]; then
+		mkdir -p "$W/gpu"
+		ptask_tests "$W/gpu"
+	else
+		bad "gpu backend tests: $PTASKD or $PTASKCTL missing (make ptaskd ptaskctl)"
+	fi
 fi
 
 for f in ${failures[@]+"${failures[@]}"}; do

@@ -683,7 +683,9 @@ static void fake_destroy(struct eg_backend *be)
 	eg_backend_destroy(f->real);
 }
 
-static const struct eg_backend_ops fake_ops = { "fake", fake_crypt, fake_destroy };
+static const struct eg_backend_ops fake_ops = {
+	.name = "fake", .crypt = fake_crypt, .destroy = fake_destroy,
+};
 
 static void test_backends(void)
 {

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * vectors_test.c - XTS-AES known answers on the cpu backend.
+ * vectors_test.c - XTS-AES known answers on a backend.
+ *
+ *   vectors_test          the cpu backend (OpenSSL)
+ *   vectors_test gpu      the gpu backend: the kernel as a ptask through
+ *                         the ptaskd at $PTASK_SOCKET (tests/encfs/run.sh
+ *                         starts one with --backend cpu, which runs the
+ *                         kernel's host twin; on a GPU machine, --backend
+ *                         cuda runs the kernel itself)
  *
  *  1. IEEE 1619 vectors 10..14 (XTS-AES-256) through the backend, both ways.
  *  2. NIST CAVP XTSGenAES256, both tweak formats, through the backend
@@ -20,6 +27,22 @@
 #include "encfs-gpu/gpu/xts_vectors.h"
 #include "encfs-gpu/xts.h"
 #include "tap.h"
+
+/* the backend under test: "cpu" or "gpu" */
+static const char *kind = "cpu";
+
+static int backend_new(const uint8_t *key, struct eg_backend **be)
+{
+	const char *why = NULL;
+	int ret;
+
+	if (strcmp(kind, "gpu"))
+		return eg_backend_cpu_new(key, be);
+	ret = eg_backend_gpu_new(key, be, &why);
+	if (ret && why)
+		tap_diag("gpu backend: %s", why);
+	return ret;
+}
 
 static void aes_block(const uint8_t *key, size_t keylen, int enc, const uint8_t in[16],
 		      uint8_t out[16])
@@ -113,7 +136,7 @@ static void cavp(const char *file)
 	for (size_t i = 0; i < n; i++) {
 		struct eg_backend *be;
 
-		if (vs[i].keylen != 64 || eg_backend_cpu_new(vs[i].key, &be)) {
+		if (vs[i].keylen != 64 || backend_new(vs[i].key, &be)) {
 			bad++;
 			continue;
 		}
@@ -135,7 +158,7 @@ static void random_requests(void)
 	int bad = 0, iters = 300;
 
 	RAND_bytes(key, sizeof(key));
-	if (!tap_ok(!eg_backend_cpu_new(key, &be), "cpu backend with a random key"))
+	if (!tap_ok(!backend_new(key, &be), "%s backend with a random key", kind))
 		return;
 	buf = malloc(1 << 20);
 	ref = malloc(1 << 20);
@@ -175,17 +198,57 @@ static void random_requests(void)
 		if (eg_backend_crypt(be, 0, &r) || memcmp(buf, ref, off))
 			bad++;
 	}
-	tap_ok(!bad, "cpu backend == reference XTS on %d random requests (%d wrong)", iters, bad);
+	tap_ok(!bad, "%s backend == reference XTS on %d random requests (%d wrong)", kind, iters,
+	       bad);
 	free(buf);
 	free(ref);
 	free(tweaks);
 	eg_backend_destroy(be);
 }
 
-int main(void)
+/*
+ * One request larger than the gpu backend's datablock cache (4 MiB): 1300
+ * units of 4096 bytes and a last one of 1000, against the cpu backend.
+ */
+static void big_request(void)
+{
+	const size_t nunits = 1301, bytes = 1300 * 4096 + 1000;
+	uint8_t key[64], *a = malloc(bytes), *b = malloc(bytes), *tw = malloc(16 * nunits);
+	struct eg_xts_req ra = { .data = a, .tweaks = tw, .nunits = nunits, .unit_len = 4096,
+				 .last_len = 1000 };
+	struct eg_xts_req rb = ra;
+	struct eg_backend *be = NULL, *cpu = NULL;
+	int ok;
+
+	rb.data = b;
+	RAND_bytes(key, sizeof(key));
+	RAND_bytes(a, (int)bytes);
+	RAND_bytes(tw, (int)(16 * nunits));
+	memcpy(b, a, bytes);
+	ok = !backend_new(key, &be) && !eg_backend_cpu_new(key, &cpu) &&
+	     !eg_backend_crypt(be, 1, &ra) && !eg_backend_crypt(cpu, 1, &rb) &&
+	     !memcmp(a, b, bytes) && !eg_backend_crypt(be, 0, &ra) &&
+	     !eg_backend_crypt(cpu, 0, &rb) && !memcmp(a, b, bytes);
+	tap_ok(ok, "%s backend == cpu backend on one request of %zu bytes, both ways", kind,
+	       bytes);
+	eg_backend_destroy(be);
+	eg_backend_destroy(cpu);
+	free(a);
+	free(b);
+	free(tw);
+}
+
+int main(int argc, char **argv)
 {
 	struct xv_vector ieee[16];
 	size_t n = xv_ieee(ieee, 16);
+
+	if (argc > 1)
+		kind = argv[1];
+	if (strcmp(kind, "cpu") && strcmp(kind, "gpu")) {
+		fprintf(stderr, "usage: vectors_test [cpu|gpu]\n");
+		return 2;
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		struct xv_vector *v = &ieee[i];
@@ -201,13 +264,15 @@ int main(void)
 		tap_ok(ok && !memcmp(buf, v->pt, v->len), "reference XTS: %s", v->name);
 		if (v->keylen != 64)
 			continue;
-		ok = !eg_backend_cpu_new(v->key, &be);
-		tap_ok(ok && backend_vector(be, v), "cpu backend: %s", v->name);
+		ok = !backend_new(v->key, &be);
+		tap_ok(ok && backend_vector(be, v), "%s backend: %s", kind, v->name);
 		if (ok)
 			eg_backend_destroy(be);
 	}
 	cavp("tweak-128hexstr/XTSGenAES256.rsp");
 	cavp("tweak-dataunitseqno/XTSGenAES256.rsp");
 	random_requests();
+	if (!strcmp(kind, "gpu"))
+		big_request();
 	return tap_done();
 }
