@@ -25,25 +25,35 @@
  * A request (crypt) copies its data and tweaks into datablocks, fills the
  * shape, pushes the three and pulls the result, then copies it out.  The
  * datablocks are kept and pushed again (each push makes the host copy the
- * truth again): one per power-of-two size class up to GPU_CACHE_MAX per
- * direction, so a request costs four round trips to ptaskd (three pushes,
- * one pull, one release of the pulled reference) and no allocation.  A
- * size-class datablock is larger than the request; the shape says what the
- * kernel touches.
+ * truth again), one per size class (four per power of two, so at most a
+ * quarter of what is copied is slack) from 4 KiB to GPU_CACHE_MAX; a
+ * request costs four round trips to ptaskd (three pushes and the pull)
+ * and the release of the pulled reference, and no allocation.  The shape
+ * says what the kernel touches of a size-class datablock.
  *
- * Concurrency: one request at a time (gb->lock), across both directions.
- * That is the simple correct thing: the input channels pair datablocks by
- * arrival order, so two requests pushing at once would swap their tweaks.
- * Overlapping requests (a graph per worker, or batching concurrent FUSE
- * requests into one datablock, which needs a kernel taking per-unit
- * lengths) is left for later; see Documentation/encfs-gpu.md.
+ * Concurrency: a graph pair carries one request at a time, because its
+ * input channels pair datablocks by arrival order (two requests pushing at
+ * once would swap their tweaks).  So the backend has up to GPU_LANES_MAX
+ * lanes (EG_GPU_LANES in the environment, default GPU_LANES), each
+ * a pair of graphs with its own datablocks and lock, built on first use: a
+ * request takes the first idle lane (lane 0 when requests come one by
+ * one, so a sequential workload builds one), or waits for one.  Requests
+ * in different lanes overlap their copies and round trips with each
+ * other's kernels.  Batching concurrent FUSE requests into one datablock
+ * instead would need a kernel that takes a length per unit.
  *
  * Failure: any error on the ptask path (ptaskd killed: -ENOTCONN at once;
- * the graph failed: -EIO; no answer within GPU_TIMEOUT_NS) drops the whole
- * connection and fails the request with -EIO, leaving the caller's data
- * unchanged (it is only written on success); the next request connects
- * again, so a restarted ptaskd is picked up.  Nothing is ever returned
- * that the kernel did not produce.
+ * the graph failed: -EIO; no answer within GPU_TIMEOUT_NS) fails the
+ * request with -EIO, leaving the caller's data unchanged (it is only
+ * written on success), and drops the connection with every lane once the
+ * requests in flight on it are done; the next request connects again, so
+ * a restarted ptaskd is picked up.  Nothing is ever returned that the
+ * kernel did not produce.
+ *
+ * Locking: gb->conn (a rwlock) guards gb->ctx: a request holds it for
+ * reading throughout, connecting and disconnecting hold it for writing,
+ * so no lane is in use then.  A lane's lock guards the lane, and is taken
+ * inside gb->conn.
  *
  * Fork: FUSE daemonizes after the backend is made, and a libptask context
  * does not survive fork (ptaskd ties connections to the pid that opened
@@ -53,6 +63,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,9 +87,11 @@ extern const uint64_t eg_xts_ptx_len;
  * xts_gpu_test launches. */
 #define GPU_GRID	1056
 #define GPU_TIMEOUT_NS	(60LL * 1000 * 1000 * 1000)
+#define GPU_LANES	4		/* requests in flight at most, by default */
+#define GPU_LANES_MAX	16
 #define GPU_CACHE_MIN	4096u		/* the smallest size class */
-#define GPU_CLASSES	11		/* 4 KiB .. 4 MiB */
-#define GPU_CACHE_MAX	(GPU_CACHE_MIN << (GPU_CLASSES - 1))
+#define GPU_CLASSES	41		/* 4 KiB .. 4 MiB, four per power of two */
+#define GPU_CACHE_MAX	(GPU_CACHE_MIN << ((GPU_CLASSES - 1) / 4))
 
 /* A datablock this backend holds, with its mapping. */
 struct gpu_db {
@@ -87,43 +100,70 @@ struct gpu_db {
 	uint64_t bytes;
 };
 
-/* One direction's graph. */
+/* One direction's graph in one lane. */
 struct gpu_graph {
 	uint32_t graph;
 	uint32_t ch_data, ch_tweaks, ch_key, ch_shape, ch_out;
-	uint32_t t_shape;
 	struct gpu_db key, shape;
 	struct gpu_db data[GPU_CLASSES], tweaks[GPU_CLASSES];
 };
 
 /**
+ * struct gpu_lane - a pair of graphs carrying one request at a time
+ * @lock: held for a whole request in this lane
+ * @built: @g exist on the current connection (cleared by disconnect())
+ * @g: [0] decrypt, [1] encrypt
+ */
+struct gpu_lane {
+	pthread_mutex_t lock;
+	bool built;
+	struct gpu_graph g[2];
+};
+
+/**
  * struct gpu_backend - the backend
  * @be: the interface
- * @lock: one request at a time; guards everything below
- * @keys: the kernel's key parameter (key material: wiped at destroy)
- * @ctx: the connection to ptaskd, or NULL (connect on the next request)
- * @g: [0] decrypt, [1] encrypt; valid while @ctx is
+ * @conn: read: a request using @ctx; write: connecting or disconnecting
+ * @keys: the kernel's key parameter (key material: wiped at destroy);
+ *	read-only after eg_backend_gpu_new()
+ * @ctx: the connection to ptaskd, or NULL (connect on the next request);
+ *	under @conn
+ * @gen: connections made so far; under @conn
+ * @nlanes: lanes in use, 1 .. GPU_LANES_MAX; read-only after new
+ * @lane: the lanes; lane i under its own lock, inside @conn
+ * @next: the lane a request waits for when all are busy (atomic)
  * @failing: a failure was logged and no request has succeeded since
+ *	(atomic)
  */
 struct gpu_backend {
 	struct eg_backend be;
-	pthread_mutex_t lock;
+	pthread_rwlock_t conn;
 	struct xts_key_param keys;
 	struct ptask_ctx *ctx;
-	struct gpu_graph g[2];
+	unsigned long gen;
+	int nlanes;
+	struct gpu_lane lane[GPU_LANES_MAX];
+	unsigned int next;
 	int failing;
 };
 
 static const char *const gpu_entry[2] = { "xts_decrypt", "xts_encrypt" };
 
-/* The size class of @bytes, or -1 above GPU_CACHE_MAX. */
+/* Class @c's size: 4 KiB << (c / 4), plus a quarter of that per c % 4. */
+static uint64_t class_bytes(int c)
+{
+	uint64_t base = (uint64_t)GPU_CACHE_MIN << (c / 4);
+
+	return base + base / 4 * (uint64_t)(c % 4);
+}
+
+/* The smallest class holding @bytes, or -1 above GPU_CACHE_MAX. */
 static int size_class(uint64_t bytes)
 {
-	int c = 0;
-
-	while (c < GPU_CLASSES && (uint64_t)GPU_CACHE_MIN << c < bytes)
-		c++;
-	return c < GPU_CLASSES ? c : -1;
+	for (int c = 0; c < GPU_CLASSES; c++)
+		if (class_bytes(c) >= bytes)
+			return c;
+	return -1;
 }
 
 static int db_new(struct ptask_ctx *ctx, uint32_t tmpl, uint64_t bytes, struct gpu_db *d)
@@ -152,13 +192,14 @@ static void db_drop(struct ptask_ctx *ctx, struct gpu_db *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* Close the connection and everything made on it (ptaskd may be gone). */
-static void disconnect(struct gpu_backend *gb)
+/*
+ * Drop what @lane made on the connection, built or half built (ptaskd may
+ * be gone).  The lane locked, or @conn held for writing.
+ */
+static void lane_drop(struct gpu_backend *gb, struct gpu_lane *lane)
 {
-	if (!gb->ctx)
-		return;
 	for (int dir = 0; dir < 2; dir++) {
-		struct gpu_graph *g = &gb->g[dir];
+		struct gpu_graph *g = &lane->g[dir];
 
 		for (int c = 0; c < GPU_CLASSES; c++) {
 			db_drop(gb->ctx, &g->data[c]);
@@ -167,28 +208,40 @@ static void disconnect(struct gpu_backend *gb)
 		db_drop(gb->ctx, &g->shape);
 		db_drop(gb->ctx, &g->key);
 		if (g->graph) {
-			/* terminate first: drops whatever a failed request left queued */
+			/* terminate first: drops what a failed request left queued */
 			ptask_graph_terminate(gb->ctx, g->graph);
 			ptask_graph_close(gb->ctx, g->graph);
 		}
 		memset(g, 0, sizeof(*g));
 	}
-	ptask_ctx_close(gb->ctx);
-	gb->ctx = NULL;
+	lane->built = false;
 }
 
 /*
- * One direction's graph: templates, the ptask and its ports in the
- * kernel's parameter order, channels, geometry; then run it and push the
- * key into its sticky port.  @what names the step that failed.
+ * Close the connection and everything made on it (ptaskd may be gone).
+ * @conn held for writing, or no other thread about (new, destroy).
  */
-static int graph_build(struct gpu_backend *gb, int dir, const char **what)
+static void disconnect(struct gpu_backend *gb)
+{
+	if (!gb->ctx)
+		return;
+	for (int l = 0; l < gb->nlanes; l++)
+		lane_drop(gb, &gb->lane[l]);
+	ptask_ctx_close(gb->ctx);
+	gb->ctx = NULL;
+}
+/*
+ * One direction's graph of a lane: templates, the ptask and its ports in
+ * the kernel's parameter order, channels, geometry; then run it and push
+ * the key into its sticky port.  @what names the step that failed; what
+ * was made is left in @g for disconnect() to drop.
+ */
+static int graph_build(struct gpu_backend *gb, struct gpu_graph *g, int dir, const char **what)
 {
 	static const uint32_t one[3] = { 1, 1, 1 };
 	static const uint32_t grid[3] = { GPU_GRID, 1, 1 }, block[3] = { GPU_THREADS, 1, 1 };
 	struct ptask_ctx *ctx = gb->ctx;
-	struct gpu_graph *g = &gb->g[dir];
-	uint32_t t_key, pt, p_out, p_data, p_tweaks, p_key, p_shape;
+	uint32_t t_key, t_shape, pt, p_out, p_data, p_tweaks, p_key, p_shape;
 	int err;
 
 	*what = "ptask_graph_open";
@@ -200,7 +253,7 @@ static int graph_build(struct gpu_backend *gb, int dir, const char **what)
 				  sizeof(struct xts_key_param), one, &t_key);
 	err = err ? err : ptask_template_open(ctx, g->graph, "xts_shape", PTASK_TEMPLATE_ARRAY,
 					      PTASK_BIND_PARAM, sizeof(struct xts_shape_param),
-					      one, &g->t_shape);
+					      one, &t_shape);
 	if (err)
 		return err;
 	*what = "ptask_gpu_ptask_open";
@@ -219,7 +272,7 @@ static int graph_build(struct gpu_backend *gb, int dir, const char **what)
 					  &p_tweaks);
 	err = err ? err : ptask_port_open(ctx, pt, "key", PTASK_PORT_STICKY, 0, t_key, 2, 0,
 					  &p_key);
-	err = err ? err : ptask_port_open(ctx, pt, "shape", PTASK_PORT_INPUT, 0, g->t_shape, 3,
+	err = err ? err : ptask_port_open(ctx, pt, "shape", PTASK_PORT_INPUT, 0, t_shape, 3,
 					  0, &p_shape);
 	if (err)
 		return err;
@@ -233,7 +286,7 @@ static int graph_build(struct gpu_backend *gb, int dir, const char **what)
 	err = err ? err : ptask_channel_open(ctx, g->graph, "tweaks", 0, p_tweaks, 2, 0,
 					     &g->ch_tweaks);
 	err = err ? err : ptask_channel_open(ctx, g->graph, "key", 0, p_key, 1, t_key, &g->ch_key);
-	err = err ? err : ptask_channel_open(ctx, g->graph, "shape", 0, p_shape, 2, g->t_shape,
+	err = err ? err : ptask_channel_open(ctx, g->graph, "shape", 0, p_shape, 2, t_shape,
 					     &g->ch_shape);
 	err = err ? err : ptask_channel_open(ctx, g->graph, "out", p_out, 0, 2, 0, &g->ch_out);
 	if (err)
@@ -251,10 +304,11 @@ static int graph_build(struct gpu_backend *gb, int dir, const char **what)
 	if (err)
 		return err;
 	*what = "the shape datablock";
-	return db_new(ctx, g->t_shape, 0, &g->shape);
+	return db_new(ctx, t_shape, 0, &g->shape);
 }
 
-/* Connect to ptaskd and build both graphs; on failure nothing is left. */
+
+/* Connect to ptaskd (@conn held for writing); no lane is built yet. */
 static int connect_ptaskd(struct gpu_backend *gb, const char **what)
 {
 	int err;
@@ -265,11 +319,44 @@ static int connect_ptaskd(struct gpu_backend *gb, const char **what)
 		gb->ctx = NULL;
 		return err;
 	}
-	for (int dir = 0; dir < 2 && !err; dir++)
-		err = graph_build(gb, dir, what);
-	if (err)
-		disconnect(gb);
-	return err;
+	gb->gen++;
+	return 0;
+}
+
+/* Hold @conn for reading, with a connection (made first if need be). */
+static int conn_get(struct gpu_backend *gb, const char **what)
+{
+	int err = 0;
+
+	pthread_rwlock_rdlock(&gb->conn);
+	while (!gb->ctx) {
+		pthread_rwlock_unlock(&gb->conn);
+		pthread_rwlock_wrlock(&gb->conn);
+		if (!gb->ctx)
+			err = connect_ptaskd(gb, what);
+		pthread_rwlock_unlock(&gb->conn);
+		if (err)
+			return err;
+		pthread_rwlock_rdlock(&gb->conn);
+	}
+	return 0;
+}
+
+/*
+ * An idle lane, locked: the first one free, so that requests coming one
+ * at a time all use lane 0; when every lane is busy, wait for one.
+ */
+static struct gpu_lane *lane_get(struct gpu_backend *gb)
+{
+	struct gpu_lane *lane;
+
+	for (int l = 0; l < gb->nlanes; l++)
+		if (!pthread_mutex_trylock(&gb->lane[l].lock))
+			return &gb->lane[l];
+	lane = &gb->lane[__atomic_fetch_add(&gb->next, 1, __ATOMIC_RELAXED) %
+			 (unsigned int)gb->nlanes];
+	pthread_mutex_lock(&lane->lock);
+	return lane;
 }
 
 /* The cached datablock of @bytes' class in @cache, made on first use. */
@@ -285,7 +372,7 @@ static int db_class(struct gpu_backend *gb, struct gpu_db *cache, uint64_t bytes
 		return err;
 	}
 	if (!cache[c].db) {
-		err = db_new(gb->ctx, 0, (uint64_t)GPU_CACHE_MIN << c, &cache[c]);
+		err = db_new(gb->ctx, 0, class_bytes(c), &cache[c]);
 		if (err)
 			return err;
 	}
@@ -294,11 +381,12 @@ static int db_class(struct gpu_backend *gb, struct gpu_db *cache, uint64_t bytes
 }
 
 /*
- * One request through ptaskd, connecting first if need be.  @r->data is
- * written only once the result is in.  @what names a step that failed.
+ * One request in @lane (locked, inside @conn held for reading), building
+ * the lane's graphs first if need be.  @r->data is written only once the
+ * result is in.  @what names a step that failed.
  */
-static int run_request(struct gpu_backend *gb, int enc, const struct eg_xts_req *r,
-		       const char **what)
+static int lane_request(struct gpu_backend *gb, struct gpu_lane *lane, int enc,
+			const struct eg_xts_req *r, const char **what)
 {
 	struct xts_shape_param sh = {
 		.nunits = r->nunits, .unit_len = (uint32_t)r->unit_len,
@@ -306,15 +394,15 @@ static int run_request(struct gpu_backend *gb, int enc, const struct eg_xts_req 
 	};
 	const uint64_t bytes = eg_xts_req_bytes(r), tw_bytes = r->nunits * EG_TWEAK_LEN;
 	struct gpu_db tmp_data = { 0 }, tmp_tw = { 0 }, *data, *tw;
+	struct gpu_graph *g = &lane->g[enc];
 	struct ptask_db *res;
-	struct gpu_graph *g;
 	int err = 0;
 
-	if (!gb->ctx)
-		err = connect_ptaskd(gb, what);
+	for (int dir = 0; dir < 2 && !lane->built && !err; dir++)
+		err = graph_build(gb, &lane->g[dir], dir, what);
 	if (err)
 		return err;
-	g = &gb->g[enc];
+	lane->built = true;
 	*what = "a datablock";
 	err = db_class(gb, g->data, bytes, &tmp_data, &data);
 	err = err ? err : db_class(gb, g->tweaks, tw_bytes, &tmp_tw, &tw);
@@ -348,6 +436,36 @@ out:
 	return err;
 }
 
+/* One request, connecting first if need be; no lock held. */
+static int run_request(struct gpu_backend *gb, int enc, const struct eg_xts_req *r,
+		       const char **what)
+{
+	struct gpu_lane *lane;
+	unsigned long gen;
+	int err = conn_get(gb, what);
+
+	if (err)
+		return err;
+	lane = lane_get(gb);
+	err = lane_request(gb, lane, enc, r, what);
+	/* a failed lane is dropped at once, so a request that takes it
+	 * before the connection is dropped builds it anew */
+	if (err)
+		lane_drop(gb, lane);
+	pthread_mutex_unlock(&lane->lock);
+	gen = gb->gen;
+	pthread_rwlock_unlock(&gb->conn);
+	if (err) {
+		/* once the other requests on this connection are done (the
+		 * lanes are idle then), unless one of them dropped it already */
+		pthread_rwlock_wrlock(&gb->conn);
+		if (gb->gen == gen)
+			disconnect(gb);
+		pthread_rwlock_unlock(&gb->conn);
+	}
+	return err;
+}
+
 static int gpu_crypt(struct eg_backend *be, int enc, const struct eg_xts_req *r)
 {
 	struct gpu_backend *gb = (struct gpu_backend *)be;
@@ -356,21 +474,16 @@ static int gpu_crypt(struct eg_backend *be, int enc, const struct eg_xts_req *r)
 
 	if (ret || !r->nunits)
 		return ret;
-	pthread_mutex_lock(&gb->lock);
 	ret = run_request(gb, !!enc, r, &what);
 	if (ret) {
-		if (!gb->failing)
+		if (!__atomic_exchange_n(&gb->failing, 1, __ATOMIC_RELAXED))
 			fprintf(stderr, "encfs-gpu: gpu backend: %s: %s; requests fail with EIO until ptaskd answers again\n",
 				what, strerror(-ret));
-		gb->failing = 1;
-		disconnect(gb);
-		ret = -EIO;
-	} else if (gb->failing) {
-		fprintf(stderr, "encfs-gpu: gpu backend: ptaskd answers again\n");
-		gb->failing = 0;
+		return -EIO;
 	}
-	pthread_mutex_unlock(&gb->lock);
-	return ret;
+	if (__atomic_exchange_n(&gb->failing, 0, __ATOMIC_RELAXED))
+		fprintf(stderr, "encfs-gpu: gpu backend: ptaskd answers again\n");
+	return 0;
 }
 
 /* Drop the connection; the next request makes a new one (see fork above). */
@@ -378,9 +491,9 @@ static void gpu_detach(struct eg_backend *be)
 {
 	struct gpu_backend *gb = (struct gpu_backend *)be;
 
-	pthread_mutex_lock(&gb->lock);
+	pthread_rwlock_wrlock(&gb->conn);
 	disconnect(gb);
-	pthread_mutex_unlock(&gb->lock);
+	pthread_rwlock_unlock(&gb->conn);
 }
 
 static void gpu_destroy(struct eg_backend *be)
@@ -389,7 +502,9 @@ static void gpu_destroy(struct eg_backend *be)
 
 	disconnect(gb);
 	eg_wipe(&gb->keys, sizeof(gb->keys));
-	pthread_mutex_destroy(&gb->lock);
+	for (int l = 0; l < GPU_LANES_MAX; l++)
+		pthread_mutex_destroy(&gb->lane[l].lock);
+	pthread_rwlock_destroy(&gb->conn);
 	free(gb);
 }
 
@@ -405,7 +520,7 @@ static const struct eg_backend_ops gpu_ops = {
  * 1037, so the kernel steals ciphertext) encrypted by ptaskd and by
  * OpenSSL must agree, and decrypt back.  Catches a ptaskd whose cpu or
  * sim backend lacks the xts host kernels, a parameter layout that does
- * not match, and a GPU that computes wrong.
+ * not match, and a GPU that computes wrong (-EBADMSG).
  */
 static int self_test(struct gpu_backend *gb, const uint8_t key[EG_XTS_KEY_LEN],
 		     const char **what)
@@ -436,20 +551,38 @@ static int self_test(struct gpu_backend *gb, const uint8_t key[EG_XTS_KEY_LEN],
 	if (err)
 		goto out;
 	*what = "its result differs from OpenSSL's";
-	err = -EIO;
+	err = -EBADMSG;
 	if (memcmp(a, b, BYTES))
 		goto out;
 	err = run_request(gb, 0, &ra, what);
 	if (err)
 		goto out;
 	*what = "decrypting its own result gives other bytes";
-	err = memcmp(a, orig, BYTES) ? -EIO : 0;
+	err = memcmp(a, orig, BYTES) ? -EBADMSG : 0;
 out:
 	eg_backend_destroy(cpu);
 	free(orig);
 	free(a);
 	free(b);
 	return err;
+}
+
+/* EG_GPU_LANES (1 .. GPU_LANES_MAX), else GPU_LANES: a benchmark's knob. */
+static int lanes_from_env(void)
+{
+	const char *env = getenv("EG_GPU_LANES");
+	char *end;
+	long n;
+
+	if (!env || !*env)
+		return GPU_LANES;
+	n = strtol(env, &end, 10);
+	if (*end || n < 1 || n > GPU_LANES_MAX) {
+		fprintf(stderr, "encfs-gpu: EG_GPU_LANES=%s is not 1..%d; using %d\n", env,
+			GPU_LANES_MAX, GPU_LANES);
+		return GPU_LANES;
+	}
+	return (int)n;
 }
 
 /**
@@ -460,7 +593,7 @@ out:
  *	called once, at mount, before any thread starts)
  *
  * Connects to ptaskd (PTASK_MODE and PTASK_SOCKET choose how, as for any
- * libptask program), builds both graphs, checks the kernel's result
+ * libptask program), builds a lane's graphs, checks the kernel's result
  * against OpenSSL on one request each way, and disconnects again.
  *
  * Return: 0; -ENODEV when ptaskd cannot be reached or cannot run the
@@ -471,6 +604,7 @@ int eg_backend_gpu_new(const uint8_t key[EG_XTS_KEY_LEN], struct eg_backend **ou
 {
 	static char msg[256];
 	const char *what = "", *sock = getenv("PTASK_SOCKET");
+	pthread_rwlockattr_t attr;
 	struct gpu_backend *gb;
 	int err;
 
@@ -482,7 +616,15 @@ int eg_backend_gpu_new(const uint8_t key[EG_XTS_KEY_LEN], struct eg_backend **ou
 	if (!gb)
 		return -ENOMEM;
 	gb->be.ops = &gpu_ops;
-	pthread_mutex_init(&gb->lock, NULL);
+	/* a failed request waits for the lock for writing to disconnect:
+	 * new requests must not starve it */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&gb->conn, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	for (int l = 0; l < GPU_LANES_MAX; l++)
+		pthread_mutex_init(&gb->lane[l].lock, NULL);
+	gb->nlanes = lanes_from_env();
 	err = aes_ks_param(key, EG_XTS_KEY_LEN, &gb->keys);
 	if (err)
 		goto err_free;
@@ -494,7 +636,7 @@ int eg_backend_gpu_new(const uint8_t key[EG_XTS_KEY_LEN], struct eg_backend **ou
 		goto err_why;
 	}
 	if (err) {
-		snprintf(msg, sizeof(msg), "ptaskd (%s) refused the graph: %s: %s", sock, what,
+		snprintf(msg, sizeof(msg), "cannot connect to ptaskd at %s: %s", sock,
 			 strerror(-err));
 		goto err_why;
 	}
@@ -504,7 +646,7 @@ int eg_backend_gpu_new(const uint8_t key[EG_XTS_KEY_LEN], struct eg_backend **ou
 		goto err_free;
 	if (err) {
 		snprintf(msg, sizeof(msg), "ptaskd (%s) cannot run the XTS kernel: %s%s%s", sock,
-			 what, err == -EIO ? "" : ": ", err == -EIO ? "" : strerror(-err));
+			 what, err == -EBADMSG ? "" : ": ", err == -EBADMSG ? "" : strerror(-err));
 		goto err_why;
 	}
 	*out = &gb->be;

@@ -148,8 +148,8 @@ ptask_tests() {
 	done
 	wait "${cps[@]}"
 	check "gpu: 4 concurrent writers, then 4 concurrent readers, all equal" bash -c "
-		for i in 1 2 3 4; do cmp '$W/par'\$i '$M/par'\$i & done; r=0
-		for j in 1 2 3 4; do wait -n || r=1; done; exit \$r"
+		p=(); for i in 1 2 3 4; do cmp '$W/par'\$i '$M/par'\$i & p+=(\$!); done
+		r=0; for j in \${p[@]}; do wait \$j || r=1; done; exit \$r"
 
 	# --- one format: gpu-written files read with cpu, and back
 	head -c 9000000 /dev/urandom >"$W/big"
@@ -186,6 +186,25 @@ ptask_tests() {
 			bash -c "cmp '$W/big' '$M/big' && cmp '$W/bycpu' '$M/bycpu'"
 	else
 		bad "ptaskd restarted"
+	fi
+	# killed again while four readers keep several lanes busy: each read
+	# gives the right bytes or EIO, never other bytes
+	local rds=()
+	for i in 1 2 3 4; do
+		bash -c "for k in 1 2 3 4 5 6; do cmp '$W/par$i' '$M/par$i'; done" \
+			>"$W/reader$i.log" 2>&1 &
+		rds+=($!)
+	done
+	sleep 0.3
+	pt_ptaskd_kill
+	wait "${rds[@]}"
+	check "ptaskd killed under 4 concurrent readers: right bytes or EIO, never others" bash -c \
+		"! grep -h differ '$W'/reader?.log && kill -0 $pid"
+	if pt_ptaskd_start; then
+		check "ptaskd restarted again: the files read back equal" bash -c \
+			"for i in 1 2 3 4; do cmp '$W/par'\$i '$M/par'\$i || exit 1; done"
+	else
+		bad "ptaskd restarted again"
 	fi
 	pt_ptaskd_kill
 	check "ptaskd killed: unmount works" pt_umount
