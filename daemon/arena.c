@@ -5,11 +5,17 @@
  * First fit over a free list kept in offset order, with neighbours merged
  * on free: datablocks come and go in a few sizes, so the list stays short.
  * Registering costs milliseconds (DESIGN.md: 2.8 ms for 64 MiB), which is
- * why an arena is registered once when made and never per datablock.
+ * why an arena is registered once when made and never per datablock, and
+ * why an emptied arena is kept as a spare (arena.h) rather than made again
+ * for the next round: measured on an H100 (2026-11-22), a round of
+ * bench/ptask_gpu.c's 64 MiB transfer took 31.7 ms with --isolation
+ * shared while each round made, registered and destroyed an arena for
+ * its 4-byte output.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include "arena.h"
 #include "log.h"
@@ -34,7 +40,17 @@ void pd_arenas_init(struct pd_arenas *as, struct pd_backend *be,
 	as->list = NULL;
 	as->next_id = 1;
 	as->chunk = chunk;
+	as->spare_max = PD_ARENA_SPARE_BYTES;
 	as->count = 0;
+	as->created = 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static void arena_destroy(struct pd_arenas *as, struct pd_arena *a)
@@ -106,11 +122,13 @@ static int arena_create(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 	a->id = as->next_id++;
 	a->bytes = bytes;
 	a->uid = uid;
+	a->fresh = 0;
 	a->free->offset = 0;
 	a->free->bytes = bytes;
 	a->next = as->list;
 	as->list = a;
 	as->count++;
+	as->created++;
 	*out = a;
 	return 0;
 
@@ -123,8 +141,12 @@ err_free_arena:
 	return err;
 }
 
-/* First fit in @a; 0 and *@offset, or -ENOSPC. */
-static int arena_take(struct pd_arena *a, uint64_t bytes, uint64_t *offset)
+/*
+ * First fit in @a; 0 and *@offset, with *@used the bytes of it handed out
+ * before (below a->fresh), or -ENOSPC.
+ */
+static int arena_take(struct pd_arena *a, uint64_t bytes, uint64_t *offset,
+		      uint64_t *used)
 {
 	struct pd_extent **pp, *e;
 
@@ -132,50 +154,21 @@ static int arena_take(struct pd_arena *a, uint64_t bytes, uint64_t *offset)
 		if (e->bytes < bytes)
 			continue;
 		*offset = e->offset;
+		*used = a->fresh <= e->offset ? 0 :
+			a->fresh - e->offset < bytes ? a->fresh - e->offset :
+			bytes;
 		e->offset += bytes;
 		e->bytes -= bytes;
 		if (!e->bytes) {
 			*pp = e->next;
 			free(e);
 		}
+		if (a->fresh < *offset + bytes)
+			a->fresh = *offset + bytes;
 		a->used += bytes;
 		return 0;
 	}
 	return -ENOSPC;
-}
-
-int pd_arenas_alloc(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
-		    struct pd_arena **arena, uint64_t *offset)
-{
-	struct pd_arena *a;
-	uint64_t size = page_round(bytes ? bytes : 1);
-	int err;
-
-	for (a = as->list; a; a = a->next) {
-		if (a->uid == uid && !arena_take(a, size, offset)) {
-			*arena = a;
-			return 0;
-		}
-	}
-	err = arena_create(as, uid, size > as->chunk ? size : as->chunk, &a);
-	if (err)
-		return err;
-	err = arena_take(a, size, offset);
-	if (err)
-		return err;
-	*arena = a;
-	return 0;
-}
-
-/* Does @uid have another arena than @a? */
-static bool uid_has_other(struct pd_arenas *as, struct pd_arena *a)
-{
-	struct pd_arena *o;
-
-	for (o = as->list; o; o = o->next)
-		if (o != a && o->uid == a->uid)
-			return true;
-	return false;
 }
 
 static void arena_unlink(struct pd_arenas *as, struct pd_arena *a)
@@ -188,6 +181,86 @@ static void arena_unlink(struct pd_arenas *as, struct pd_arena *a)
 			return;
 		}
 	}
+}
+
+/* Bytes of @uid's empty arenas, @skip left out. */
+static uint64_t spare_bytes(struct pd_arenas *as, uint32_t uid,
+			    const struct pd_arena *skip)
+{
+	struct pd_arena *a;
+	uint64_t sum = 0;
+
+	for (a = as->list; a; a = a->next)
+		if (a != skip && a->uid == uid && !a->used)
+			sum += a->bytes;
+	return sum;
+}
+
+/*
+ * Is @a its uid's last arena of the ordinary size?  That one always stays
+ * (as before spares), so a uid's next small datablock costs no
+ * registration.
+ */
+static bool uid_keeps(struct pd_arenas *as, struct pd_arena *a)
+{
+	struct pd_arena *o;
+
+	if (a->bytes > as->chunk)
+		return false;
+	for (o = as->list; o; o = o->next)
+		if (o != a && o->uid == a->uid)
+			return false;
+	return true;
+}
+
+/* Destroy the spares unused for PD_ARENA_SPARE_NS (see arena.h). */
+static void expire_spares(struct pd_arenas *as, uint64_t now)
+{
+	struct pd_arena **pp = &as->list, *a;
+
+	while ((a = *pp)) {
+		if (a->used || now - a->idle_ns < PD_ARENA_SPARE_NS ||
+		    uid_keeps(as, a)) {
+			pp = &a->next;
+			continue;
+		}
+		*pp = a->next;
+		arena_destroy(as, a);
+	}
+}
+
+int pd_arenas_alloc(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
+		    struct pd_arena **arena, uint64_t *offset, uint64_t *used)
+{
+	struct pd_arena *a, *best = NULL;
+	uint64_t size = page_round(bytes ? bytes : 1);
+	int err;
+
+	expire_spares(as, now_ns());
+	/* Arenas in use first: spares stay whole for large datablocks. */
+	for (a = as->list; a; a = a->next) {
+		if (a->uid == uid && a->used &&
+		    !arena_take(a, size, offset, used)) {
+			*arena = a;
+			return 0;
+		}
+	}
+	for (a = as->list; a; a = a->next)
+		if (a->uid == uid && !a->used && a->bytes >= size &&
+		    (!best || a->bytes < best->bytes))
+			best = a;
+	if (best && !arena_take(best, size, offset, used)) {
+		*arena = best;
+		return 0;
+	}
+	err = arena_create(as, uid, size > as->chunk ? size : as->chunk, &a);
+	if (err)
+		return err;
+	err = arena_take(a, size, offset, used);
+	if (err)
+		return err;
+	*arena = a;
+	return 0;
 }
 
 void pd_arenas_free(struct pd_arenas *as, struct pd_arena *a,
@@ -221,11 +294,16 @@ void pd_arenas_free(struct pd_arenas *as, struct pd_arena *a,
 		n->next = e;
 		*pp = n;
 	}
-	/* Oversized arenas (one big datablock) never linger. */
-	if (!a->used && (a->bytes > as->chunk || uid_has_other(as, a))) {
-		arena_unlink(as, a);
-		arena_destroy(as, a);
+	if (!a->used) {
+		/* A spare, within its uid's budget (arena.h). */
+		a->idle_ns = now_ns();
+		if (spare_bytes(as, a->uid, a) + a->bytes > as->spare_max &&
+		    !uid_keeps(as, a)) {
+			arena_unlink(as, a);
+			arena_destroy(as, a);
+		}
 	}
+	expire_spares(as, now_ns());
 }
 
 struct pd_arena *pd_arenas_find(struct pd_arenas *as, uint64_t id)

@@ -7,6 +7,15 @@
  * backend for DMA; clients receive its fd and map it themselves.  Arenas
  * belong to one uid (see ns_user.h for why).  Locking: the namespace lock
  * protects every arena and extent list.
+ *
+ * Spares: an arena left empty is kept for its uid's next datablocks,
+ * because making one costs milliseconds (memfd, mmap, and above all
+ * cuMemHostRegister) and a workload that creates and frees a large
+ * datablock per round would otherwise make and register an arena per
+ * round.  A uid keeps at most spare_max bytes of empty arenas (an arena
+ * that would pass it is destroyed at once); a spare unused for
+ * PD_ARENA_SPARE_NS is destroyed at the next allocation or free, except
+ * a uid's last arena of the ordinary size.
  */
 #ifndef PTASKD_ARENA_H
 #define PTASKD_ARENA_H
@@ -14,6 +23,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "backend.h"
+
+#define PD_ARENA_SPARE_BYTES	(256ULL << 20)	/* spare_max's default */
+#define PD_ARENA_SPARE_NS	(60ULL * 1000 * 1000 * 1000)
 
 struct pd_extent;
 
@@ -25,6 +37,9 @@ struct pd_extent;
  * @base: the daemon's mapping
  * @uid: whose datablocks it holds
  * @used: bytes handed out
+ * @fresh: offsets from here on were never handed out, so they still read
+ *	as zero (a new memfd's pages)
+ * @idle_ns: when it last became empty (valid while @used is 0)
  * @free: free extents in offset order
  * @registered: host_register succeeded
  * @next: next arena of the namespace
@@ -36,6 +51,8 @@ struct pd_arena {
 	unsigned char *base;
 	uint32_t uid;
 	uint64_t used;
+	uint64_t fresh;
+	uint64_t idle_ns;
 	struct pd_extent *free;
 	bool registered;
 	struct pd_arena *next;
@@ -47,26 +64,33 @@ struct pd_arena {
  * @list: the arenas
  * @next_id: next arena id
  * @chunk: bytes of an ordinary arena
+ * @spare_max: most bytes of empty arenas a uid keeps (PD_ARENA_SPARE_BYTES)
  * @count: arenas alive
+ * @created: arenas made since init (for tests: reuse makes none)
  */
 struct pd_arenas {
 	struct pd_backend *be;
 	struct pd_arena *list;
 	uint64_t next_id;
 	uint64_t chunk;
+	uint64_t spare_max;
 	uint32_t count;
+	uint64_t created;
 };
 
 void pd_arenas_init(struct pd_arenas *as, struct pd_backend *be,
 		    uint64_t chunk);
 void pd_arenas_fini(struct pd_arenas *as);
 /*
- * @bytes (rounded up to pages) for @uid: the arena and offset.
- * Returns 0, -ENOMEM or the memfd/mmap error.
+ * @bytes (rounded up to pages) for @uid: the arena and offset, and in
+ * *@used how many of its first bytes were handed out before (the rest
+ * still read as zero).  Arenas in use are filled first, then the
+ * smallest spare that fits, then a new arena is made.  Returns 0,
+ * -ENOMEM or the memfd/mmap error.
  */
 int pd_arenas_alloc(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
-		    struct pd_arena **arena, uint64_t *offset);
-/* Give an extent back; an arena left empty is freed unless it is @uid's last. */
+		    struct pd_arena **arena, uint64_t *offset, uint64_t *used);
+/* Give an extent back; an arena left empty stays as a spare (see above). */
 void pd_arenas_free(struct pd_arenas *as, struct pd_arena *arena,
 		    uint64_t offset, uint64_t bytes);
 /* The arena with id @id, or NULL. */

@@ -54,13 +54,14 @@ int ptask_os_buf_alloc(struct ptask_ns *core_ns, u64 bytes,
 {
 	struct pd_ns *ns = core_ns->os;
 	struct ptask_buf *b;
+	uint64_t used;
 	int err;
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	err = pd_arenas_alloc(&ns->arenas, alloc_uid, bytes, &b->arena,
-			      &b->offset);
+			      &b->offset, &used);
 	if (err) {
 		free(b);
 		return err;
@@ -68,9 +69,22 @@ int ptask_os_buf_alloc(struct ptask_ns *core_ns, u64 bytes,
 	b->ns = ns;
 	b->bytes = bytes;
 	b->refs = 1;
-	/* A client must not see an earlier datablock's bytes. */
-	if (alloc_zero)
-		memset(b->arena->base + b->offset, 0, bytes);
+	/*
+	 * A client's new datablock is zero-filled: the ABI says so
+	 * (ptask_datablock_create(3)), the module's pages are, and a program
+	 * must behave the same in both modes.  Reused arena memory therefore
+	 * is zeroed, even though arenas are per uid and it could only show
+	 * the uid bytes of its own (or bytes a client given a datablock of
+	 * this uid wrote, who can read the whole arena anyway): the reason
+	 * is the contract, not secrecy.  Bytes never handed out since the
+	 * memfd was made are zero already and are not touched (a fresh
+	 * 64 MiB datablock costs no 64 MiB memset).  The engine's outputs
+	 * (alloc_zero false) are written by the device before a client can
+	 * read them.
+	 */
+	if (alloc_zero && used)
+		memset(b->arena->base + b->offset, 0,
+		       used < bytes ? used : bytes);
 	ns->core.counts[PTASK_COUNT_BUFFERS]++;
 	*out = b;
 	return 0;

@@ -17,7 +17,8 @@
  * Arenas are per owner uid: a datablock is carved from an arena of the
  * uid of the client that creates it (the engine's outputs: of the
  * ptask's owner), so an arena fd never reaches a client of another uid
- * unless that client is given a datablock in it.
+ * unless that client is given a datablock in it.  An emptied arena is
+ * kept as a spare for the same uid (arena.h).
  */
 #ifndef PTASKD_NS_USER_H
 #define PTASKD_NS_USER_H
