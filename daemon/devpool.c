@@ -17,9 +17,10 @@
  * A view holding the only current copy of its datablock is written back
  * to the host pages first (its record holds a mapping for that).
  *
- * Threads: every function that calls the backend runs on the device's
- * worker (it owns the device's spaces) and asserts it; the lock is
- * dropped around backend calls.
+ * Threads: every function that calls the backend runs on the thread
+ * holding the device (its worker, or a helper running a job it claimed:
+ * engine_priv.h) and asserts it; the lock is dropped around backend
+ * calls.
  */
 #include <errno.h>
 #include <stdlib.h>

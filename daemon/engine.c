@@ -123,21 +123,33 @@ err_free:
 	return err;
 }
 
+static struct pd_ptask_info *info_find_locked(struct pd_engine *e,
+					      uint32_t handle)
+{
+	struct pd_ptask_info *info;
+
+	pd_assert_locked(e);
+	for (info = e->infos[handle & (PD_INFO_BUCKETS - 1)]; info;
+	     info = info->hnext)
+		if (info->handle == handle)
+			return info;
+	return NULL;
+}
+
 /*
- * The info of ptask @handle with a reference for the caller.  Only the
- * taker fills the cache, so a miss cannot race with another fill.
+ * The info of ptask @handle with a reference for the caller.  The taker
+ * and helpers fill the cache: when two fetched the same ptask at once,
+ * the first one cached wins and the other copy is dropped.
  */
 static int info_get(struct pd_engine *e, uint32_t handle,
 		    struct pd_ptask_info **out)
 {
 	unsigned int b = handle & (PD_INFO_BUCKETS - 1);
-	struct pd_ptask_info *info;
+	struct pd_ptask_info *info, *cached;
 	int err;
 
 	pd_engine_lock(e);
-	for (info = e->infos[b]; info; info = info->hnext)
-		if (info->handle == handle)
-			break;
+	info = info_find_locked(e, handle);
 	if (info) {
 		info->refs++;
 		pd_engine_unlock(e);
@@ -149,8 +161,14 @@ static int info_get(struct pd_engine *e, uint32_t handle,
 	if (err)
 		return err;
 	pd_engine_lock(e);
-	info->hnext = e->infos[b];
-	e->infos[b] = info;
+	cached = info_find_locked(e, handle);
+	if (cached) {
+		info_free(info);
+		info = cached;
+	} else {
+		info->hnext = e->infos[b];
+		e->infos[b] = info;
+	}
 	info->refs++;
 	pd_engine_unlock(e);
 	*out = info;
@@ -247,12 +265,41 @@ static void take_failed(struct pd_engine *e, int err)
 	pd_sleep_until(pd_now_ns() + 100ULL * 1000 * 1000);
 }
 
+/*
+ * Jobs for the invocations one take returned (queued; placement is the
+ * caller's), after checking that their port records are where they say.
+ */
+static void jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
+		      const struct ptask_invocation *invs,
+		      const struct ptask_invocation_port *ports)
+{
+	uint32_t i;
+
+	for (i = 0; i < take->n_invocations; i++) {
+		const struct ptask_invocation *inv = &invs[i];
+
+		if (inv->n_ports > PTASK_MAX_PORTS ||
+		    inv->first_port > take->n_ports ||
+		    inv->n_ports > take->n_ports - inv->first_port) {
+			struct ptask_exec_complete bad = {
+				.size = sizeof(bad), .id = inv->id,
+				.status = -EIO,
+			};
+
+			pd_log_err("engine: invocation %llu: bad port records",
+				   (unsigned long long)inv->id);
+			e->src->ops->complete(e->src, &bad, NULL);
+			continue;
+		}
+		job_make(e, inv, &ports[inv->first_port]);
+	}
+}
+
 static void *taker_main(void *arg)
 {
 	struct pd_engine *e = arg;
 	struct ptask_invocation *invs;
 	struct ptask_invocation_port *ports;
-	uint32_t i;
 
 	invs = calloc(PTASK_TAKE_MAX_INVOCATIONS, sizeof(*invs));
 	ports = calloc(PTASK_TAKE_MAX_PORTS, sizeof(*ports));
@@ -288,24 +335,7 @@ static void *taker_main(void *arg)
 			take_failed(e, err);
 			continue;
 		}
-		for (i = 0; i < take.n_invocations; i++) {
-			const struct ptask_invocation *inv = &invs[i];
-
-			if (inv->n_ports > PTASK_MAX_PORTS ||
-			    inv->first_port > take.n_ports ||
-			    inv->n_ports > take.n_ports - inv->first_port) {
-				struct ptask_exec_complete bad = {
-					.size = sizeof(bad), .id = inv->id,
-					.status = -EIO,
-				};
-
-				pd_log_err("engine: invocation %llu: bad port records",
-					   (unsigned long long)inv->id);
-				e->src->ops->complete(e->src, &bad, NULL);
-				continue;
-			}
-			job_make(e, inv, &ports[inv->first_port]);
-		}
+		jobs_make(e, &take, invs, ports);
 		pd_engine_lock(e);
 		pd_sched_dispatch_locked(e);
 		pd_engine_unlock(e);
@@ -314,6 +344,68 @@ out:
 	free(invs);
 	free(ports);
 	return NULL;
+}
+
+/**
+ * pd_engine_help() - a source's thread that made work ready runs it
+ * @e: the engine
+ * @more: after a job it ran, did that make more work ready (a deferred
+ *	wake-up since the last call)?  Saves a take that would find nothing.
+ * @arg: @more's argument
+ *
+ * The thread that served a call which made ptasks ready (user mode: a
+ * client's connection, after answering a push) calls this instead of
+ * waking the taker.  It takes what is ready without blocking, places it
+ * by policy, and runs a short job placed on an idle device itself
+ * (pd_worker_can_claim_locked) instead of waking the device's worker:
+ * the taker and the worker are two thread hand-offs, each a wake-up on
+ * the critical path of every invocation.  It goes on while its jobs
+ * make more work ready (a chain), for PD_HELP_NS at most; whatever it
+ * does not run goes to the workers as usual.
+ *
+ * Return: true when ready work may be left that nobody will take (the
+ * caller wakes the taker then), false when a take found nothing more.
+ */
+bool pd_engine_help(struct pd_engine *e, bool (*more)(void *arg), void *arg)
+{
+	struct ptask_invocation invs[PD_HELP_TAKE];
+	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
+	uint64_t start = pd_now_ns();
+
+	for (;;) {
+		struct ptask_exec_take take = {
+			.size = sizeof(take),
+			.flags = PTASK_NONBLOCK,
+			.max_invocations = PD_HELP_TAKE,
+			.max_ports = PTASK_MAX_PORTS,
+		};
+		bool full, claim;
+		int d, err;
+
+		pd_engine_lock(e);
+		full = e->stopping || e->nqueued >= PD_QUEUE_MAX;
+		pd_engine_unlock(e);
+		if (full)
+			return true;
+		err = e->src->ops->take(e->src, &take, invs, ports);
+		if (err == -EAGAIN)
+			return false;
+		if (err)
+			return true;	/* the taker meets it and logs it */
+		jobs_make(e, &take, invs, ports);
+		claim = pd_now_ns() - start < PD_HELP_NS;
+		pd_engine_lock(e);
+		d = claim ? pd_sched_dispatch_claim_locked(e) : -1;
+		if (!claim)
+			pd_sched_dispatch_locked(e);
+		pd_engine_unlock(e);
+		/* Not ours to run: more may be ready behind what we took. */
+		if (d < 0)
+			return true;
+		pd_worker_run_claimed(&e->dev[d]);
+		if (!more(arg))
+			return false;
+	}
 }
 
 /*

@@ -157,5 +157,15 @@ void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st);
  * A ptask's handle may be given too (its cached info is dropped).
  */
 void pd_engine_forget(struct pd_engine *e, uint32_t handle);
+/*
+ * A thread of the source that just made invocations ready (user mode: a
+ * client's connection, after answering its call) takes them itself and
+ * runs short ones on an idle device instead of handing them to the
+ * taker and a worker; see engine.c.  @more(@arg) says whether the jobs it
+ * ran made more work ready (it takes again then).  Not while
+ * pd_engine_stop runs.  Returns true when ready work may be left for the
+ * taker to take (the caller wakes it: its wake-up was held back for this).
+ */
+bool pd_engine_help(struct pd_engine *e, bool (*more)(void *arg), void *arg);
 
 #endif /* PTASKD_ENGINE_H */

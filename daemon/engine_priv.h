@@ -14,7 +14,15 @@
  * (re-runs placement while data-aware holds jobs back; unmaps what
  * pd_engine_forget could not), one worker per device (owns that
  * device's spaces: every backend operation on a space comes from it,
- * except the source side of copy_d2d, which backend.h allows).
+ * except the source side of copy_d2d, which backend.h allows), and
+ * helpers: threads of the source that made work ready and lend
+ * themselves (pd_engine_help).  A helper takes and places like the
+ * taker, and may *claim* a short job it placed on an idle device: it
+ * then holds that device instead of its worker until the job is
+ * complete (struct pd_device.claimed), which saves two thread hand-offs
+ * per invocation.  Whoever holds a device (its worker, or a helper
+ * with a claimed job) is named by dev->self, and only it calls the
+ * backend on the device's spaces.
  *
  * Locking: one mutex, e->lock, guards everything below that is not
  * marked otherwise: the queue, device states, spaces' pools and LRU
@@ -51,6 +59,19 @@
 #define PD_SPACE_IDLE_MS	60000	/* default space_idle_ms */
 #define PD_DEFAULT_BLOCK	256
 #define PD_QUEUE_MAX		(4 * PTASK_TAKE_MAX_INVOCATIONS)
+/*
+ * A helper runs a job itself only when it is short: its ptask ran
+ * before, for at most PD_INLINE_RUN_NS of device time on average, with
+ * at most PD_INLINE_BYTES in all its ports (copies), and its space and
+ * kernel are ready on the device (no context creation or JIT on a
+ * client's connection thread).  Longer work goes to the device's worker,
+ * so a connection is never held up for long.  A helper stops claiming
+ * once it has helped for PD_HELP_NS.
+ */
+#define PD_INLINE_RUN_NS	(100ULL * 1000)
+#define PD_INLINE_BYTES		(256ULL << 10)
+#define PD_HELP_NS		(200ULL * 1000)
+#define PD_HELP_TAKE		4	/* invocations per helper take */
 
 /* Always on: these guard invariants whose breach corrupts memory. */
 #define PD_ASSERT(cond)							\
@@ -290,11 +311,15 @@ struct pd_job {
  * @e: the engine
  * @index: its number in the backend
  * @thread: its worker (written by the starting thread)
- * @self: its worker's own id, written by the worker under e->lock before
- *	anything else: the assertions that backend calls come from the
- *	owning worker compare with it
+ * @self: the thread holding the device (its worker, or the helper
+ *	that claimed @job), written under e->lock by whoever takes hold:
+ *	the assertions that backend calls come from the holder compare
+ *	with it
  * @cond: the worker sleeps here for a job or exit
  * @job: the job placed on it (NULL: idle)
+ * @claimed: @job is run by the helper that placed it, not the worker
+ * @tidying: the worker is writing back or closing spaces with e->lock
+ *	dropped: a job placed meanwhile waits for it (no helper claims)
  * @spaces: its spaces (struct pd_space.node)
  * @lru: views in its spaces, least recently used first
  * @allocated: bytes of device memory taken from the backend (pools too)
@@ -310,6 +335,8 @@ struct pd_device {
 	pthread_t self;
 	pthread_cond_t cond;
 	struct pd_job *job;
+	bool claimed;
+	bool tidying;
 	struct ptask_list spaces;
 	struct ptask_list lru;
 	uint64_t allocated;
@@ -426,6 +453,13 @@ void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status);
 /* sched.c */
 void pd_sched_enqueue_locked(struct pd_engine *e, struct pd_job *job);
 void pd_sched_dispatch_locked(struct pd_engine *e);
+/*
+ * Placement, as pd_sched_dispatch_locked, by a helper: the first job it
+ * places on a device that pd_worker_can_claim_locked allows is claimed
+ * for the calling thread (its worker is not woken).  Returns that
+ * device, or -1.
+ */
+int pd_sched_dispatch_claim_locked(struct pd_engine *e);
 void pd_sched_ran_locked(struct pd_engine *e, struct pd_job *job,
 			 uint64_t run_ns);
 uint64_t pd_sched_owner(const struct pd_engine *e, const struct pd_job *job);
@@ -470,6 +504,11 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view);
 
 /* worker.c */
 void *pd_worker_main(void *arg);
+/* May a helper run @job on idle device @dev itself (see PD_INLINE_*)? */
+bool pd_worker_can_claim_locked(struct pd_device *dev,
+				const struct pd_job *job);
+/* Run the job a helper claimed on @dev, and give the device back. */
+void pd_worker_run_claimed(struct pd_device *dev);
 void pd_worker_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
 void pd_worker_close_idle_locked(struct pd_device *dev, uint64_t now_ns);
 

@@ -4,7 +4,8 @@
  *
  *   ptaskd [--mode kernel|user|auto] [--backend cuda|sim|cpu|auto]
  *          [--socket PATH] [--socket-mode OCTAL] [--policy NAME]
- *          [--isolation client|shared] [--sim-config FILE] [-v]
+ *          [--isolation client|shared] [--sim-config FILE]
+ *          [--spin-us N] [-v]
  *
  * kernel mode: register with ptask.ko as its executor (source_kernel.c);
  * user mode:   hold the namespace here and serve it on a UNIX socket
@@ -41,6 +42,7 @@ struct options {
 	const char *policy;
 	bool shared;
 	const char *sim_config;
+	unsigned long spin_us;
 };
 
 static void usage(FILE *f)
@@ -57,6 +59,8 @@ static void usage(FILE *f)
 		"  --isolation client|shared one CUDA context per client per GPU (default), or\n"
 		"                            one per GPU shared by every client\n"
 		"  --sim-config FILE         simulated accelerators (backend sim)\n"
+		"  --spin-us N               user mode: a connection polls this long (us) for\n"
+		"                            its client's next call before it sleeps (50)\n"
 		"  -v, --verbose             more log lines (twice: debug)\n"
 		"  -h, --help, --version\n"
 		"Logs go to stderr.  SIGTERM or SIGINT: finish the work taken, then exit.\n",
@@ -73,6 +77,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "isolation", required_argument, NULL, 'i' },
 		{ "sim-config", required_argument, NULL, 'c' },
+		{ "spin-us", required_argument, NULL, 'S' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -87,6 +92,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->socket_mode = 0666;
 	o->policy = "data-aware";
 	o->sim_config = "";
+	o->spin_us = PD_SERVER_SPIN_US;
 	while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm': o->mode = optarg; break;
@@ -108,6 +114,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->shared = !strcmp(optarg, "shared");
 			break;
 		case 'c': o->sim_config = optarg; break;
+		case 'S':
+			o->spin_us = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || o->spin_us > 1000000) {
+				fprintf(stderr, "ptaskd: --spin-us is 0..1000000\n");
+				return 2;
+			}
+			break;
 		case 'v': pd_log_level++; break;
 		case 'h': usage(stdout); return 1;
 		case 'V': printf("ptaskd %s\n", PTASKD_VERSION); return 1;
@@ -209,7 +222,8 @@ static int run_user(const struct options *o, struct pd_backend *be,
 	snprintf(info.backend, sizeof(info.backend), "%s", be->ops->name);
 	snprintf(info.policy, sizeof(info.policy), "%s",
 		 pd_policy_name(cfg->policy));
-	err = pd_server_start(ns, o->socket, o->socket_mode, &info, &server);
+	err = pd_server_start(ns, o->socket, o->socket_mode,
+			      (uint32_t)o->spin_us, &info, &server);
 	if (err) {
 		pd_log_err("socket %s: %s", o->socket, strerror(-err));
 		goto err_engine;

@@ -23,6 +23,13 @@
 /* Who allocates datablock memory now (set under the lock by callers). */
 static __thread uint32_t alloc_uid;
 static __thread bool alloc_zero = true;
+/*
+ * Executor wake-ups held back on this thread (pd_ns_defer_exec_wake): it
+ * will take the work itself (pd_engine_help), so waking the taker would
+ * only cost a context switch, or worse, race it for the work.
+ */
+static __thread bool exec_defer;
+static __thread bool exec_deferred;
 
 int ptask_os_warn(int cond, const char *file, int line, const char *what)
 {
@@ -117,8 +124,48 @@ void ptask_os_client_wake(struct ptask_client *core)
 {
 	struct pd_client *c = core->os;
 
-	if (c)
-		pthread_cond_broadcast(&c->cond);
+	if (!c)
+		return;
+	/* core->wake_seq moved anyway: a taker asleep sees it within
+	 * PD_CANCEL_POLL_MS even if the wake-up were never made up for. */
+	if (core->executor && exec_defer) {
+		exec_deferred = true;
+		return;
+	}
+	pthread_cond_broadcast(&c->cond);
+}
+
+void pd_ns_defer_exec_wake(bool on)
+{
+	exec_defer = on;
+	if (on)
+		exec_deferred = false;
+}
+
+bool pd_ns_exec_wake_deferred(void)
+{
+	bool was = exec_deferred;
+
+	exec_deferred = false;
+	return was;
+}
+
+/* The wake-ups this thread held back, now (the namespace lock held). */
+static void exec_wake_now_locked(struct pd_ns *ns)
+{
+	bool defer = exec_defer;
+
+	exec_defer = false;
+	exec_deferred = false;
+	ptask_exec_wake(&ns->core);
+	exec_defer = defer;
+}
+
+void pd_ns_wake_executor(struct pd_ns *ns)
+{
+	pd_ns_lock(ns);
+	exec_wake_now_locked(ns);
+	pd_ns_unlock(ns);
 }
 
 void ptask_os_event(struct ptask_ns *core_ns, u32 event, u32 obj_type,
@@ -373,6 +420,9 @@ int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 		err = ptask_call(c->core, who, cmd, arg, io);
 		if (err != -EAGAIN || !may_block)
 			return err;
+		/* Not while this thread sleeps: nobody would take the work. */
+		if (exec_deferred)
+			exec_wake_now_locked(c->ns);
 		seq = c->core->wake_seq;
 		while (c->core->wake_seq == seq) {
 			if (!wait_slice(c, deadline))

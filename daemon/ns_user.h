@@ -122,6 +122,18 @@ void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e);
 /* The engine set with pd_ns_set_engine (NULL before and after it runs). */
 struct pd_engine *pd_ns_engine(struct pd_ns *ns);
 
+/*
+ * Executor wake-ups held back on the calling thread, for a thread that
+ * will take the work itself (pd_engine_help) once it has answered its
+ * client.  pd_ns_defer_exec_wake(true) starts holding them back (a call
+ * that sleeps makes them first), false stops; pd_ns_exec_wake_deferred
+ * says whether one was held back since (and forgets it); whoever held
+ * one back and does not take all the work calls pd_ns_wake_executor.
+ */
+void pd_ns_defer_exec_wake(bool on);
+bool pd_ns_exec_wake_deferred(void);
+void pd_ns_wake_executor(struct pd_ns *ns);
+
 /* Counts of live objects (enum ptask_count), for ptaskctl and tests. */
 void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX]);
 

@@ -181,9 +181,12 @@ static double migrate_threshold(const struct pd_engine *e)
 						PD_MIGRATE_DEFAULT;
 }
 
-/* Give @job device @d: off the queue, to the worker. */
+/*
+ * Give @job device @d: off the queue, to the worker; or, when @claim,
+ * to the calling helper (the worker is not woken).
+ */
 static void place_locked(struct pd_engine *e, struct pd_job *job, int d,
-			 uint64_t now_ns, bool migrates)
+			 uint64_t now_ns, bool migrates, bool claim)
 {
 	struct pd_ptask_info *info = job->info;
 	double wait = now_ns > job->queued_ns ?
@@ -199,17 +202,21 @@ static void place_locked(struct pd_engine *e, struct pd_job *job, int d,
 		e->stats.migrations++;
 	job->dev = d;
 	e->dev[d].job = job;
-	pthread_cond_signal(&e->dev[d].cond);
+	if (claim) {
+		e->dev[d].claimed = true;
+		e->dev[d].self = pthread_self();
+	} else {
+		pthread_cond_signal(&e->dev[d].cond);
+	}
 }
 
-/**
- * pd_sched_dispatch_locked() - place queued jobs on idle devices
- * @e: the engine
- *
- * Sets e->held to the number of jobs data-aware kept back for a busy
- * device, and wakes the housekeeper to come back then.
+/*
+ * Place queued jobs on idle devices.  Sets e->held to the number of jobs
+ * data-aware kept back for a busy device, and wakes the housekeeper to
+ * come back then.  With @claim, the first job placed on a device a
+ * helper may hold is claimed for the caller: its device, else -1.
  */
-void pd_sched_dispatch_locked(struct pd_engine *e)
+static int dispatch_locked(struct pd_engine *e, bool claim)
 {
 	struct pd_job *order[PD_QUEUE_MAX + PTASK_TAKE_MAX_INVOCATIONS];
 	uint32_t all = (e->ndev >= 32 ? ~0U : (1U << e->ndev) - 1);
@@ -217,12 +224,13 @@ void pd_sched_dispatch_locked(struct pd_engine *e)
 	int policy = e->cfg.policy;
 	uint32_t n = 0, i, held = 0;
 	struct ptask_list *pos;
+	int claimed = -1;
 
 	pd_assert_locked(e);
 	/* Nothing to hold for: the next idle device calls again. */
 	e->held = 0;
 	if (strongest_idle(e, all) < 0 || ptask_list_empty(&e->queue))
-		return;
+		return -1;
 	ptask_list_for_each(pos, &e->queue) {
 		struct pd_job *job = ptask_list_entry(pos, struct pd_job,
 						      node);
@@ -269,10 +277,35 @@ void pd_sched_dispatch_locked(struct pd_engine *e)
 				     job->inv.ptask, e->be->info[d].name,
 				     job->eff, (unsigned long long)bytes[d],
 				     (unsigned long long)bytes[__builtin_ctz(pref)]);
+		if (claim && claimed < 0 &&
+		    pd_worker_can_claim_locked(&e->dev[d], job)) {
+			claimed = d;
+			place_locked(e, job, d, now,
+				     pref && !(pref & (1U << d)), true);
+			continue;
+		}
 		place_locked(e, job, d, now,
-			     pref && !(pref & (1U << d)));
+			     pref && !(pref & (1U << d)), false);
 	}
 	e->held = held;
 	if (held)
 		pthread_cond_signal(&e->hk_cond);
+	return claimed;
+}
+
+/**
+ * pd_sched_dispatch_locked() - place queued jobs on idle devices
+ * @e: the engine
+ *
+ * Sets e->held to the number of jobs data-aware kept back for a busy
+ * device, and wakes the housekeeper to come back then.
+ */
+void pd_sched_dispatch_locked(struct pd_engine *e)
+{
+	dispatch_locked(e, false);
+}
+
+int pd_sched_dispatch_claim_locked(struct pd_engine *e)
+{
+	return dispatch_locked(e, true);
 }

@@ -2,7 +2,9 @@
 /*
  * worker.c - one thread per device: it owns the device's memory spaces
  * (opens them on first use, closes them at stop), the kernels loaded in
- * them, and runs the jobs placed on the device, one at a time:
+ * them, and runs the jobs placed on the device, one at a time (a short
+ * job a helper claimed runs on the helper's thread instead, the same
+ * way: pd_worker_run_claimed):
  *
  *  1. the space of the job's owner (per-client isolation) or the shared
  *     one, and the ptask's kernel loaded in it;
@@ -952,15 +954,91 @@ static void run_job(struct pd_device *dev, struct pd_job *job)
 
 /*
  * Write back long-idle device-only data and close idle spaces, at most
- * every half PD_WRITEBEHIND_NS.  Stops early when a job is placed.
+ * every half PD_WRITEBEHIND_NS.  Stops early when a job is placed, which
+ * then waits for the worker (dev->tidying: no helper claims it).
  */
 static void tidy_locked(struct pd_device *dev)
 {
 	uint64_t now = pd_now_ns();
 
+	dev->self = pthread_self();
+	dev->tidying = true;
 	dev->tidy_ns = now + PD_WRITEBEHIND_NS / 2;
 	pd_worker_writebehind_locked(dev, now);
 	pd_worker_close_idle_locked(dev, now);
+	dev->tidying = false;
+}
+
+/**
+ * pd_worker_can_claim_locked() - may a helper run @job on @dev itself?
+ * @dev: an idle device placement chose for @job
+ * @job: the job
+ *
+ * Only short work (PD_INLINE_RUN_NS, PD_INLINE_BYTES: the helper is a
+ * client's connection, which waits meanwhile) whose space and kernel are
+ * ready on @dev, so a helper never opens a context or loads code.  The
+ * device is idle and its worker is not tidying, so nobody changes its
+ * spaces or their kernel lists while they are read here.
+ */
+bool pd_worker_can_claim_locked(struct pd_device *dev,
+				const struct pd_job *job)
+{
+	struct pd_engine *e = dev->e;
+	const struct pd_ptask_info *info = job->info;
+	uint64_t owner = pd_sched_owner(e, job), bytes = 0;
+	const struct pd_kernel_ref *ref;
+	struct ptask_list *pos;
+	uint32_t i;
+
+	pd_assert_locked(e);
+	if (dev->job || dev->tidying || e->draining || info->dead ||
+	    !info->runs || info->avg_run_ns > (double)PD_INLINE_RUN_NS)
+		return false;
+	for (i = 0; i < job->inv.n_ports; i++)
+		bytes += job->ports[i].bytes;
+	if (bytes > PD_INLINE_BYTES)
+		return false;
+	ptask_list_for_each(pos, &dev->spaces) {
+		const struct pd_space *s = ptask_list_entry(pos,
+				struct pd_space, node);
+
+		if (s->owner != owner)
+			continue;
+		for (ref = s->kernels; ref; ref = ref->next)
+			if (ref->info == info)
+				return true;
+		return false;
+	}
+	return false;
+}
+
+/**
+ * pd_worker_run_claimed() - run the job a helper claimed, on its thread
+ * @dev: the device placement gave it (dev->claimed, dev->self the caller)
+ *
+ * As the worker would, then gives the device back: the next queued jobs
+ * are placed (on workers), and the worker is woken when its
+ * housekeeping is due, since that stays with it.  No lock held.
+ */
+void pd_worker_run_claimed(struct pd_device *dev)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_job *job;
+
+	pd_engine_lock(e);
+	job = dev->job;
+	PD_ASSERT(job && dev->claimed &&
+		  pthread_equal(dev->self, pthread_self()));
+	pd_engine_unlock(e);
+	run_job(dev, job);
+	pd_engine_lock(e);
+	dev->job = NULL;
+	dev->claimed = false;
+	if (pd_now_ns() >= dev->tidy_ns)
+		pthread_cond_signal(&dev->cond);
+	pd_sched_dispatch_locked(e);
+	pthread_cond_broadcast(&e->idle_cond);
+	pd_engine_unlock(e);
 }
 
 /**
@@ -981,7 +1059,9 @@ void *pd_worker_main(void *arg)
 	for (;;) {
 		struct pd_job *job = dev->job;
 
-		if (job) {
+		/* A claimed job is its helper's: the device is not ours. */
+		if (job && !dev->claimed) {
+			dev->self = pthread_self();
 			pd_engine_unlock(e);
 			run_job(dev, job);
 			pd_engine_lock(e);
@@ -993,13 +1073,14 @@ void *pd_worker_main(void *arg)
 			pthread_cond_broadcast(&e->idle_cond);
 			continue;
 		}
-		if (e->exiting)
+		if (e->exiting && !job)
 			break;
 		pd_engine_timedwait(e, &dev->cond,
 				    pd_now_ns() + PD_WRITEBEHIND_NS / 2);
 		if (!dev->job && !e->exiting && pd_now_ns() >= dev->tidy_ns)
 			tidy_locked(dev);
 	}
+	dev->self = pthread_self();
 	shutdown_locked(dev);
 	pd_engine_unlock(e);
 	return NULL;

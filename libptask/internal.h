@@ -21,6 +21,21 @@ struct lp_conn;
 struct lp_arena;
 struct lp_cpu_body;
 
+#define LP_SPIN_US_DEFAULT	50	/* PTASK_SPIN_US when unset */
+
+/**
+ * struct lp_spin - user mode: polling for an answer before sleeping
+ * @ns: how long (0: never; PTASK_SPIN_US, or LP_SPIN_US_DEFAULT)
+ * @slow: a bit per kind of call whose last answer took longer than @ns:
+ *	the next such call sleeps at once (a pull that waits for a long
+ *	kernel does not spin every time).  Updated without a lock: a lost
+ *	update costs one spin more or less.
+ */
+struct lp_spin {
+	uint64_t ns;
+	uint64_t slow[2];
+};
+
 /**
  * struct lp_transport - one of the two ways to reach ptask
  * @call: an ioctl-shaped call (cmd, struct)
@@ -45,6 +60,7 @@ struct lp_transport {
  * @fd: kernel mode: the /dev/ptask fd
  * @socket_path: user mode: the daemon's socket
  * @token: user mode: the client token HELLO gave
+ * @spin: user mode: polling for answers
  * @lock: protects @idle, @arenas and @bodies
  * @idle: user mode: connections not in a call
  * @arenas: user mode: arenas mapped here
@@ -59,6 +75,7 @@ struct ptask_ctx {
 	int fd;
 	char *socket_path;
 	uint64_t token;
+	struct lp_spin spin;
 	pthread_mutex_t lock;
 	struct lp_conn *idle;
 	struct lp_arena *arenas;

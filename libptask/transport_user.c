@@ -11,13 +11,23 @@
  * Datablock memory: MAP answers with the arena (a memfd) and the offset;
  * the arena is mapped whole, once, while any datablock in it is mapped
  * here, so mapping a datablock costs one round trip and no mmap.
+ *
+ * Waiting for an answer: the socket is polled for up to PTASK_SPIN_US
+ * (default LP_SPIN_US_DEFAULT) before the thread sleeps in recvmsg, as
+ * cuStreamSynchronize spins before it yields: waking a sleeping thread
+ * costs several microseconds, which is a large part of a small
+ * invocation's round trip.  Kinds of call whose last answer took longer
+ * sleep at once (struct lp_spin); PTASK_SPIN_US=0, or a single CPU,
+ * turns polling off.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "internal.h"
 #include "proto.h"
@@ -36,56 +46,120 @@ struct lp_arena {
 	struct lp_arena *next;
 };
 
-static int write_full(int fd, const void *buf, size_t len)
+/*
+ * Send all of @iov (@n entries, consumed as it goes) with one sendmsg in
+ * the common case: a request in one piece wakes the daemon once, where a
+ * header and then a payload could wake it twice, and cost a system call
+ * more each.
+ */
+static int send_all(int fd, struct iovec *iov, size_t n)
 {
-	const uint8_t *p = buf;
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = n };
 
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+	while (msg.msg_iovlen) {
+		ssize_t got = sendmsg(fd, &msg, MSG_NOSIGNAL);
 
-		if (n < 0 && errno == EINTR)
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (got < 0)
 			return -ENOTCONN;
-		p += n;
-		len -= (size_t)n;
+		while (msg.msg_iovlen && (size_t)got >= msg.msg_iov->iov_len) {
+			got -= (ssize_t)msg.msg_iov->iov_len;
+			msg.msg_iov++;
+			msg.msg_iovlen--;
+		}
+		if (msg.msg_iovlen) {
+			msg.msg_iov->iov_base =
+				(uint8_t *)msg.msg_iov->iov_base + got;
+			msg.msg_iov->iov_len -= (size_t)got;
+		}
 	}
 	return 0;
 }
 
-/* Read @len bytes; the first read may carry one fd (*@fd, else -1). */
-static int read_full(int fd, void *buf, size_t len, int *passed)
+/*
+ * Read one reply: its header into @h and its payload into @out (@cap
+ * bytes), usually with one recvmsg, since a connection carries one call
+ * at a time and nothing follows the reply.  The first read may carry one
+ * fd (*@passed, else -1).  -EPROTO (after reading what fits) when the
+ * payload is larger than @cap.
+ */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* recvmsg, polling until @deadline (0: not at all) before sleeping. */
+static ssize_t recv_spin(int fd, struct msghdr *msg, uint64_t deadline)
+{
+	ssize_t n;
+
+	while (deadline) {
+		n = recvmsg(fd, msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+			return n;
+		if (now_ns() >= deadline)
+			break;
+		/*
+		 * On a busy CPU, let whoever else is ready run first: maybe
+		 * the daemon thread that is to answer.
+		 */
+		sched_yield();
+	}
+	return recvmsg(fd, msg, MSG_CMSG_CLOEXEC);
+}
+
+static int read_reply(int fd, struct ptaskd_hdr *h, void *out, size_t cap,
+		      int *passed, uint64_t deadline)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
-	uint8_t *p = buf;
+	size_t got = 0, want = sizeof(*h);
 
 	if (passed)
 		*passed = -1;
-	while (len) {
-		struct iovec iov = { .iov_base = p, .iov_len = len };
-		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	while (got < want) {
+		struct iovec iov[2];
+		struct msghdr msg = { .msg_iov = iov };
 		struct cmsghdr *cm;
 		ssize_t n;
 
-		if (passed) {
+		if (got < sizeof(*h)) {
+			iov[0].iov_base = (uint8_t *)h + got;
+			iov[0].iov_len = sizeof(*h) - got;
+			iov[1].iov_base = out;
+			iov[1].iov_len = cap;
+			msg.msg_iovlen = cap ? 2 : 1;
+		} else {
+			iov[0].iov_base = (uint8_t *)out + (got - sizeof(*h));
+			iov[0].iov_len = want - got;
+			msg.msg_iovlen = 1;
+		}
+		if (passed && !got) {
 			msg.msg_control = ctl.buf;
 			msg.msg_controllen = sizeof(ctl.buf);
 		}
-		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+		n = recv_spin(fd, &msg, got ? 0 : deadline);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return -ENOTCONN;
-		for (cm = passed ? CMSG_FIRSTHDR(&msg) : NULL; cm;
+		for (cm = msg.msg_controllen ? CMSG_FIRSTHDR(&msg) : NULL; cm;
 		     cm = CMSG_NXTHDR(&msg, cm))
 			if (cm->cmsg_level == SOL_SOCKET &&
 			    cm->cmsg_type == SCM_RIGHTS)
 				memcpy(passed, CMSG_DATA(cm), sizeof(int));
-		p += n;
-		len -= (size_t)n;
+		got += (size_t)n;
+		if (want == sizeof(*h) && got >= sizeof(*h)) {
+			if (h->len > cap)
+				return -EPROTO;
+			want = sizeof(*h) + h->len;
+		}
 	}
 	return 0;
 }
@@ -94,38 +168,51 @@ static int read_full(int fd, void *buf, size_t len, int *passed)
  * One exchange on @fd: send header + @a (@alen) + @b (@blen); read the
  * reply header and up to @cap bytes of payload into @out (more is an
  * error).  Returns the reply's err, or -ENOTCONN / -EPROTO; *@got is the
- * payload length.
+ * payload length.  @spin (may be NULL: no polling) says how to wait.
  */
 static int exchange(int fd, uint32_t op, const void *a, size_t alen,
 		    const void *b, size_t blen, void *out, size_t cap,
-		    size_t *got, int *passed)
+		    size_t *got, int *passed, struct lp_spin *spin)
 {
 	struct ptaskd_hdr h = {
 		.magic = PTASKD_PROTO_MAGIC,
 		.op = op,
 		.len = (uint32_t)(alen + blen),
 	};
+	struct iovec iov[3] = {
+		{ .iov_base = &h, .iov_len = sizeof(h) },
+		{ .iov_base = (void *)a, .iov_len = alen },
+		{ .iov_base = (void *)b, .iov_len = blen },
+	};
+	/* ioctl numbers by _IOC_NR, PTASKD_OP_* in the second word */
+	unsigned int kind = op > 0xff ? _IOC_NR(op) & 63 : 64 + (op & 63);
+	uint64_t bit = 1ULL << (kind & 63), start = 0, deadline = 0;
+	uint64_t *slow = spin ? &spin->slow[kind / 64] : NULL;
 	int err;
 
 	if (alen + blen > PTASKD_MSG_MAX)
 		return -E2BIG;
-	err = write_full(fd, &h, sizeof(h));
-	if (!err && alen)
-		err = write_full(fd, a, alen);
-	if (!err && blen)
-		err = write_full(fd, b, blen);
+	if (spin && spin->ns) {
+		start = now_ns();
+		if (!(__atomic_load_n(slow, __ATOMIC_RELAXED) & bit))
+			deadline = start + spin->ns;
+	}
+	err = send_all(fd, iov, blen ? 3 : alen ? 2 : 1);
 	if (!err)
-		err = read_full(fd, &h, sizeof(h), passed);
-	if (err)
-		return err;
-	if (h.magic != PTASKD_PROTO_MAGIC || h.op != op || h.len > cap) {
+		err = read_reply(fd, &h, out, cap, passed, deadline);
+	if (start) {
+		if (now_ns() - start > spin->ns)
+			__atomic_or_fetch(slow, bit, __ATOMIC_RELAXED);
+		else
+			__atomic_and_fetch(slow, ~bit, __ATOMIC_RELAXED);
+	}
+	if (!err && (h.magic != PTASKD_PROTO_MAGIC || h.op != op))
+		err = -EPROTO;
+	if (err) {
 		if (passed && *passed >= 0)
 			close(*passed);
-		return -EPROTO;
-	}
-	err = h.len ? read_full(fd, out, h.len, NULL) : 0;
-	if (err)
 		return err;
+	}
 	*got = h.len;
 	return h.err;
 }
@@ -158,7 +245,7 @@ static int conn_open(const char *path, uint64_t *token, struct lp_conn **out)
 		goto err_close;
 	}
 	err = exchange(c->fd, PTASKD_OP_HELLO, &h, sizeof(h), NULL, 0, &h,
-		       sizeof(h), &got, NULL);
+		       sizeof(h), &got, NULL, NULL);
 	if (!err && got != sizeof(h))
 		err = -EPROTO;
 	if (err)
@@ -289,7 +376,7 @@ static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg)
 	if (err)
 		goto out_free;
 	err = exchange(c->fd, cmd, arg, size, extra, extra_len, buf, cap, &got,
-		       NULL);
+		       NULL, &ctx->spin);
 	conn_put(ctx, c, err);
 	if (err || !got)
 		goto out_free;
@@ -367,7 +454,7 @@ static int u_map(struct ptask_ctx *ctx, uint32_t handle, uint64_t mmap_offset,
 	if (err)
 		return err;
 	err = exchange(c->fd, PTASKD_OP_MAP, &m, sizeof(m), NULL, 0, &m,
-		       sizeof(m), &got, &fd);
+		       sizeof(m), &got, &fd, &ctx->spin);
 	conn_put(ctx, c, err);
 	if (!err && (got != sizeof(m) || m.offset + m.bytes > m.arena_bytes ||
 		     m.bytes < bytes))
@@ -435,6 +522,24 @@ const struct lp_transport lp_user_transport = {
 	.close = u_close,
 };
 
+/* PTASK_SPIN_US: microseconds, 0..1000000; anything else the default. */
+static uint64_t spin_from_env(void)
+{
+	const char *env = getenv("PTASK_SPIN_US");
+	unsigned long us = LP_SPIN_US_DEFAULT;
+	char *end;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return 0;
+	if (env && *env) {
+		errno = 0;
+		us = strtoul(env, &end, 10);
+		if (*end || errno || us > 1000000)
+			us = LP_SPIN_US_DEFAULT;
+	}
+	return (uint64_t)us * 1000;
+}
+
 int lp_user_open(struct ptask_ctx *ctx, const char *socket_path)
 {
 	struct lp_conn *c;
@@ -444,6 +549,7 @@ int lp_user_open(struct ptask_ctx *ctx, const char *socket_path)
 	if (!ctx->socket_path)
 		return -ENOMEM;
 	ctx->token = 0;
+	ctx->spin.ns = spin_from_env();
 	err = conn_open(socket_path, &ctx->token, &c);
 	if (err) {
 		free(ctx->socket_path);

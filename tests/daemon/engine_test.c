@@ -401,7 +401,36 @@ static int record_run(const struct pd_host_call *call)
 	return 0;
 }
 
+/*
+ * test_tid(const unsigned *in, unsigned *out): out[0] = in[0] + 1, as
+ * ptask_empty, and counts the runs made on the test's own thread (a
+ * helper's) and on others (the engine's workers).
+ */
+static pthread_t test_thread;
+static int runs_here, runs_elsewhere;
+
+static int tid_run(const struct pd_host_call *call)
+{
+	const uint32_t *in;
+	uint32_t *out;
+	int err = 0;
+
+	in = pd_param_buf(call, 0, sizeof(*in), &err);
+	out = pd_param_buf(call, 1, sizeof(*out), &err);
+	if (err)
+		return err;
+	out[0] = in[0] + 1;
+	pthread_mutex_lock(&gate_lock);
+	if (pthread_equal(pthread_self(), test_thread))
+		runs_here++;
+	else
+		runs_elsewhere++;
+	pthread_mutex_unlock(&gate_lock);
+	return 0;
+}
+
 static const struct pd_host_kernel test_kernels[] = {
+	{ "test_tid", tid_run, zero_cost },
 	{ "test_inc", inc_run, inc_cost },
 	{ "test_gate", gate_run, zero_cost },
 	{ "test_record", record_run, zero_cost },
@@ -1124,7 +1153,117 @@ static bool eviction_test(void)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Arena spares.                                                          */
+/* Helpers (pd_engine_help) and arena spares.                             */
+
+static bool more_ready(void *arg)
+{
+	(void)arg;
+	return pd_ns_exec_wake_deferred();
+}
+
+/*
+ * A push as ptaskd's connection thread makes it: the executor's wake-up
+ * held back, then the work taken and run on this thread where the
+ * engine lets it (server.c, help_engine).
+ */
+static int helped_push(struct rig *r, uint32_t ch, uint32_t db)
+{
+	int err;
+
+	pd_ns_defer_exec_wake(true);
+	err = push(r, ch, db);
+	if (pd_ns_exec_wake_deferred() &&
+	    (pd_engine_help(r->e, more_ready, NULL) ||
+	     pd_ns_exec_wake_deferred()))
+		pd_ns_wake_executor(r->ns);
+	pd_ns_defer_exec_wake(false);
+	return err;
+}
+
+/*
+ * in -> test_tid -> test_tid -> out, 4-byte datablocks, rounds pushed the
+ * helper's way: the first round runs on the workers (no history yet, no
+ * space), the later ones on this thread, both stages (the second is made
+ * ready by the first's completion, on this thread); results right each
+ * round.  Then a ptask with more than PD_INLINE_BYTES in its ports
+ * goes to the worker all the same.
+ */
+static bool helper_body(struct rig *r, void *arg)
+{
+	const uint32_t big = (uint32_t)(PD_INLINE_BYTES / 4) + 1;
+	uint32_t g, t, tb, p1, p2, p3, a_in, a_out, b_in, b_out, c_in, c_out;
+	uint32_t cin, cmid, cout, cbin, cbout, din, dout, i;
+	struct pd_engine_stats st0, st;
+	uint32_t *x, *y;
+	const int rounds = 8;
+	int round, late = 0;
+
+	(void)arg;
+	test_thread = pthread_self();
+	runs_here = runs_elsewhere = 0;
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "helper");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	tb = tmpl_new(r, g, 4, big, PTASK_BIND_GLOBAL);
+	p1 = ptask_new(r, g, PTASK_KIND_GPU, "test_tid", 2);
+	p2 = ptask_new(r, g, PTASK_KIND_GPU, "test_tid", 2);
+	p3 = ptask_new(r, g, PTASK_KIND_GPU, "test_tid", 2);
+	a_in = port_new(r, p1, PTASK_PORT_INPUT, t, 0, 0, 0);
+	a_out = port_new(r, p1, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	b_in = port_new(r, p2, PTASK_PORT_INPUT, t, 0, 0, 0);
+	b_out = port_new(r, p2, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	c_in = port_new(r, p3, PTASK_PORT_INPUT, tb, 0, 0, 0);
+	c_out = port_new(r, p3, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	cin = chan_new(r, g, 0, a_in, 2);
+	cmid = chan_new(r, g, a_out, b_in, 2);
+	cout = chan_new(r, g, b_out, 0, 2);
+	cbin = chan_new(r, g, 0, c_in, 2);
+	cbout = chan_new(r, g, c_out, 0, 2);
+	CHECK(!build_failed && cmid);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	din = db_new(r, 4, (void **)&x);
+	CHECK(din);
+	for (round = 0; round < rounds; round++) {
+		if (round == rounds / 2)
+			late = runs_elsewhere;
+		x[0] = (uint32_t)round * 10;
+		CHECK_EQ(helped_push(r, cin, din), 0);
+		CHECK_EQ(pull(r, cout, &dout, (void **)&y), 0);
+		CHECK_EQ(y[0], round * 10 + 2);
+		CHECK_EQ(db_release(r, dout), 0);
+	}
+	diag("chain: %d runs on the helper, %d on the worker", runs_here,
+	     runs_elsewhere);
+	/*
+	 * Round 0's two runs are the workers' (no history), and a ptask's
+	 * first run on a device where its kernel is not loaded yet; once
+	 * that is done, the runs are ours.  (The taker, which looks again
+	 * every PD_CANCEL_POLL_MS, may win a race for one now and then.)
+	 */
+	CHECK_EQ(runs_here + runs_elsewhere, 2 * rounds);
+	CHECK(runs_elsewhere >= 2);
+	CHECK(runs_elsewhere - late <= 1);
+	CHECK_EQ(db_release(r, din), 0);
+	runs_here = runs_elsewhere = 0;
+	for (round = 0; round < 3; round++) {
+		din = db_new(r, (uint64_t)big * 4, (void **)&x);
+		CHECK(din);
+		for (i = 0; i < big; i++)
+			x[i] = (uint32_t)round;
+		CHECK_EQ(helped_push(r, cbin, din), 0);
+		CHECK_EQ(pull(r, cbout, &dout, (void **)&y), 0);
+		CHECK_EQ(y[0], round + 1);
+		CHECK_EQ(db_release(r, dout), 0);
+		CHECK_EQ(db_release(r, din), 0);
+	}
+	CHECK_EQ(runs_here, 0);
+	CHECK_EQ(runs_elsewhere, 3);
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.invocations - st0.invocations, 2 * rounds + 3);
+	CHECK_EQ(st.failed - st0.failed, 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
 
 /*
  * Arena spares (daemon/arena.h), on their own: an emptied arena is kept
@@ -1234,6 +1373,10 @@ int main(void)
 	result(pool_class_test(), "device buffer size classes");
 	result(with_rig("sim", "", &fifo, vec_add_body, NULL),
 	       "vec_add on two sim devices: results, one copy in and out each");
+	result(with_rig("cpu", "", &fifo, helper_body, NULL),
+	       "a thread that made work ready runs short jobs itself, chains too; long ones go to the worker");
+	result(with_rig("sim", "devices=2", &fifo, helper_body, NULL),
+	       "helpers on two sim devices");
 	result(arena_spare_test(),
 	       "arena spares: reused, not made again, within the per-uid budget");
 	result(with_rig("cpu", "", &fifo, zeroed_body, NULL),
