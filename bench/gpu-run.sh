@@ -7,6 +7,7 @@
 # which that machine lacks).
 #
 #   1. tests/gpu/run-gpu.sh        the CUDA backend alone + raw baselines
+#      xts_gpu_test                encfs-gpu's XTS kernel (build/gpucarry)
 #   2. gemm --check                ptask (ptaskd cuda) vs modular vs handcoded
 #                                  against the CPU reference, several sizes
 #   3. ptask_gpu                   dispatch and 64 MiB transfer through
@@ -33,6 +34,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 OUT=$W/backend bash tests/gpu/run-gpu.sh >"$W/run-gpu.out" 2>&1
 say "backend: $(tail -n 1 "$W/run-gpu.out")"
 grep -hE '^[a-z_]+=' "$W"/backend/*.log 2>/dev/null | tee -a "$S"
+
+# 1b. encfs-gpu's XTS kernel against the IEEE 1619 and CAVP vectors and
+# OpenSSL (carried in build/gpucarry by `make encfs-gpu-gputest`)
+if [ -x build/gpucarry/xts_gpu_test ]; then
+	XTS_CAVP_DIR=build/gpucarry/XTS timeout 200 build/gpucarry/xts_gpu_test \
+		build/gpucarry/aes_xts.ptx >"$W/xts_gpu_test.txt" 2>&1
+	say "xts_gpu_test exit status: $? ($(grep -c '^ok' "$W/xts_gpu_test.txt") ok, $(grep -c '^not ok' "$W/xts_gpu_test.txt") not ok)"
+fi
 
 # start_daemon ARGS...: ptaskd --mode user on $W/sock; sets DPID
 start_daemon() {
