@@ -295,6 +295,39 @@ int ptask_args_check(unsigned int cmd, const void *arg)
 }
 
 /**
+ * ptask_args_blocking() - may a call sleep, and until when?
+ * @cmd: the canonical command
+ * @arg: its checked argument
+ * @deadline: set to its absolute CLOCK_MONOTONIC deadline (0: none)
+ *
+ * Return: true for a push, pull or exec_take without PTASK_NONBLOCK (a
+ * shell also honours its own non-blocking flag, such as O_NONBLOCK).
+ */
+bool ptask_args_blocking(unsigned int cmd, const void *arg, u64 *deadline)
+{
+	const union ptask_args *a = arg;
+	u32 flags;
+
+	switch (cmd) {
+	case PTASK_IOC_PUSH:
+		flags = a->push.flags;
+		*deadline = a->push.timeout_ns;
+		break;
+	case PTASK_IOC_PULL:
+		flags = a->pull.flags;
+		*deadline = a->pull.timeout_ns;
+		break;
+	case PTASK_IOC_EXEC_TAKE:
+		flags = a->take.flags;
+		*deadline = a->take.timeout_ns;
+		break;
+	default:
+		return false;
+	}
+	return !(flags & PTASK_NONBLOCK);
+}
+
+/**
  * ptask_call() - do a checked call
  * @c: the calling client
  * @who: the caller's credentials

@@ -460,6 +460,7 @@ struct ptask_arg_desc {
 
 const struct ptask_arg_desc *ptask_args_desc(unsigned int cmd);
 int ptask_args_check(unsigned int cmd, const void *arg);
+bool ptask_args_blocking(unsigned int cmd, const void *arg, u64 *deadline);
 int ptask_call(struct ptask_client *c, const struct ptask_caller *who,
 	       unsigned int cmd, void *arg, const struct ptask_call_io *io);
 

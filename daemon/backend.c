@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "backend_host.h"
+#include "host_kernels.h"
 
 /*
  * Weak: a program that links the engine without backend_cuda.c (the
@@ -187,4 +188,26 @@ bool pd_hostspace_holds(struct pd_hostspace *hs, uint64_t addr,
 			uint64_t bytes)
 {
 	return bytes && pd_hostspace_extent(hs, addr) >= bytes;
+}
+
+int pd_host_kernel_load(struct pd_backend *be, void *space, const void *code,
+			size_t code_len, const char *entry, void **kernel)
+{
+	const struct pd_host_kernel *k = pd_host_kernel_find(entry);
+
+	(void)be;
+	(void)space;
+	(void)code;
+	(void)code_len;
+	if (!k)
+		return -ENOENT;
+	*kernel = (void *)k;
+	return 0;
+}
+
+void pd_host_kernel_unload(struct pd_backend *be, void *space, void *kernel)
+{
+	(void)be;
+	(void)space;
+	(void)kernel;
 }

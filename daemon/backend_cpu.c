@@ -137,30 +137,6 @@ static int cpu_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
 	return 0;
 }
 
-static int cpu_kernel_load(struct pd_backend *be, void *space,
-			   const void *code, size_t code_len,
-			   const char *entry, void **kernel)
-{
-	const struct pd_host_kernel *k = pd_host_kernel_find(entry);
-
-	(void)be;
-	(void)space;
-	(void)code;
-	(void)code_len;
-	if (!k)
-		return -ENOENT;
-	*kernel = (void *)k;
-	return 0;
-}
-
-static void cpu_kernel_unload(struct pd_backend *be, void *space,
-			      void *kernel)
-{
-	(void)be;
-	(void)space;
-	(void)kernel;
-}
-
 static uint64_t cpu_extent(void *ctx, const void *p)
 {
 	struct cpu_space *s = ctx;
@@ -209,8 +185,8 @@ const struct pd_backend_ops pd_backend_cpu = {
 	.copy_h2d = cpu_copy_h2d,
 	.copy_d2h = cpu_copy_d2h,
 	.copy_d2d = cpu_copy_d2d,
-	.kernel_load = cpu_kernel_load,
-	.kernel_unload = cpu_kernel_unload,
+	.kernel_load = pd_host_kernel_load,
+	.kernel_unload = pd_host_kernel_unload,
 	.launch = cpu_launch,
 	.sync = cpu_sync,
 };

@@ -71,6 +71,15 @@ bool pd_hostspace_holds(struct pd_hostspace *hs, uint64_t addr,
  */
 void pd_backend_rank(struct pd_backend *be);
 
+/*
+ * kernel_load and kernel_unload of the host backends (cpu, sim): the code
+ * is not looked at; the host kernel registered under @entry runs
+ * (-ENOENT if none).
+ */
+int pd_host_kernel_load(struct pd_backend *be, void *space, const void *code,
+			size_t code_len, const char *entry, void **kernel);
+void pd_host_kernel_unload(struct pd_backend *be, void *space, void *kernel);
+
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t pd_now_ns(void);
 /* Sleep until CLOCK_MONOTONIC reaches @deadline_ns (no-op if past). */

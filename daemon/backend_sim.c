@@ -636,31 +636,6 @@ static int sim_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
 	return 0;
 }
 
-/* The code is not looked at: the host kernel of the same name runs. */
-static int sim_kernel_load(struct pd_backend *be, void *space,
-			   const void *code, size_t code_len,
-			   const char *entry, void **kernel)
-{
-	const struct pd_host_kernel *k = pd_host_kernel_find(entry);
-
-	(void)be;
-	(void)space;
-	(void)code;
-	(void)code_len;
-	if (!k)
-		return -ENOENT;
-	*kernel = (void *)k;
-	return 0;
-}
-
-static void sim_kernel_unload(struct pd_backend *be, void *space,
-			      void *kernel)
-{
-	(void)be;
-	(void)space;
-	(void)kernel;
-}
-
 static uint64_t sim_extent(void *ctx, const void *p)
 {
 	struct sim_space *s = ctx;
@@ -723,8 +698,8 @@ const struct pd_backend_ops pd_backend_sim = {
 	.copy_h2d = sim_copy_h2d,
 	.copy_d2h = sim_copy_d2h,
 	.copy_d2d = sim_copy_d2d,
-	.kernel_load = sim_kernel_load,
-	.kernel_unload = sim_kernel_unload,
+	.kernel_load = pd_host_kernel_load,
+	.kernel_unload = pd_host_kernel_unload,
 	.launch = sim_launch,
 	.sync = sim_sync,
 };

@@ -381,38 +381,13 @@ void pd_ns_client_put(struct pd_client *c)
 	free(c);
 }
 
-/* For a blocking call: may it sleep, and until when (0: no deadline)? */
-static bool blocking_call(unsigned int cmd, const void *arg, u64 *deadline)
-{
-	const union ptask_args *a = arg;
-	u32 flags;
-
-	switch (cmd) {
-	case PTASK_IOC_PUSH:
-		flags = a->push.flags;
-		*deadline = a->push.timeout_ns;
-		break;
-	case PTASK_IOC_PULL:
-		flags = a->pull.flags;
-		*deadline = a->pull.timeout_ns;
-		break;
-	case PTASK_IOC_EXEC_TAKE:
-		flags = a->take.flags;
-		*deadline = a->take.timeout_ns;
-		break;
-	default:
-		return false;
-	}
-	return !(flags & PTASK_NONBLOCK);
-}
-
 int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 		      unsigned int cmd, void *arg,
 		      const struct ptask_call_io *io, pd_cancel_fn cancel,
 		      void *cancel_arg)
 {
 	u64 deadline = 0, seq;
-	bool may_block = blocking_call(cmd, arg, &deadline);
+	bool may_block = ptask_args_blocking(cmd, arg, &deadline);
 	int err;
 
 	pd_ns_alloc_as(c->uid, true);

