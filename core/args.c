@@ -283,7 +283,9 @@ int ptask_args_check(unsigned int cmd, const void *arg)
 		return !a->take.max_invocations || !a->take.max_ports ?
 		       -EINVAL : 0;
 	case PTASK_IOC_EXEC_COMPLETE:
-		if (a->complete.flags || a->complete.n_outputs > PTASK_MAX_PORTS)
+		if (a->complete.flags || a->complete.reserved ||
+		    a->complete.n_outputs > PTASK_MAX_PORTS ||
+		    a->complete.accel > PTASK_MAX_ACCELS)
 			return -EINVAL;
 		return a->complete.status > 0 || a->complete.status < -4095 ?
 		       -EINVAL : 0;

@@ -27,6 +27,8 @@ struct ptask_client *ptask_client_create(struct ptask_ns *ns, void *os)
 	ptask_list_init(&c->taken);
 	ptask_list_init(&c->self_ptasks);
 	ptask_list_init(&c->self_ready);
+	ptask_list_init(&c->created);
+	c->id = ns->next_client_id++;
 	ptask_list_add_tail(&c->ns_node, &ns->clients);
 	ptask_count_inc(ns, PTASK_COUNT_CLIENTS);
 	return c;
@@ -58,6 +60,14 @@ void ptask_client_destroy(struct ptask_client *c)
 			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
 		ptask_list_del(&p->self_node);
 		p->self = NULL;
+	}
+	/* Ptasks it made may outlive it in a graph someone else has open. */
+	ptask_list_for_each_safe(pos, tmp, &c->created) {
+		struct ptask_ptask *p = ptask_list_entry(pos,
+				struct ptask_ptask, creator_node);
+
+		ptask_list_del(&p->creator_node);
+		p->creator = NULL;
 	}
 	ptask_list_for_each_safe(pos, tmp, &c->opens)
 		ptask_graph_close(ptask_list_entry(pos, struct ptask_open,

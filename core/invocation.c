@@ -53,6 +53,7 @@ static void invocation_free(struct ptask_ns *ns,
 		if (inv->inputs[i])
 			ptask_datablock_put(ns, inv->inputs[i]);
 	ptask_list_del(&inv->node);
+	ptask_sched_untake(ns, inv);
 	ptask_count_dec(ns, PTASK_COUNT_INVOCATIONS);
 	ptask_os_free(inv);
 }
@@ -222,6 +223,7 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
 			port->occupant = NULL;
 	}
 	ptask_count_inc(c->ns, PTASK_COUNT_INVOCATIONS);
+	ptask_sched_taken(c->ns, inv);
 	return inv;
 }
 
@@ -231,20 +233,25 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
  * @arg: the checked argument; @arg->n_invocations and @arg->n_ports set
  * @io: @io->invocations and @io->ports, room for the capped maxima
  *
+ * Queued ptasks are taken in FIFO order, skipping those whose process is
+ * held by its GPU budget (PTSched); @arg->policy says how the executor
+ * should order what it took.
+ *
  * Return: 0, -EPERM (not an executor, and no PTASK_TAKE_SELF), -ENOSPC
  * (the first queued invocation has more ports than @arg->max_ports),
- * -ENOMEM, or -EAGAIN when nothing is queued (the shell sleeps and
- * retries).
+ * -ENOMEM, or -EAGAIN when nothing eligible is queued (the shell sleeps
+ * and retries).
  */
 int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 		    const struct ptask_call_io *io)
 {
 	u32 max_inv = arg->max_invocations, max_ports = arg->max_ports;
 	u32 n_inv = 0, n_ports = 0, i;
-	struct ptask_list *ready = &c->ns->ready;
+	struct ptask_list *ready = &c->ns->ready, *skipped;
+	bool self = arg->flags & PTASK_TAKE_SELF;
 
 	ptask_os_assert_locked(c->ns);
-	if (arg->flags & PTASK_TAKE_SELF)
+	if (self)
 		ready = &c->self_ready;
 	else if (!c->executor)
 		return -EPERM;
@@ -252,11 +259,25 @@ int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 		max_inv = PTASK_TAKE_MAX_INVOCATIONS;
 	if (max_ports > PTASK_TAKE_MAX_PORTS)
 		max_ports = PTASK_TAKE_MAX_PORTS;
-	while (n_inv < max_inv && !ptask_list_empty(ready)) {
-		struct ptask_ptask *p = ptask_list_first(ready,
+	arg->policy = c->ns->sched.params.policy;
+	arg->reserved = 0;
+	if (!self)
+		ptask_sched_update(c->ns);
+	/*
+	 * Walk from the head past ineligible ptasks (@skipped: the last one,
+	 * or the list head).  Taking a ptask refills its inputs, which may
+	 * queue others at the tail: they are seen in this same walk.
+	 */
+	skipped = ready;
+	while (n_inv < max_inv && skipped->next != ready) {
+		struct ptask_ptask *p = ptask_list_entry(skipped->next,
 				struct ptask_ptask, ready_node);
 		struct ptask_invocation_rec *inv;
 
+		if (!self && !ptask_sched_eligible(c->ns, p)) {
+			skipped = skipped->next;
+			continue;
+		}
 		if (n_ports + p->nports > max_ports) {
 			if (!n_inv)
 				return -ENOSPC;
@@ -403,20 +424,22 @@ int ptask_exec_complete(struct ptask_client *c,
 	if (!inv)
 		return c->executor ? -ENOENT : -EPERM;
 	p = inv->ptask;
-	if (!p) {
+	if (!p || arg->status < 0) {
+		/* Failed or cancelled work used the GPU all the same. */
+		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
 		hand_over(c, io->outputs, arg->n_outputs);
+		if (p)
+			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
 		invocation_free(c->ns, inv);
-		return -ECANCELED;
-	}
-	if (arg->status < 0) {
-		hand_over(c, io->outputs, arg->n_outputs);
-		ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
-		invocation_free(c->ns, inv);
-		return 0;
+		ptask_sched_update(c->ns);
+		return p ? 0 : -ECANCELED;
 	}
 	err = check_outputs(c, inv, io->outputs, arg->n_outputs, dbs);
 	if (err)
 		return err;
+	ptask_sched_charge(c->ns, inv, arg->gpu_ns);
+	if (arg->accel)
+		p->last_accel = arg->accel;
 	for (i = 0; i < p->nports; i++) {
 		if (!dbs[i])
 			continue;
@@ -433,6 +456,7 @@ int ptask_exec_complete(struct ptask_client *c,
 		if (p->ports[i]->kind == PTASK_PORT_OUTPUT)
 			ptask_port_drain(p->ports[i]);
 	ptask_ptask_try_finish(p);
+	ptask_sched_update(c->ns);
 	return 0;
 }
 

@@ -40,6 +40,8 @@ int ptask_ns_init(struct ptask_ns *ns, void *os)
 	ptask_list_init(&ns->graphs);
 	ptask_list_init(&ns->clients);
 	ptask_list_init(&ns->ready);
+	ptask_sched_init(ns);
+	ns->next_client_id = 1;
 	ns->os = os;
 	return 0;
 }
@@ -52,6 +54,7 @@ void ptask_ns_destroy(struct ptask_ns *ns)
 {
 	PTASK_WARN_ON(!ptask_list_empty(&ns->clients));
 	PTASK_WARN_ON(ns->hcount != 0);
+	ptask_sched_destroy(ns);
 	ptask_os_free(ns->htab);
 	ns->htab = NULL;
 }

@@ -38,11 +38,16 @@ int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
 	p = ptask_os_zalloc(sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->proc = ptask_proc_get(c->ns, who);
+	if (!p->proc) {
+		err = -ENOMEM;
+		goto err_free_ptask;
+	}
 	if (arg->code_len) {
 		p->code = ptask_os_zalloc(arg->code_len);
 		if (!p->code) {
 			err = -ENOMEM;
-			goto err_free_ptask;
+			goto err_put_proc;
 		}
 		memcpy(p->code, code, arg->code_len);
 		p->code_len = arg->code_len;
@@ -62,6 +67,9 @@ int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
 	p->owner_uid = who->uid;
 	ptask_list_init(&p->ready_node);
 	ptask_list_init(&p->self_node);
+	p->proc->ptasks++;
+	p->creator = c;
+	ptask_list_add_tail(&p->creator_node, &c->created);
 	if (arg->flags & PTASK_PTASK_SELF) {
 		p->self = c;
 		ptask_list_add_tail(&p->self_node, &c->self_ptasks);
@@ -73,6 +81,8 @@ int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
 
 err_free_code:
 	ptask_os_free(p->code);
+err_put_proc:
+	ptask_proc_put(c->ns, p->proc);
 err_free_ptask:
 	ptask_os_free(p);
 	return err;
@@ -105,6 +115,31 @@ int ptask_ptask_set_priority(struct ptask_client *c,
 		p->static_prio = arg->static_prio;
 	if (arg->flags & PTASK_PRIO_SET_PROXY)
 		p->proxy_nice = arg->proxy_nice;
+	return 0;
+}
+
+/**
+ * ptask_ptask_admin_priority() - the administrator sets a static priority
+ * @ns: the namespace
+ * @handle: the ptask
+ * @prio: PTASK_PRIO_MIN..PTASK_PRIO_MAX
+ *
+ * For sysfs and netlink, whose callers are checked for CAP_SYS_ADMIN by
+ * the shell: no graph needs to be open.
+ *
+ * Return: 0, -EINVAL (out of range) or -ENOENT (no such ptask).
+ */
+int ptask_ptask_admin_priority(struct ptask_ns *ns, u32 handle, u32 prio)
+{
+	struct ptask_obj *o;
+
+	ptask_os_assert_locked(ns);
+	if (prio > PTASK_PRIO_MAX)
+		return -EINVAL;
+	o = ptask_ns_find(ns, handle, PTASK_OBJ_PTASK);
+	if (!o)
+		return -ENOENT;
+	ptask_container_of(o, struct ptask_ptask, obj)->static_prio = prio;
 	return 0;
 }
 
@@ -176,6 +211,8 @@ void ptask_ptask_try_queue(struct ptask_ptask *p)
 		ptask_client_wake(p->self);
 	} else {
 		ptask_list_add_tail(&p->ready_node, &ns->ready);
+		if (p->kind == PTASK_KIND_GPU)
+			p->proc->last_active_ns = p->queued_ns;
 		ptask_exec_wake(ns);
 	}
 }
@@ -215,7 +252,10 @@ void ptask_ptask_free(struct ptask_ptask *p)
 	ptask_ns_remove(ns, &p->obj);
 	ptask_list_del(&p->node);
 	ptask_list_del(&p->self_node);
+	ptask_list_del(&p->creator_node);
 	ptask_count_dec(ns, PTASK_COUNT_PTASKS);
+	p->proc->ptasks--;
+	ptask_proc_put(ns, p->proc);
 	ptask_os_free(p->code);
 	ptask_os_free(p);
 }

@@ -80,6 +80,69 @@ struct ptask_caller {
 };
 
 /**
+ * struct ptask_proc - a process's GPU accounting (PTSched)
+ * @node: in ns->sched.procs
+ * @pid: the process (thread-group id, as struct ptask_caller has it)
+ * @uid: its uid when the record was made
+ * @nice: its nice value as of its last call that created a ptask
+ * @weight_override: 0, or the administrator's weight
+ * @refs: its ptasks and its invocations not yet freed
+ * @ptasks: its live ptasks
+ * @running: its invocations taken and not completed
+ * @queued: its GPU ptasks on the ready list (as of the last update)
+ * @active: in P, the processes using a GPU (as of the last update)
+ * @held: budget negative with work queued (as of the last update)
+ * @budget_ns: B_p
+ * @bmax_ns: B_max,p (as of the last update)
+ * @gpu_ns: GPU time of all its invocations
+ * @avg_ns: running average of one invocation's GPU time (0: none yet)
+ * @invocations: GPU invocations completed
+ * @held_ns: time spent held, up to @held_since_ns
+ * @held_since_ns: when it was last held
+ * @last_active_ns: when it last had GPU work queued, taken or completed
+ *
+ * Lives while a ptask or an invocation of it does: a process that exits
+ * closes its graphs, and with them its accounting.
+ */
+struct ptask_proc {
+	struct ptask_list node;
+	s32 pid;
+	u32 uid;
+	s32 nice;
+	u32 weight_override;
+	u32 refs;
+	u32 ptasks;
+	u32 running;
+	u32 queued;
+	bool active;
+	bool held;
+	s64 budget_ns;
+	s64 bmax_ns;
+	u64 gpu_ns;
+	u64 avg_ns;
+	u64 invocations;
+	u64 held_ns;
+	u64 held_since_ns;
+	u64 last_active_ns;
+};
+
+/**
+ * struct ptask_sched - PTSched's state in a namespace
+ * @params: the settings (the out fields as of the last update)
+ * @procs: every struct ptask_proc, in pid order
+ * @nprocs: entries in @procs
+ * @last_refill_ns: the start of the current period
+ * @timer_ns: when the shell's timer was last asked to fire (0: not armed)
+ */
+struct ptask_sched {
+	struct ptask_sched_params params;
+	struct ptask_list procs;
+	u32 nprocs;
+	u64 last_refill_ns;
+	u64 timer_ns;
+};
+
+/**
  * struct ptask_ns - one namespace of objects
  * @htab: handle hash buckets (@hmask + 1 of them)
  * @hmask: bucket count - 1 (a power of two minus one)
@@ -92,6 +155,8 @@ struct ptask_caller {
  * @ready: Queued ptasks in FIFO order (struct ptask_ptask.ready_node)
  * @executors: registered executor clients
  * @counts: live objects per enum ptask_count (the shell keeps BUFFERS)
+ * @sched: PTSched: budgets and per-process accounting
+ * @next_client_id: the id the next client gets (fdinfo's drm-client-id)
  * @os: the shell's data
  */
 struct ptask_ns {
@@ -106,6 +171,8 @@ struct ptask_ns {
 	struct ptask_list ready;
 	u32 executors;
 	u64 counts[__PTASK_COUNT_MAX];
+	struct ptask_sched sched;
+	u64 next_client_id;
 	void *os;
 };
 
@@ -122,6 +189,10 @@ struct ptask_ns {
  * @executor: registered as an executor
  * @n_accels: devices in its inventory
  * @wake_seq: bumped whenever something it may wait or poll for changes
+ * @id: unique in the namespace, never reused (fdinfo's drm-client-id)
+ * @created: the ptasks it created (struct ptask_ptask.creator_node)
+ * @gpu_ns: GPU time of the invocations of ptasks it created
+ * @invocations: those invocations
  * @os: the shell's data (its wait queue)
  */
 struct ptask_client {
@@ -135,6 +206,10 @@ struct ptask_client {
 	bool executor;
 	u32 n_accels;
 	u64 wake_seq;
+	u64 id;
+	struct ptask_list created;
+	u64 gpu_ns;
+	u64 invocations;
 	void *os;
 };
 
@@ -231,6 +306,10 @@ struct ptask_ptask {
 	u64 gpu_ns;			/* accelerator time of all invocations */
 	u64 invocations;		/* completed invocations */
 	struct ptask_invocation_rec *running;	/* while Executing */
+	struct ptask_proc *proc;	/* the owner's accounting (a ref) */
+	struct ptask_client *creator;	/* NULL once that client closed */
+	struct ptask_list creator_node;	/* in creator->created */
+	u32 last_accel;			/* accelerator index + 1, 0: none */
 };
 
 struct ptask_port {
@@ -283,6 +362,7 @@ struct ptask_datablock {
  * @node: in executor->taken
  * @self: taken with PTASK_TAKE_SELF (the ptask's creator runs it)
  * @nports: entries in @inputs
+ * @proc: the owner's accounting, charged at completion (a ref)
  * @inputs: per port index: the input datablock (one reference), or NULL
  */
 struct ptask_invocation_rec {
@@ -291,6 +371,7 @@ struct ptask_invocation_rec {
 	struct ptask_client *executor;
 	struct ptask_list node;
 	bool self;
+	struct ptask_proc *proc;
 	u32 nports;
 	struct ptask_datablock *inputs[PTASK_MAX_PORTS];
 };
@@ -449,6 +530,32 @@ int ptask_exec_ptask_info(struct ptask_client *c,
 			  struct ptask_exec_ptask_info *arg,
 			  const struct ptask_call_io *io);
 void ptask_invocation_orphan(struct ptask_ptask *p);
+
+/* budget.c: PTSched, per-process GPU budgets */
+u32 ptask_nice_weight(s32 nice);
+void ptask_sched_init(struct ptask_ns *ns);
+void ptask_sched_destroy(struct ptask_ns *ns);
+struct ptask_proc *ptask_proc_get(struct ptask_ns *ns,
+				  const struct ptask_caller *who);
+void ptask_proc_put(struct ptask_ns *ns, struct ptask_proc *proc);
+struct ptask_proc *ptask_proc_find(struct ptask_ns *ns, s32 pid);
+struct ptask_proc *ptask_proc_next(struct ptask_ns *ns, s32 after_pid);
+void ptask_proc_describe(const struct ptask_proc *proc,
+			 struct ptask_proc_info *info);
+int ptask_proc_set_weight(struct ptask_ns *ns, s32 pid, u32 weight);
+bool ptask_sched_eligible(const struct ptask_ns *ns,
+			  const struct ptask_ptask *p);
+void ptask_sched_update(struct ptask_ns *ns);
+void ptask_sched_taken(struct ptask_ns *ns, struct ptask_invocation_rec *inv);
+void ptask_sched_untake(struct ptask_ns *ns,
+			struct ptask_invocation_rec *inv);
+void ptask_sched_charge(struct ptask_ns *ns, struct ptask_invocation_rec *inv,
+			u64 gpu_ns);
+void ptask_sched_tick(struct ptask_ns *ns);
+void ptask_sched_get(struct ptask_ns *ns, struct ptask_sched_params *out);
+int ptask_sched_set(struct ptask_ns *ns, u32 mask,
+		    const struct ptask_sched_params *in);
+int ptask_ptask_admin_priority(struct ptask_ns *ns, u32 handle, u32 prio);
 
 /* args.c: the ioctl argument table and the checks done before any lookup */
 struct ptask_arg_desc {

@@ -21,6 +21,7 @@
 #include <linux/compiler.h>
 #include <linux/bug.h>
 #include <linux/bits.h>
+#include <linux/math64.h>
 
 #define PTASK_WARN_ON(cond)	WARN_ON(cond)
 #else
@@ -42,6 +43,7 @@ typedef __s64 s64;
 #define BIT(n)		(1UL << (n))
 #define BIT_ULL(n)	(1ULL << (n))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define div64_u64(a, b)	((u64)(a) / (u64)(b))
 
 #ifndef EBADSLT
 #define EBADSLT 57
@@ -84,6 +86,14 @@ void ptask_os_client_wake(struct ptask_client *client);
 
 /* Broadcast an enum ptask_event (generic-netlink multicast in the kernel). */
 void ptask_os_event(struct ptask_ns *ns, u32 event, u32 obj_type, u32 handle);
+
+/*
+ * PTSched needs a call to ptask_sched_tick() at CLOCK_MONOTONIC @when_ns
+ * (a process held by its budget may become eligible then); 0: no timer is
+ * needed any more.  Called with the namespace lock held; the shell calls
+ * ptask_sched_tick() later, from a context that may take the lock.
+ */
+void ptask_os_sched_timer(struct ptask_ns *ns, u64 when_ns);
 
 /* Asserts the namespace lock is held (lockdep in the kernel). */
 void ptask_os_assert_locked(struct ptask_ns *ns);

@@ -733,6 +733,14 @@ struct ptask_invocation_port {
  * @timeout_ns: absolute CLOCK_MONOTONIC deadline, 0 for none
  * @n_invocations: out: invocations taken
  * @n_ports: out: port records written
+ * @policy: out: the ordering policy the administrator set for executors
+ *	(enum ptask_policy; PTASK_POLICY_DEFAULT: the executor's own)
+ * @reserved: out: 0
+ *
+ * With GPU budgets on (PTSched, sysfs "budgets"), a GPU ptask whose owner
+ * process has a negative budget stays Queued and is not taken: budgets
+ * decide which ptasks are eligible, the executor's policy orders those it
+ * took.
  */
 struct ptask_exec_take {
 	__u32 size;
@@ -744,8 +752,30 @@ struct ptask_exec_take {
 	__u64 timeout_ns;
 	__u32 n_invocations;
 	__u32 n_ports;
+	__u32 policy;
+	__u32 reserved;
 };
 #define PTASK_EXEC_TAKE_SIZE_VER0	48
+#define PTASK_EXEC_TAKE_SIZE_VER1	56
+
+/**
+ * enum ptask_policy - how an executor orders the invocations it took
+ * @PTASK_POLICY_DEFAULT: the executor's own choice (its command line)
+ * @PTASK_POLICY_FIRST_AVAILABLE: any free accelerator, no queue order
+ * @PTASK_POLICY_FIFO: in queueing order
+ * @PTASK_POLICY_PRIORITY: by effective priority (static, proxy, waits)
+ * @PTASK_POLICY_DATA_AWARE: priority, preferring where the inputs are
+ */
+enum ptask_policy {
+	PTASK_POLICY_DEFAULT = 0,
+	PTASK_POLICY_FIRST_AVAILABLE = 1,
+	PTASK_POLICY_FIFO = 2,
+	PTASK_POLICY_PRIORITY = 3,
+	PTASK_POLICY_DATA_AWARE = 4,
+	__PTASK_POLICY_MAX,
+};
+#define PTASK_POLICY_NAMES { "default", "first-available", "fifo", \
+	"priority", "data-aware" }
 
 /**
  * struct ptask_exec_output - one output of a completed invocation
@@ -764,8 +794,12 @@ struct ptask_exec_output {
  * @id: the invocation
  * @status: 0, or a negative errno that fails the graph
  * @n_outputs: entries at @outputs
- * @gpu_ns: accelerator time the invocation used
+ * @gpu_ns: accelerator time the invocation used (measured with device
+ *	events); charged to the owner process's GPU budget
  * @outputs: user array of struct ptask_exec_output
+ * @accel: the accelerator it ran on: its PTASK_ACCEL_A_INDEX + 1, or 0
+ *	when not known (shown by the admin tools)
+ * @reserved: must be 0
  */
 struct ptask_exec_complete {
 	__u32 size;
@@ -775,8 +809,11 @@ struct ptask_exec_complete {
 	__u32 n_outputs;
 	__u64 gpu_ns;
 	__u64 outputs;
+	__u32 accel;
+	__u32 reserved;
 };
 #define PTASK_EXEC_COMPLETE_SIZE_VER0	40
+#define PTASK_EXEC_COMPLETE_SIZE_VER1	48
 
 /**
  * struct ptask_exec_ptask_info - argument of PTASK_IOC_EXEC_PTASK_INFO
@@ -978,5 +1015,112 @@ enum ptask_count {
 	"ports", "channels", "datablocks", "invocations", "buffers" }
 
 #define PTASK_SYSFS_DIR			"/sys/kernel/ptask"
+
+/*
+ * ======================================================================
+ * PTSched: per-process GPU budgets (Documentation/ptsched.md)
+ * ======================================================================
+ *
+ * Every process that owns a GPU ptask has an accounting record: its weight
+ * (the CFS weight of its nice value, or an administrator's override), its
+ * budget B_p in ns and the GPU time its invocations used.  The set P of
+ * processes "using a GPU" holds those with a GPU ptask Queued or
+ * Executing, or with one within the last window_ms.  Executors report
+ * each invocation's GPU time t (struct ptask_exec_complete.gpu_ns), which
+ * is taken from B_p.  Once per period T = max(alpha * min t_i, timer_us)
+ * (t_i: the running average of process i's invocations) every p in P
+ * regains q_p = T * n_accels * w_p / sum w_i, capped at
+ * B_max,p = max(w_p / sum w_i * sum t_i, q_p).  While budgets are on, a GPU
+ * ptask whose process has B_p < 0 stays Queued.  A process that leaves P
+ * keeps a positive budget and is forgiven a negative one.
+ *
+ * Kernel mode: /sys/kernel/ptask/sched/ and generic netlink; user mode
+ * (ptaskd): the same settings through its socket (ptaskctl sched).
+ */
+
+/**
+ * struct ptask_sched_params - the scheduler's settings and state
+ * @budgets: 1: budgets decide eligibility; 0: off (still accounted)
+ * @alpha_permille: alpha * 1000, 1..1000
+ * @policy: enum ptask_policy, handed to executors with every take
+ * @timer_us: the shortest period and timer step, 10..1000000
+ * @window_ms: how long a process stays in P after its last GPU work,
+ *	1..600000
+ * @active: out: processes in P
+ * @held: out: processes in P held by a negative budget with work queued
+ * @n_accels: out: accelerators of the registered executors (at least 1)
+ * @period_ns: out: the current period T
+ * @total_weight: out: sum of the weights of P
+ */
+struct ptask_sched_params {
+	__u32 budgets;
+	__u32 alpha_permille;
+	__u32 policy;
+	__u32 timer_us;
+	__u32 window_ms;
+	__u32 active;
+	__u32 held;
+	__u32 n_accels;
+	__u64 period_ns;
+	__u64 total_weight;
+};
+
+#define PTASK_SCHED_ALPHA_MIN		1
+#define PTASK_SCHED_ALPHA_MAX		1000
+#define PTASK_SCHED_ALPHA_DEFAULT	500
+#define PTASK_SCHED_TIMER_MIN_US	10
+#define PTASK_SCHED_TIMER_MAX_US	1000000
+#define PTASK_SCHED_TIMER_DEFAULT_US	100
+#define PTASK_SCHED_WINDOW_MIN_MS	1
+#define PTASK_SCHED_WINDOW_MAX_MS	600000
+#define PTASK_SCHED_WINDOW_DEFAULT_MS	100
+/* A weight override: 0 clears it; otherwise 1..PTASK_WEIGHT_MAX. */
+#define PTASK_WEIGHT_MAX		1000000
+
+/* Which fields of struct ptask_sched_params a set call changes. */
+#define PTASK_SCHED_SET_BUDGETS		(1U << 0)
+#define PTASK_SCHED_SET_ALPHA		(1U << 1)
+#define PTASK_SCHED_SET_POLICY		(1U << 2)
+#define PTASK_SCHED_SET_TIMER		(1U << 3)
+#define PTASK_SCHED_SET_WINDOW		(1U << 4)
+#define PTASK_SCHED_SET_ALL		((1U << 5) - 1)
+
+/**
+ * struct ptask_proc_info - one process's accounting
+ * @pid: its thread-group id
+ * @uid: its uid when it first created a ptask
+ * @nice: its nice value as of its last call
+ * @weight: the weight in use (override, else CFS weight of @nice)
+ * @weight_override: 0, or the administrator's weight
+ * @active: in P
+ * @held: held by a negative budget with work queued
+ * @queued: its GPU ptasks Queued now
+ * @running: its invocations taken and not completed
+ * @ptasks: its live ptasks
+ * @budget_ns: B_p (negative: held while it has work)
+ * @bmax_ns: B_max,p (0 outside P)
+ * @gpu_ns: GPU time of all its invocations
+ * @avg_ns: running average of one invocation's GPU time
+ * @invocations: its completed GPU invocations
+ * @held_ns: total time it was held
+ */
+struct ptask_proc_info {
+	__s32 pid;
+	__u32 uid;
+	__s32 nice;
+	__u32 weight;
+	__u32 weight_override;
+	__u32 active;
+	__u32 held;
+	__u32 queued;
+	__u32 running;
+	__u32 ptasks;
+	__s64 budget_ns;
+	__s64 bmax_ns;
+	__u64 gpu_ns;
+	__u64 avg_ns;
+	__u64 invocations;
+	__u64 held_ns;
+};
 
 #endif /* _UAPI_LINUX_PTASK_H */

@@ -507,6 +507,7 @@ int h_take(struct ptask_client *c, u32 max_inv, u32 max_ports,
 	if (!err) {
 		t->n_inv = a.n_invocations;
 		t->n_ports = a.n_ports;
+		t->policy = a.policy;
 	}
 	return err;
 }

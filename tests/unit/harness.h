@@ -145,6 +145,7 @@ int h_info(struct ptask_client *c, u32 ptask, void *code, u32 code_len,
 struct h_take {
 	u32 n_inv;
 	u32 n_ports;
+	u32 policy;		/* enum ptask_policy the take handed out */
 	struct ptask_invocation inv[PTASK_TAKE_MAX_INVOCATIONS];
 	struct ptask_invocation_port ports[PTASK_TAKE_MAX_PORTS];
 };

@@ -1463,6 +1463,15 @@ static void run_seed(u64 seed)
 		abort();
 	n_live_dbs = 0;
 	M->seed = seed;
+	/*
+	 * The model is of the object model and FIFO takes; GPU budgets
+	 * (which hold ptasks back by GPU time) have budget_core_test.c.
+	 */
+	{
+		struct ptask_sched_params off = { .budgets = 0 };
+
+		CHECK_OK(ptask_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &off));
+	}
 	M->rng = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
 	if (!M->rng)
 		M->rng = 1;

@@ -17,6 +17,10 @@ extern unsigned long long os_user_buf_bytes;	/* bytes in live buffers */
 extern unsigned long long os_user_buf_limit;	/* 0: none; else buffers
 						 * past it get -ENOMEM */
 
+extern u64 os_user_clock_ns;		/* 0: CLOCK_MONOTONIC; else the time */
+extern u64 os_user_timer_ns;		/* last ptask_os_sched_timer() value */
+extern unsigned long os_user_timer_calls;
+
 void *os_user_buf_data(struct ptask_buf *buf);
 
 #endif
