@@ -148,6 +148,11 @@ struct pd_backend {
 	uint32_t ndev;
 	struct pd_device_info info[PD_MAX_DEVICES];
 	void *priv;
+	/*
+	 * Wall ns per ns that sync reports (1 when 0): the sim's time_scale.
+	 * GPU budgets refill in wall time, so what is charged must be too.
+	 */
+	double wall_per_gpu_ns;
 };
 
 extern const struct pd_backend_ops pd_backend_cuda;

@@ -478,6 +478,7 @@ static int sim_init(struct pd_backend *be, const char *config)
 	}
 	pd_backend_rank(be);
 	be->priv = sim;
+	be->wall_per_gpu_ns = sim->cfg.time_scale;
 	return 0;
 
 out_free:

@@ -219,6 +219,74 @@ static bool wait_slice(struct pd_client *c, u64 deadline)
 	return true;
 }
 
+void ptask_os_sched_timer(struct ptask_ns *core_ns, u64 when_ns)
+{
+	struct pd_ns *ns = core_ns->os;
+
+	ns->timer_at = when_ns;
+	pthread_cond_signal(&ns->timer_cond);
+}
+
+/*
+ * PTSched's timer: sleeps (on a CLOCK_MONOTONIC condition variable, the
+ * namespace lock released) until the core's requested tick, then ticks.
+ */
+static void *timer_main(void *arg)
+{
+	struct pd_ns *ns = arg;
+
+	pd_ns_lock(ns);
+	while (!ns->timer_stop) {
+		u64 now = ptask_os_now_ns();
+		struct timespec ts;
+
+		if (ns->timer_at && ns->timer_at <= now) {
+			ns->timer_at = 0;
+			ptask_sched_tick(&ns->core);
+			continue;
+		}
+		ns->locked = false;
+		if (!ns->timer_at) {
+			pthread_cond_wait(&ns->timer_cond, &ns->lock);
+		} else {
+			ts.tv_sec = (time_t)(ns->timer_at / 1000000000ull);
+			ts.tv_nsec = (long)(ns->timer_at % 1000000000ull);
+			pthread_cond_timedwait(&ns->timer_cond, &ns->lock, &ts);
+		}
+		ns->owner = pthread_self();
+		ns->locked = true;
+	}
+	pd_ns_unlock(ns);
+	return NULL;
+}
+
+static int timer_start(struct pd_ns *ns)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	err = -pthread_cond_init(&ns->timer_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (err)
+		return err;
+	err = -pthread_create(&ns->timer, NULL, timer_main, ns);
+	if (err)
+		pthread_cond_destroy(&ns->timer_cond);
+	return err;
+}
+
+static void timer_stop(struct pd_ns *ns)
+{
+	pd_ns_lock(ns);
+	ns->timer_stop = true;
+	pthread_cond_signal(&ns->timer_cond);
+	pd_ns_unlock(ns);
+	pthread_join(ns->timer, NULL);
+	pthread_cond_destroy(&ns->timer_cond);
+}
+
 void pd_ns_alloc_as(uint32_t uid, bool zero)
 {
 	alloc_uid = uid;
@@ -243,10 +311,15 @@ int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 	pthread_mutexattr_destroy(&attr);
 	if (err)
 		goto err_ns;
+	err = timer_start(ns);
+	if (err)
+		goto err_mutex;
 	pd_arenas_init(&ns->arenas, be, PD_ARENA_BYTES);
 	*out = ns;
 	return 0;
 
+err_mutex:
+	pthread_mutex_destroy(&ns->lock);
 err_ns:
 	ptask_ns_destroy(&ns->core);
 err_free:
@@ -256,6 +329,7 @@ err_free:
 
 void pd_ns_destroy(struct pd_ns *ns)
 {
+	timer_stop(ns);
 	pd_ns_lock(ns);
 	while (ns->nclients) {
 		struct pd_client *c = ns->clients[ns->nclients - 1];

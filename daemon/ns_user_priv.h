@@ -37,6 +37,10 @@ struct ptask_buf {
  * @clients: every pd_client (for attach by token)
  * @nclients: entries in @clients
  * @engine: told when datablocks die (may be NULL)
+ * @timer: PTSched's timer thread (ptask_sched_tick() at @timer_at)
+ * @timer_cond: wakes @timer when @timer_at or @timer_stop change
+ * @timer_at: CLOCK_MONOTONIC ns of the next tick, 0: none
+ * @timer_stop: @timer must return
  */
 struct pd_ns {
 	struct ptask_ns core;
@@ -47,6 +51,10 @@ struct pd_ns {
 	struct pd_client **clients;
 	uint32_t nclients;
 	struct pd_engine *engine;
+	pthread_t timer;
+	pthread_cond_t timer_cond;
+	uint64_t timer_at;
+	bool timer_stop;
 };
 
 void pd_ns_lock(struct pd_ns *ns);

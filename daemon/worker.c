@@ -820,8 +820,11 @@ static void finish(struct pd_device *dev, struct pd_job *job, int err,
 {
 	struct pd_engine *e = dev->e;
 	struct ptask_exec_output outs[PTASK_MAX_PORTS];
+	double scale = e->be->wall_per_gpu_ns;
 	struct ptask_exec_complete arg = {
-		.size = sizeof(arg), .id = job->inv.id, .gpu_ns = gpu_ns,
+		.size = sizeof(arg), .id = job->inv.id,
+		.gpu_ns = scale > 0 ? (uint64_t)((double)gpu_ns * scale) : gpu_ns,
+		.accel = dev->index + 1,
 	};
 	uint32_t i, n = 0;
 	int cerr;

@@ -68,4 +68,7 @@ void ptask_netlink_event(u32 event, u32 obj_type, u32 handle);
 int ptask_sysfs_init(void);
 void ptask_sysfs_exit(void);
 
+void ptask_sched_timer_init(void);
+void ptask_sched_timer_exit(void);
+
 #endif /* PTASK_KMOD_H */
