@@ -204,5 +204,6 @@ $(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS)
 	$(Q)$(CC) $(STATIC_CFLAGS) -Iuapi -Ilibptask -I$(KSFT_DIR) -o $@ $(filter %.c,$^) \
 		$(LIBPT_A) $(NL_LIBS) $(NL_QUIET)
 include examples/examples.mk
+include examples/gesture/gesture.mk
 include tests/gpu/gpu.mk
 include install.mk

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+# examples/gesture/gesture.mk - the gesture pipeline demo, included by the
+# top-level Makefile (after daemon/Makefile.inc and examples/examples.mk).
+#
+#   gesture        build/bin/gesture: catusb, the four stages and the five
+#                  implementations (CUDA through dlopen: builds without it)
+#   gesture-ptx    regenerate gesture_kernels.ptx (needs nvcc; committed)
+#   check-gesture  the golden event stream and the bad recordings
+#                  (tests/gesture/run.sh); "N passed, M failed, K skipped"
+#   demo-gesture   what `make demo` runs: examples/gesture/demo.sh
+#
+# -ffp-contract=off: the stages must compute exactly as ptaskd's host
+# twins and (with nvcc --fmad=false) as the kernels do; see gesture_math.h.
+# Variables are GS_-prefixed.
+
+GS_B := build
+GS_OBJ := $(GS_B)/obj/gesture
+GS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffp-contract=off \
+	-I. -Iuapi -Ilibptask -D_GNU_SOURCE
+GS_NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),$(shell command -v nvcc 2>/dev/null))
+GS_CU := examples/gesture/gesture_kernels.cu
+GS_PTX := examples/gesture/gesture_kernels.ptx
+GS_SRCS := $(sort $(wildcard examples/gesture/*.c))
+GS_HDRS := $(wildcard examples/gesture/*.h) examples/common/cuda_dl.h \
+	libptask/libptask.h uapi/ptask.h
+GS_OBJS := $(GS_SRCS:examples/gesture/%.c=$(GS_OBJ)/%.o) \
+	$(GS_OBJ)/gesture_ptx.o $(EX_OBJ)/common/cuda_dl.o
+GS_BIN := $(GS_B)/bin/gesture
+
+.PHONY: gesture gesture-ptx check-gesture demo-gesture
+
+gesture: $(GS_BIN)
+gesture-ptx: $(GS_PTX)
+
+ifneq ($(strip $(GS_NVCC)),)
+$(GS_PTX): $(GS_CU) examples/gesture/gesture_math.h
+	@echo "  NVCC    $@"
+	$(Q)$(GS_NVCC) -ptx -arch=sm_90 -O3 --fmad=false -o $@ $<
+endif
+
+$(GS_OBJ)/%.o: examples/gesture/%.c $(GS_HDRS)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(GS_CFLAGS) -c -o $@ $<
+
+# examples/common/cuda_dl.o comes from examples.mk's rule
+$(GS_OBJ)/gesture_ptx.o: examples/gesture/gesture_ptx.S $(GS_PTX)
+	@mkdir -p $(@D)
+	@echo "  AS      $@"
+	$(Q)$(CC) -c -DGESTURE_PTX_FILE='"$(GS_PTX)"' -o $@ $<
+
+$(GS_BIN): $(GS_OBJS) $(LIBPT_A)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(GS_CFLAGS) -o $@ $(GS_OBJS) $(LIBPT_A) -lpthread -ldl
+
+check-gesture: $(GS_BIN) $(PD_BIN)
+	@tests/gesture/run.sh
+
+demo-gesture: $(GS_BIN) $(PD_BIN)
+	@examples/gesture/demo.sh

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * stages_cpu.c - xform and filter on the CPU, a band of rows at a time
+ * (the host implementation splits a frame among threads by rows).  The
+ * arithmetic is gesture_math.h's, the GPU kernels' and ptaskd's host
+ * twins' own.
+ */
+#include "gesture.h"
+
+void gesture_xform_rows(const struct gesture_cam *cam, const uint16_t *depth,
+			struct gesture_point *cloud, int v0, int v1)
+{
+	int u, v;
+
+	for (v = v0; v < v1; v++)
+		for (u = 0; u < cam->width; u++)
+			cloud[v * cam->width + u] =
+				gesture_xform_pixel(cam, u, v,
+						    depth[v * cam->width + u]);
+}
+
+void gesture_filter_rows(const struct gesture_filter_shape *shape,
+			 const struct gesture_point *img,
+			 struct gesture_point *out, int v0, int v1)
+{
+	int u, v;
+
+	for (v = v0; v < v1; v++)
+		for (u = 0; u < shape->width; u++)
+			out[v * shape->width + u] =
+				gesture_filter_pixel(img, shape->width,
+						     shape->height, u, v,
+						     shape->inv_sigma2);
+}
+
+void gesture_filter_shape_init(struct gesture_filter_shape *s,
+			       const struct gesture_rig *rig)
+{
+	s->width = (int32_t)rig->width;
+	s->height = (int32_t)rig->height;
+	s->ncams = (int32_t)rig->ncams;
+	s->inv_sigma2 = 1.0f / (GESTURE_SIGMA_MM * GESTURE_SIGMA_MM);
+}
+
+const char *gesture_filter_entry(int n)
+{
+	static const char *const names[] = {
+		NULL, NULL, "gesture_filter2", "gesture_filter3",
+		"gesture_filter4",
+	};
+
+	return n >= 2 && n <= 4 ? names[n] : NULL;
+}
