@@ -11,6 +11,8 @@
  *	C = A x B, n x n, row-major (examples/gemm's kernel)
  *   vec_add(const float *a, const float *b, float *c, int n)
  *   vec_scale(const float *x, float *y, float alpha, int n)  y = alpha x
+ *   gesture_xform, gesture_filter, gesture_filter2/3/4
+ *	examples/gesture's stages (host_kernels_gesture.c)
  *
  * Locking: pd_host_kernels_lock guards the table of registered kernels
  * (built-ins are const and need none, but one lookup path is simpler).
@@ -263,6 +265,11 @@ static const struct pd_host_kernel pd_builtin_kernels[] = {
 	{ "vec_scale", vec_scale_run, vec_scale_cost },
 	{ "xts_encrypt", pd_xts_encrypt_run, pd_xts_cost },	/* host_kernels_xts.c */
 	{ "xts_decrypt", pd_xts_decrypt_run, pd_xts_cost },
+	{ "gesture_xform", pd_gesture_xform_run, pd_gesture_xform_cost },	/* host_kernels_gesture.c */
+	{ "gesture_filter", pd_gesture_filter_run, pd_gesture_filter_cost },
+	{ "gesture_filter2", pd_gesture_filter2_run, pd_gesture_filter2_cost },
+	{ "gesture_filter3", pd_gesture_filter3_run, pd_gesture_filter3_cost },
+	{ "gesture_filter4", pd_gesture_filter4_run, pd_gesture_filter4_cost },
 };
 
 static pthread_mutex_t pd_host_kernels_lock = PTHREAD_MUTEX_INITIALIZER;

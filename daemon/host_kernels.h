@@ -97,4 +97,16 @@ int pd_xts_encrypt_run(const struct pd_host_call *call);
 int pd_xts_decrypt_run(const struct pd_host_call *call);
 int pd_xts_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost);
 
+/* examples/gesture's xform and filters (host_kernels_gesture.c). */
+int pd_gesture_xform_run(const struct pd_host_call *call);
+int pd_gesture_xform_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost);
+int pd_gesture_filter_run(const struct pd_host_call *call);
+int pd_gesture_filter2_run(const struct pd_host_call *call);
+int pd_gesture_filter3_run(const struct pd_host_call *call);
+int pd_gesture_filter4_run(const struct pd_host_call *call);
+int pd_gesture_filter_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost);
+int pd_gesture_filter2_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost);
+int pd_gesture_filter3_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost);
+int pd_gesture_filter4_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost);
+
 #endif /* PTASKD_HOST_KERNELS_H */
