@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # ptask - top-level build.  A newcomer needs two commands:
 #
-#   make demo     install what is missing, build, boot the demo in a VM
+#   make demo     install what is missing, build, run the gesture pipeline
+#                 demo (examples/gesture/demo.sh: table and PNG in build/demo)
 #   make check    install what is missing, then every test; the last line
 #                 is "N passed, M failed, K skipped"
 #
@@ -16,7 +17,9 @@
 #   check-unit     unit tests + fuzz smoke runs, user space (scripts/run-unit.sh)
 #   check-vm       the kselftests in a QEMU guest (tests/vm/run.sh check)
 #   check          deps, then every part in CHECK_PARTS, then the total
-#   demo           deps, then $(DEMO_PROG) in the guest (tests/vm/run.sh demo)
+#   demo           deps, then the gesture pipeline demo (demo-gesture, in
+#                  examples/gesture/gesture.mk)
+#   demo-vm        $(DEMO_PROG) in the guest (tests/vm/run.sh demo)
 #   bench          deps, then $(BENCH_PROGS) in the guest (tests/vm/run.sh bench)
 #   checkpatch     checkpatch.pl --strict on kmod/ and core/
 #   sparse         the module built with sparse (C=2); fails on any warning
@@ -74,7 +77,8 @@ BENCH_PROGS ?= $(BENCH_BINS)
 # More static programs to copy into the guest's /bin without running them.
 VM_HELPERS ?=
 # The parts of `make check`, in order; each ends with an "N passed, ..." line.
-CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs
+CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
+	check-gesture
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
@@ -150,7 +154,7 @@ check:
 # --- the guest, by hand ----------------------------------------------------
 demo:
 	@$(MAKE) deps
-	@$(MAKE) demo-vm
+	@$(MAKE) demo-gesture
 
 demo-vm: module kselftest examples
 	@if [ ! -x "$(DEMO_PROG)" ]; then \

@@ -71,7 +71,7 @@ base=(
 	python3 python3-matplotlib
 )
 # Every other part lists its own packages in a DEPS file (one per line).
-for deps_file in "$root"/encfs-gpu/DEPS; do
+for deps_file in "$root"/encfs-gpu/DEPS "$root"/examples/gesture/DEPS; do
 	[ -f "$deps_file" ] || continue
 	while read -r pkg; do
 		case "$pkg" in '' | '#'*) ;; *) base+=("$pkg") ;; esac

@@ -317,6 +317,9 @@ int gesture_impl_ptask(const struct gesture_cfg *cfg, struct gesture_result *r)
 			cfg->socket ? cfg->socket : "", strerror(-err));
 		goto err_fini;
 	}
+	/* ptaskd's work is this implementation's: count its CPU and memory */
+	if (cfg->daemon_pid > 0)
+		gesture_stats_track(p->run.stats, cfg->daemon_pid);
 	err = graph_open(p);
 	err = err ?: gesture_run_start(&p->run);
 	err = err ?: pull_loop(p);

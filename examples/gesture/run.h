@@ -42,7 +42,8 @@ enum gesture_mode {
  * @hid: where hidinput sends events; @hid_log: PRINT's stream
  * @cpu: run the stages on the CPU (no GPU)
  * @socket: ptaskd's socket (ptask; NULL: libptask's default)
- * @daemon_pid: ptaskd's pid, to count its CPU and memory (0: unknown)
+ * @daemon_pid: ptaskd's pid, to count its CPU and memory in the ptask
+ *	implementation's (0: unknown)
  * @progress: report progress on stderr
  */
 struct gesture_cfg {

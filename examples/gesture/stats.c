@@ -246,8 +246,6 @@ int gesture_stats_open(const struct gesture_cfg *cfg,
 	pthread_cond_init(&st->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	st->pids[st->npids++] = getpid();
-	if (cfg->daemon_pid > 0)
-		st->pids[st->npids++] = cfg->daemon_pid;
 	*out = st;
 	return 0;
 }
