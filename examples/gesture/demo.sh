@@ -20,6 +20,9 @@
 #   GESTURE_RT_FRAMES  realtime frames (150: 5 s at 30 fps)
 #   GESTURE_IMPLS      implementations to run ("host handcode pipes modular ptask")
 #   GESTURE_BACKEND    cuda or cpu instead of probing
+#   GESTURE_PTASKD_ARGS more ptaskd options (e.g. --isolation shared)
+#   GESTURE_NO_PLOT=1  no PNG (a machine without matplotlib; plot.py can
+#                      draw it elsewhere from gesture.csv)
 #   GESTURE_HID        auto (uinput when /dev/uinput opens, else print to a
 #                      log), uinput, print or none.  uinput makes a real
 #                      pointer that moves and clicks on this machine's
@@ -94,11 +97,13 @@ uinput | print | none) say "events: --hid $HID" ;;
 esac
 
 # --- the daemon -------------------------------------------------------------------
-"$D" --mode user --backend "$backend" --socket "$W/sock" >"$LOGS/ptaskd.log" 2>&1 &
+# shellcheck disable=SC2086 # GESTURE_PTASKD_ARGS is a list of options
+"$D" --mode user --backend "$backend" --socket "$W/sock" ${GESTURE_PTASKD_ARGS:-} \
+	>"$LOGS/ptaskd.log" 2>&1 &
 DPID=$!
 for _ in $(seq 100); do [ -S "$W/sock" ] && break; sleep 0.1; done
 [ -S "$W/sock" ] || die "ptaskd did not start: $(tail -n 3 "$LOGS/ptaskd.log")"
-say "ptaskd --mode user --backend $backend (pid $DPID, socket $W/sock)"
+say "ptaskd --mode user --backend $backend ${GESTURE_PTASKD_ARGS:+$GESTURE_PTASKD_ARGS }(pid $DPID, socket $W/sock)"
 
 # --- the runs ---------------------------------------------------------------------
 failed=0 ran=0 skipped=()
@@ -137,7 +142,9 @@ else
 	failed=$((failed + 1))
 fi
 [ "${#skipped[@]}" = 0 ] || say "not run here: ${skipped[*]} (needs a GPU)"
-if [ -s "$CSV" ]; then
+if [ -s "$CSV" ] && [ -n "${GESTURE_NO_PLOT:-}" ]; then
+	say "no plot (GESTURE_NO_PLOT); elsewhere: python3 examples/gesture/plot.py $CSV gesture.png"
+elif [ -s "$CSV" ]; then
 	if "$PY" examples/gesture/plot.py "$CSV" "$PNG" "gesture pipeline, $backend backend, $(hostname), $(date -u +%Y-%m-%d)"; then
 		say "table: $OUTDIR/gesture-table.txt, data: $CSV, plot: $PNG, logs: $LOGS/"
 	else

@@ -14,7 +14,9 @@
  * with the square of the depth (about 1.4 mm at 0.4 m, 6.5 at 1.5 m, as
  * structured-light sensors do); 1% of pixels dropped at random (0); a
  * 96 x 72 block dropped now and then (every 45th frame of a camera);
- * nothing beyond 4 m.
+ * nothing beyond 4 m.  The hand's pixels are sensed afresh every frame;
+ * the static background's noise and dropouts come from one of
+ * BG_VARIANTS images sensed ahead (a hash of the frame picks it).
  *
  * Everything is a function of the seed and the frame number, and uses
  * only IEEE basic operations (its own sine, no libm), so a recording made
@@ -40,11 +42,20 @@
 #define DROP_BLOCK_W	96
 #define DROP_BLOCK_H	72
 #define PI		3.14159265358979323846
+/*
+ * Sensed backgrounds made ahead, per camera: a frame starts as a copy of
+ * one (picked by a hash of the frame) and only the hand's box is sensed
+ * afresh.  Sensing every pixel of every frame cost about 10 ms a frame,
+ * which capped unconstrained runs at 100 fps, below what the GPU
+ * pipelines do; a copy costs a tenth of a millisecond.
+ */
+#define BG_VARIANTS	8
 
 struct gesture_scene {
 	struct gesture_rig rig;
 	uint64_t seed;
 	float *bg[GESTURE_CAMS_MAX];	/* wall and head, per pixel, mm */
+	uint16_t *sensed[GESTURE_CAMS_MAX];	/* BG_VARIANTS sensed images of bg */
 };
 
 /* sin(x) from basic operations: reduce to [-pi, pi], then a Taylor
@@ -228,6 +239,8 @@ static void render_background(const struct gesture_cam *c, float *bg)
 	}
 }
 
+static void sense_background(struct gesture_scene *s, uint32_t k);
+
 int gesture_scene_open(const struct gesture_rig *rig, uint64_t seed,
 		       struct gesture_scene **out)
 {
@@ -247,6 +260,12 @@ int gesture_scene_open(const struct gesture_rig *rig, uint64_t seed,
 			return -ENOMEM;
 		}
 		render_background(&rig->cam[k], s->bg[k]);
+		s->sensed[k] = malloc(BG_VARIANTS * plane * sizeof(uint16_t));
+		if (!s->sensed[k]) {
+			gesture_scene_close(s);
+			return -ENOMEM;
+		}
+		sense_background(s, k);
 	}
 	*out = s;
 	return 0;
@@ -258,8 +277,10 @@ void gesture_scene_close(struct gesture_scene *s)
 
 	if (!s)
 		return;
-	for (k = 0; k < GESTURE_CAMS_MAX; k++)
+	for (k = 0; k < GESTURE_CAMS_MAX; k++) {
 		free(s->bg[k]);
+		free(s->sensed[k]);
+	}
 	free(s);
 }
 
@@ -306,28 +327,41 @@ static uint16_t sense(double d, uint64_t h)
 	return mm < 1.0 ? 1 : mm > 65535.0 ? 65535 : (uint16_t)mm;
 }
 
+/* Camera @k's sensed backgrounds: noise and dropouts, BG_VARIANTS ways. */
+static void sense_background(struct gesture_scene *s, uint32_t k)
+{
+	const size_t plane = (size_t)s->rig.width * s->rig.height;
+	uint32_t n;
+	size_t i;
+
+	for (n = 0; n < BG_VARIANTS; n++) {
+		const uint64_t seed = mix64(s->seed ^ mix64(((uint64_t)n << 40) | k));
+		uint16_t *img = s->sensed[k] + n * plane;
+
+		for (i = 0; i < plane; i++)
+			img[i] = sense(s->bg[k][i], mix64(seed + i));
+	}
+}
+
 static void render_cam(struct gesture_scene *s, uint32_t k, uint32_t frame,
 		       const double hand[3], uint16_t *depth)
 {
 	const struct gesture_cam *c = &s->rig.cam[k];
+	const size_t plane = (size_t)c->width * c->height;
 	const uint64_t fk = mix64(s->seed ^ mix64(((uint64_t)frame << 8) | k));
 	const float *bg = s->bg[k];
 	int box[4], u, v;
 
+	memcpy(depth, s->sensed[k] + (fk >> 61) % BG_VARIANTS * plane,
+	       plane * sizeof(*depth));
 	hand_box(c, hand, box);
-	for (v = 0; v < c->height; v++) {
-		const bool rows = v >= box[1] && v <= box[3];
-
-		for (u = 0; u < c->width; u++) {
+	for (v = box[1]; v <= box[3]; v++) {
+		for (u = box[0]; u <= box[2]; u++) {
 			const size_t i = (size_t)v * c->width + u;
-			double d = bg[i];
+			double dir[3], d;
 
-			if (rows && u >= box[0] && u <= box[2]) {
-				double dir[3];
-
-				pixel_ray(c, u, v, dir);
-				d = ray_sphere(c, dir, hand, HAND_R, d);
-			}
+			pixel_ray(c, u, v, dir);
+			d = ray_sphere(c, dir, hand, HAND_R, bg[i]);
 			depth[i] = sense(d, mix64(fk + i));
 		}
 	}
