@@ -169,6 +169,8 @@ struct ptask_proc *ptask_proc_get(struct ptask_ns *ns,
 				break;
 		ptask_list_add_tail(&proc->node, pos);
 		ns->sched.nprocs++;
+		ptask_os_event(ns, PTASK_EVENT_CREATED, PTASK_OBJ_PROCESS,
+			       (u32)who->pid);
 	}
 	proc->nice = who->nice;
 	proc->refs++;
@@ -189,6 +191,8 @@ void ptask_proc_put(struct ptask_ns *ns, struct ptask_proc *proc)
 		return;
 	ptask_list_del(&proc->node);
 	ns->sched.nprocs--;
+	ptask_os_event(ns, PTASK_EVENT_DESTROYED, PTASK_OBJ_PROCESS,
+		       (u32)proc->pid);
 	ptask_os_free(proc);
 	/* One process fewer in P: the others' shares grow. */
 	ptask_sched_update(ns);
@@ -304,8 +308,8 @@ static void arm_timer(struct ptask_ns *ns, u64 now, u64 when)
 /* P's weight, the sum and minimum of its averages, its size. */
 struct p_totals {
 	u64 weight;
-	u64 sum_t;
-	u64 min_t;
+	u64 sum_ns;
+	u64 shortest_ns;
 	u32 active;
 };
 
@@ -326,12 +330,12 @@ static void total_p(struct ptask_ns *ns, u64 now, struct p_totals *t)
 		t->weight += proc_weight(proc);
 		if (!avg)
 			continue;
-		t->sum_t += avg;
-		if (!t->min_t || avg < t->min_t)
-			t->min_t = avg;
+		t->sum_ns += avg;
+		if (!t->shortest_ns || avg < t->shortest_ns)
+			t->shortest_ns = avg;
 	}
-	if (t->sum_t > SUM_CAP_NS)
-		t->sum_t = SUM_CAP_NS;
+	if (t->sum_ns > SUM_CAP_NS)
+		t->sum_ns = SUM_CAP_NS;
 }
 
 /**
@@ -345,7 +349,7 @@ static void total_p(struct ptask_ns *ns, u64 now, struct p_totals *t)
 void ptask_sched_update(struct ptask_ns *ns)
 {
 	struct ptask_sched *s = &ns->sched;
-	u64 now = ptask_os_now_ns(), window, T, k, wake_at = 0;
+	u64 now = ptask_os_now_ns(), window, period, k, wake_at = 0;
 	u32 accels = count_accels(ns), held = 0;
 	struct ptask_list *pos;
 	struct p_totals tot;
@@ -355,14 +359,15 @@ void ptask_sched_update(struct ptask_ns *ns)
 	window = (u64)s->params.window_ms * 1000000;
 	count_queued(ns);
 	total_p(ns, now, &tot);
-	T = div64_u64(tot.min_t * s->params.alpha_permille, 1000);
-	if (T < (u64)s->params.timer_us * 1000)
-		T = (u64)s->params.timer_us * 1000;
+	period = div64_u64(tot.shortest_ns * s->params.alpha_permille, 1000);
+	if (period < (u64)s->params.timer_us * 1000)
+		period = (u64)s->params.timer_us * 1000;
 	if (!s->last_refill_ns || now < s->last_refill_ns)
 		s->last_refill_ns = now;
-	k = div64_u64(now - s->last_refill_ns, T);
-	s->last_refill_ns = k > (1ULL << 20) ? now : s->last_refill_ns + k * T;
-	s->params.period_ns = T;
+	k = div64_u64(now - s->last_refill_ns, period);
+	s->last_refill_ns = k > (1ULL << 20) ? now :
+			    s->last_refill_ns + k * period;
+	s->params.period_ns = period;
 	s->params.n_accels = accels;
 	s->params.active = tot.active;
 	s->params.total_weight = tot.weight;
@@ -372,8 +377,8 @@ void ptask_sched_update(struct ptask_ns *ns)
 		u64 w = proc_weight(proc), q = 0, at;
 
 		if (proc->active) {
-			q = div64_u64(T * accels * w, tot.weight);
-			proc->bmax_ns = (s64)div64_u64(w * tot.sum_t,
+			q = div64_u64(period * accels * w, tot.weight);
+			proc->bmax_ns = (s64)div64_u64(w * tot.sum_ns,
 						       tot.weight);
 			if (proc->bmax_ns < (s64)q)
 				proc->bmax_ns = (s64)q;

@@ -221,3 +221,24 @@ u32 ptask_client_poll(struct ptask_client *c)
 						    client_node)->graph);
 	return mask;
 }
+
+/**
+ * ptask_client_usage() - @c's accounting (fdinfo's DRM usage keys)
+ * @c: the client
+ * @u: filled
+ */
+void ptask_client_usage(struct ptask_client *c, struct ptask_client_usage *u)
+{
+	struct ptask_list *pos;
+
+	ptask_os_assert_locked(c->ns);
+	memset(u, 0, sizeof(*u));
+	u->id = c->id;
+	u->gpu_ns = c->gpu_ns;
+	u->invocations = c->invocations;
+	ptask_list_for_each(pos, &c->holds)
+		u->held_bytes += ptask_list_entry(pos, struct ptask_hold,
+						  node)->db->bytes;
+	ptask_list_for_each(pos, &c->created)
+		u->ptasks++;
+}

@@ -203,6 +203,12 @@ void ptask_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info)
 		info->owner_uid = p->owner_uid;
 		info->owner_pid = p->owner_pid;
 		info->name = p->name;
+		info->kind = p->kind;
+		info->prio = p->static_prio;
+		info->proxy_nice = p->proxy_nice;
+		info->accel = p->last_accel;
+		info->gpu_ns = p->gpu_ns;
+		info->invocations = p->invocations;
 		break;
 	}
 	case PTASK_OBJ_PORT:

@@ -76,6 +76,8 @@ int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
 	}
 	ptask_list_add_tail(&p->node, &g->ptasks);
 	ptask_count_inc(c->ns, PTASK_COUNT_PTASKS);
+	ptask_os_event(c->ns, PTASK_EVENT_CREATED, PTASK_OBJ_PTASK,
+		       p->obj.handle);
 	arg->handle = p->obj.handle;
 	return 0;
 
@@ -254,6 +256,8 @@ void ptask_ptask_free(struct ptask_ptask *p)
 	ptask_list_del(&p->self_node);
 	ptask_list_del(&p->creator_node);
 	ptask_count_dec(ns, PTASK_COUNT_PTASKS);
+	ptask_os_event(ns, PTASK_EVENT_DESTROYED, PTASK_OBJ_PTASK,
+		       p->obj.handle);
 	p->proc->ptasks--;
 	ptask_proc_put(ns, p->proc);
 	ptask_os_free(p->code);

@@ -411,6 +411,12 @@ struct ptask_call_io {
  * @owner_uid: the graph's owner (ptask: its creator)
  * @owner_pid: a ptask's creator
  * @name: its name ("" if none)
+ * @kind: a ptask's enum ptask_ptask_kind
+ * @prio: a ptask's static priority
+ * @proxy_nice: a ptask's proxy priority
+ * @accel: the accelerator a ptask last ran on (index + 1; 0: none yet)
+ * @gpu_ns: a ptask's GPU time
+ * @invocations: a ptask's completed invocations
  */
 struct ptask_obj_info {
 	u32 type;
@@ -420,6 +426,12 @@ struct ptask_obj_info {
 	u32 owner_uid;
 	s32 owner_pid;
 	const char *name;
+	u32 kind;
+	u32 prio;
+	s32 proxy_nice;
+	u32 accel;
+	u64 gpu_ns;
+	u64 invocations;
 };
 
 /* ns.c */
@@ -446,6 +458,24 @@ struct ptask_hold *ptask_client_find_hold(struct ptask_client *c,
 void ptask_client_unhold(struct ptask_client *c, struct ptask_hold *h);
 bool ptask_client_has_open(struct ptask_client *c, struct ptask_graph *g);
 u32 ptask_client_poll(struct ptask_client *c);
+
+/**
+ * struct ptask_client_usage - what one client used, for fdinfo
+ * @id: the client's id
+ * @gpu_ns: GPU time of the invocations of the ptasks it created
+ * @invocations: those invocations
+ * @held_bytes: bytes of the datablocks it holds
+ * @ptasks: ptasks it created that are alive
+ */
+struct ptask_client_usage {
+	u64 id;
+	u64 gpu_ns;
+	u64 invocations;
+	u64 held_bytes;
+	u32 ptasks;
+};
+
+void ptask_client_usage(struct ptask_client *c, struct ptask_client_usage *u);
 
 /* graph.c */
 int ptask_graph_open(struct ptask_client *c, const struct ptask_caller *who,

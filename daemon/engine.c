@@ -269,12 +269,32 @@ static void take_failed(struct pd_engine *e, int err)
  * Jobs for the invocations one take returned (queued; placement is the
  * caller's), after checking that their port records are where they say.
  */
+/*
+ * The administrator's policy (sysfs, netlink or ptaskctl sched) comes with
+ * every take: enum ptask_policy, DEFAULT meaning ptaskd's own.
+ */
+static void apply_admin_policy(struct pd_engine *e, uint32_t admin)
+{
+	int want;
+
+	pd_engine_lock(e);
+	want = admin == PTASK_POLICY_DEFAULT || admin >= __PTASK_POLICY_MAX ?
+	       e->own_policy : (int)admin - 1;
+	if (want != e->cfg.policy) {
+		pd_log_info("engine: policy %s -> %s (administrator)",
+			    pd_policy_name(e->cfg.policy), pd_policy_name(want));
+		e->cfg.policy = want;
+	}
+	pd_engine_unlock(e);
+}
+
 static void jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 		      const struct ptask_invocation *invs,
 		      const struct ptask_invocation_port *ports)
 {
 	uint32_t i;
 
+	apply_admin_policy(e, take->policy);
 	for (i = 0; i < take->n_invocations; i++) {
 		const struct ptask_invocation *inv = &invs[i];
 
@@ -518,6 +538,7 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	e->src = src;
 	e->be = be;
 	e->cfg = *cfg;
+	e->own_policy = cfg->policy;
 	e->ndev = be->ndev;
 	ptask_list_init(&e->queue);
 	err = -pthread_mutex_init(&e->lock, NULL);
@@ -615,6 +636,7 @@ int pd_engine_set_policy(struct pd_engine *e, int policy)
 			    pd_policy_name(e->cfg.policy),
 			    pd_policy_name(policy));
 	e->cfg.policy = policy;
+	e->own_policy = policy;
 	pd_sched_dispatch_locked(e);
 	pd_engine_unlock(e);
 	return 0;

@@ -350,6 +350,8 @@ struct pd_device {
  * @src: where invocations come from
  * @be: the accelerators
  * @cfg: as started (cfg.policy is the current policy)
+ * @own_policy: the policy ptaskd was started with (or last set through
+ *	pd_engine_set_policy), used while the administrator's is "default"
  * @lock: see the top of this file
  * @lock_owner: the thread holding @lock (valid while @locked)
  * @locked: @lock is held
@@ -380,6 +382,7 @@ struct pd_engine {
 	struct pd_source *src;
 	struct pd_backend *be;
 	struct pd_engine_config cfg;
+	int own_policy;
 	pthread_mutex_t lock;
 	pthread_t lock_owner;
 	bool locked;

@@ -29,6 +29,7 @@ static int ptask_open(struct inode *inode, struct file *file)
 	if (!pf)
 		return -ENOMEM;
 	init_waitqueue_head(&pf->wq);
+	pf->pid = task_tgid_vnr(current);
 	mutex_lock(&ptask_kernel.lock);
 	pf->client = ptask_client_create(&ptask_kernel.ns, pf);
 	mutex_unlock(&ptask_kernel.lock);
@@ -342,4 +343,5 @@ const struct file_operations ptask_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = ptask_mmap,
 	.poll = ptask_poll,
+	.show_fdinfo = ptask_show_fdinfo,
 };

@@ -40,9 +40,39 @@ static const struct nla_policy ptask_policy[PTASK_A_MAX + 1] = {
 	[PTASK_A_OBJ_OWNER_PID] = { .type = NLA_U32 },
 	[PTASK_A_EVENT] = { .type = NLA_U32 },
 	[PTASK_A_PAD] = { .type = NLA_UNSPEC },
+	[PTASK_A_OBJ_KIND] = { .type = NLA_U32 },
+	[PTASK_A_OBJ_PRIO] = { .type = NLA_U32 },
+	[PTASK_A_OBJ_PROXY_NICE] = { .type = NLA_S32 },
+	[PTASK_A_OBJ_ACCEL] = { .type = NLA_U32 },
+	[PTASK_A_OBJ_GPU_NS] = { .type = NLA_U64 },
+	[PTASK_A_OBJ_INVOCATIONS] = { .type = NLA_U64 },
+	[PTASK_A_SCHED_BUDGETS] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_ALPHA] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_POLICY] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_TIMER_US] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_WINDOW_MS] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_PERIOD_NS] = { .type = NLA_U64 },
+	[PTASK_A_SCHED_ACTIVE] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_HELD] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_N_ACCELS] = { .type = NLA_U32 },
+	[PTASK_A_SCHED_TOTAL_WEIGHT] = { .type = NLA_U64 },
+	[PTASK_A_PROC_PID] = { .type = NLA_S32 },
+	[PTASK_A_PROC_UID] = { .type = NLA_U32 },
+	[PTASK_A_PROC_NICE] = { .type = NLA_S32 },
+	[PTASK_A_PROC_WEIGHT] = { .type = NLA_U32 },
+	[PTASK_A_PROC_WEIGHT_OVERRIDE] = { .type = NLA_U32 },
+	[PTASK_A_PROC_ACTIVE] = { .type = NLA_U32 },
+	[PTASK_A_PROC_HELD] = { .type = NLA_U32 },
+	[PTASK_A_PROC_QUEUED] = { .type = NLA_U32 },
+	[PTASK_A_PROC_RUNNING] = { .type = NLA_U32 },
+	[PTASK_A_PROC_PTASKS] = { .type = NLA_U32 },
+	[PTASK_A_PROC_BUDGET_NS] = { .type = NLA_S64 },
+	[PTASK_A_PROC_BMAX_NS] = { .type = NLA_S64 },
+	[PTASK_A_PROC_GPU_NS] = { .type = NLA_U64 },
+	[PTASK_A_PROC_AVG_NS] = { .type = NLA_U64 },
+	[PTASK_A_PROC_INVOCATIONS] = { .type = NLA_U64 },
+	[PTASK_A_PROC_HELD_NS] = { .type = NLA_U64 },
 };
-
-static struct genl_family ptask_genl_family;
 
 /*
  * Resolve PTASK_A_EXEC_FD in the sender's file table: doit runs in the
@@ -185,12 +215,24 @@ static int put_object(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_string(skb, PTASK_A_OBJ_NAME, o->name) ||
 	    nla_put_u32(skb, PTASK_A_OBJ_STATE, o->state) ||
 	    nla_put_u32(skb, PTASK_A_OBJ_OWNER_UID, o->owner_uid) ||
-	    nla_put_u32(skb, PTASK_A_OBJ_OWNER_PID, o->owner_pid)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
+	    nla_put_u32(skb, PTASK_A_OBJ_OWNER_PID, o->owner_pid))
+		goto err_cancel;
+	if (o->type == PTASK_OBJ_PTASK &&
+	    (nla_put_u32(skb, PTASK_A_OBJ_KIND, o->kind) ||
+	     nla_put_u32(skb, PTASK_A_OBJ_PRIO, o->prio) ||
+	     nla_put_s32(skb, PTASK_A_OBJ_PROXY_NICE, o->proxy_nice) ||
+	     nla_put_u32(skb, PTASK_A_OBJ_ACCEL, o->accel) ||
+	     nla_put_u64_64bit(skb, PTASK_A_OBJ_GPU_NS, o->gpu_ns,
+			       PTASK_A_PAD) ||
+	     nla_put_u64_64bit(skb, PTASK_A_OBJ_INVOCATIONS, o->invocations,
+			       PTASK_A_PAD)))
+		goto err_cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
 }
 
 /* cb->args[0]: the handle to resume from (ptask_ns_next()'s cursor). */
@@ -267,13 +309,29 @@ static const struct genl_small_ops ptask_genl_ops[] = {
 		.cmd = PTASK_CMD_GET_OBJECT,
 		.dumpit = dump_objects,
 	},
+	{
+		.cmd = PTASK_CMD_GET_SCHED,
+		.doit = ptask_nl_get_sched,
+	},
+	{
+		.cmd = PTASK_CMD_SET_SCHED,
+		.doit = ptask_nl_set_sched,
+	},
+	{
+		.cmd = PTASK_CMD_GET_PROC,
+		.dumpit = ptask_nl_dump_procs,
+	},
+	{
+		.cmd = PTASK_CMD_SET_PRIO,
+		.doit = ptask_nl_set_prio,
+	},
 };
 
 static const struct genl_multicast_group ptask_mcgrps[] = {
 	{ .name = PTASK_GENL_MCGRP_EVENTS },
 };
 
-static struct genl_family ptask_genl_family __ro_after_init = {
+struct genl_family ptask_genl_family __ro_after_init = {
 	.name = PTASK_GENL_NAME,
 	.version = PTASK_GENL_VERSION,
 	.maxattr = PTASK_A_MAX,

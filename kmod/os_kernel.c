@@ -33,6 +33,7 @@ void ptask_os_client_wake(struct ptask_client *client)
 void ptask_os_event(struct ptask_ns *ns, u32 event, u32 obj_type, u32 handle)
 {
 	ptask_netlink_event(event, obj_type, handle);
+	ptask_sysfs_objs_event(event, obj_type, handle);
 }
 
 /*

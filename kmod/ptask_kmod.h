@@ -15,6 +15,7 @@
 #include <linux/wait.h>
 #include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/kobject.h>
 #include "core/ptask_core.h"
 
 /**
@@ -36,10 +37,12 @@ extern struct ptask_kernel ptask_kernel;
  * struct ptask_file - private data of one open /dev/ptask
  * @client: the core's client; protected by ptask_kernel.lock
  * @wq: woken whenever @client->wake_seq changes
+ * @pid: the thread-group id that opened it (whose budget fdinfo shows)
  */
 struct ptask_file {
 	struct ptask_client *client;
 	wait_queue_head_t wq;
+	s32 pid;
 };
 
 /**
@@ -59,7 +62,20 @@ struct ptask_buf {
 
 extern const struct file_operations ptask_fops;
 
+struct seq_file;
+void ptask_show_fdinfo(struct seq_file *m, struct file *file);
+
 int ptask_buf_mmap(struct ptask_buf *buf, struct vm_area_struct *vma);
+
+struct genl_family;
+struct genl_info;
+struct netlink_callback;
+struct sk_buff;
+extern struct genl_family ptask_genl_family;
+int ptask_nl_get_sched(struct sk_buff *skb, struct genl_info *info);
+int ptask_nl_set_sched(struct sk_buff *skb, struct genl_info *info);
+int ptask_nl_dump_procs(struct sk_buff *skb, struct netlink_callback *cb);
+int ptask_nl_set_prio(struct sk_buff *skb, struct genl_info *info);
 
 int ptask_netlink_init(void);
 void ptask_netlink_exit(void);
@@ -67,6 +83,12 @@ void ptask_netlink_event(u32 event, u32 obj_type, u32 handle);
 
 int ptask_sysfs_init(void);
 void ptask_sysfs_exit(void);
+
+int ptask_sysfs_sched_init(struct kobject *parent);
+void ptask_sysfs_sched_exit(void);
+int ptask_sysfs_objs_init(struct kobject *parent);
+void ptask_sysfs_objs_exit(void);
+void ptask_sysfs_objs_event(u32 event, u32 type, u32 key);
 
 void ptask_sched_timer_init(void);
 void ptask_sched_timer_exit(void);

@@ -91,8 +91,16 @@ int ptask_sysfs_init(void)
 	err = sysfs_create_group(objects_kobj, &count_group);
 	if (err)
 		goto err_put_objects;
+	err = ptask_sysfs_sched_init(ptask_kobj);
+	if (err)
+		goto err_put_objects;
+	err = ptask_sysfs_objs_init(ptask_kobj);
+	if (err)
+		goto err_sched_exit;
 	return 0;
 
+err_sched_exit:
+	ptask_sysfs_sched_exit();
 err_put_objects:
 	kobject_put(objects_kobj);
 err_put_ptask:
@@ -102,6 +110,8 @@ err_put_ptask:
 
 void ptask_sysfs_exit(void)
 {
+	ptask_sysfs_objs_exit();
+	ptask_sysfs_sched_exit();
 	kobject_put(objects_kobj);
 	kobject_put(ptask_kobj);
 }

@@ -471,6 +471,11 @@ enum ptask_object_type {
 	PTASK_OBJ_DATABLOCK = 6,
 	__PTASK_OBJ_MAX,
 };
+/*
+ * In events only (PTASK_EVENT_CREATED / _DESTROYED): a process's GPU
+ * accounting record appeared or went away; the handle is its pid.
+ */
+#define PTASK_OBJ_PROCESS		16
 
 /**
  * struct ptask_lookup - argument of PTASK_IOC_LOOKUP
@@ -896,7 +901,27 @@ struct ptask_exec_ptask_info {
  *
  * PTASK_CMD_GET_OBJECT (dump; CAP_SYS_ADMIN)
  *	One message per object: PTASK_A_OBJ_TYPE, _HANDLE, _GRAPH, _NAME,
- *	_STATE, _OWNER_UID, _OWNER_PID.  For the admin tool.
+ *	_STATE, _OWNER_UID, _OWNER_PID; ptasks add _KIND, _PRIO,
+ *	_PROXY_NICE, _ACCEL, _GPU_NS, _INVOCATIONS.  For the admin tool.
+ *
+ * PTASK_CMD_GET_SCHED (do)
+ *	Reply: PTASK_A_SCHED_* (every field of struct ptask_sched_params).
+ *
+ * PTASK_CMD_SET_SCHED (do; CAP_SYS_ADMIN)
+ *	Any of PTASK_A_SCHED_BUDGETS, _ALPHA, _POLICY, _TIMER_US,
+ *	_WINDOW_MS; all checked before any is applied.  Errors: -EPERM,
+ *	-EINVAL (none given, or a value out of range; see
+ *	PTASK_SCHED_*_MIN/_MAX).
+ *
+ * PTASK_CMD_GET_PROC (dump)
+ *	One message per process with GPU accounting, in pid order:
+ *	PTASK_A_PROC_* (every field of struct ptask_proc_info).
+ *
+ * PTASK_CMD_SET_PRIO (do; CAP_SYS_ADMIN)
+ *	Either PTASK_A_OBJ_HANDLE and PTASK_A_OBJ_PRIO (a ptask's static
+ *	priority, 0..99) or PTASK_A_PROC_PID and PTASK_A_PROC_WEIGHT (a
+ *	process's weight override, 0 clears it).  Errors: -EPERM, -EINVAL,
+ *	-ENOENT (no such ptask), -ESRCH (no accounting for that pid).
  *
  * Multicast group PTASK_GENL_MCGRP_EVENTS: PTASK_CMD_EVENT messages with
  * PTASK_A_EVENT (enum ptask_event), PTASK_A_OBJ_TYPE and PTASK_A_OBJ_HANDLE.
@@ -913,6 +938,10 @@ enum ptask_genl_cmd {
 	PTASK_CMD_GET_INFO,
 	PTASK_CMD_GET_OBJECT,
 	PTASK_CMD_EVENT,
+	PTASK_CMD_GET_SCHED,
+	PTASK_CMD_SET_SCHED,
+	PTASK_CMD_GET_PROC,
+	PTASK_CMD_SET_PRIO,
 	__PTASK_CMD_MAX,
 };
 #define PTASK_CMD_MAX (__PTASK_CMD_MAX - 1)
@@ -934,6 +963,41 @@ enum ptask_genl_attr {
 	PTASK_A_OBJ_OWNER_PID,		/* u32 */
 	PTASK_A_EVENT,			/* u32, enum ptask_event */
 	PTASK_A_PAD,
+	/* ptasks in GET_OBJECT; PRIO also in SET_PRIO */
+	PTASK_A_OBJ_KIND,		/* u32, enum ptask_ptask_kind */
+	PTASK_A_OBJ_PRIO,		/* u32, static priority */
+	PTASK_A_OBJ_PROXY_NICE,		/* s32 */
+	PTASK_A_OBJ_ACCEL,		/* u32, accelerator index + 1, 0: none */
+	PTASK_A_OBJ_GPU_NS,		/* u64 */
+	PTASK_A_OBJ_INVOCATIONS,	/* u64 */
+	/* GET_SCHED / SET_SCHED: struct ptask_sched_params */
+	PTASK_A_SCHED_BUDGETS,		/* u32, 0 or 1 */
+	PTASK_A_SCHED_ALPHA,		/* u32, permille */
+	PTASK_A_SCHED_POLICY,		/* u32, enum ptask_policy */
+	PTASK_A_SCHED_TIMER_US,		/* u32 */
+	PTASK_A_SCHED_WINDOW_MS,	/* u32 */
+	PTASK_A_SCHED_PERIOD_NS,	/* u64, out */
+	PTASK_A_SCHED_ACTIVE,		/* u32, out */
+	PTASK_A_SCHED_HELD,		/* u32, out */
+	PTASK_A_SCHED_N_ACCELS,		/* u32, out */
+	PTASK_A_SCHED_TOTAL_WEIGHT,	/* u64, out */
+	/* GET_PROC (one message per process), SET_PRIO: struct ptask_proc_info */
+	PTASK_A_PROC_PID,		/* s32 */
+	PTASK_A_PROC_UID,		/* u32 */
+	PTASK_A_PROC_NICE,		/* s32 */
+	PTASK_A_PROC_WEIGHT,		/* u32; SET_PRIO: the override, 0 clears */
+	PTASK_A_PROC_WEIGHT_OVERRIDE,	/* u32 */
+	PTASK_A_PROC_ACTIVE,		/* u32 */
+	PTASK_A_PROC_HELD,		/* u32 */
+	PTASK_A_PROC_QUEUED,		/* u32 */
+	PTASK_A_PROC_RUNNING,		/* u32 */
+	PTASK_A_PROC_PTASKS,		/* u32 */
+	PTASK_A_PROC_BUDGET_NS,		/* s64 */
+	PTASK_A_PROC_BMAX_NS,		/* s64 */
+	PTASK_A_PROC_GPU_NS,		/* u64 */
+	PTASK_A_PROC_AVG_NS,		/* u64 */
+	PTASK_A_PROC_INVOCATIONS,	/* u64 */
+	PTASK_A_PROC_HELD_NS,		/* u64 */
 	__PTASK_A_MAX,
 };
 #define PTASK_A_MAX (__PTASK_A_MAX - 1)

@@ -94,8 +94,8 @@ _Static_assert(sizeof(struct ptask_pull) == PTASK_PULL_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_graph_ctl) == PTASK_GRAPH_CTL_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_priority) == PTASK_PRIORITY_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_geometry) == PTASK_GEOMETRY_SIZE_VER0, "");
-_Static_assert(sizeof(struct ptask_exec_take) == PTASK_EXEC_TAKE_SIZE_VER0, "");
-_Static_assert(sizeof(struct ptask_exec_complete) == PTASK_EXEC_COMPLETE_SIZE_VER0, "");
+_Static_assert(sizeof(struct ptask_exec_take) == PTASK_EXEC_TAKE_SIZE_VER1, "");
+_Static_assert(sizeof(struct ptask_exec_complete) == PTASK_EXEC_COMPLETE_SIZE_VER1, "");
 _Static_assert(sizeof(struct ptask_exec_ptask_info) == PTASK_EXEC_PTASK_INFO_SIZE_VER0, "");
 
 static void set_size(void *buf, __u32 size)
