@@ -26,11 +26,78 @@ static void siv_free(void)
 	EVP_CIPHER_free(siv);
 }
 
+/*
+ * Keying SIV costs far more than encrypting a name: the provider fetches
+ * its CTR cipher and CMAC, expands two AES keys and MACs the zero block.
+ * Every FUSE call encrypts each component of its path, and profiling an
+ * extraction of a kernel tree showed keying at about 35% of the daemon's
+ * CPU.  So each thread keeps one keyed context per direction, and a call
+ * works on a copy of it (EVP_CIPHER_CTX_copy: the provider duplicates the
+ * keyed state; no fetch, no key schedule).  The template itself is never
+ * used, so every call starts from the same state a fresh keying gives.
+ */
+struct siv_keyed {
+	uint8_t key[EG_NAME_KEY_LEN];
+	EVP_CIPHER_CTX *tmpl[2];	/* [enc], keyed with @key, or NULL */
+};
+
+static pthread_key_t siv_tls;
+static int siv_tls_ok;
+
+/* At a thread's exit: its templates hold key material. */
+static void siv_keyed_free(void *p)
+{
+	struct siv_keyed *k = p;
+
+	EVP_CIPHER_CTX_free(k->tmpl[0]);
+	EVP_CIPHER_CTX_free(k->tmpl[1]);
+	OPENSSL_cleanse(k, sizeof(*k));
+	free(k);
+}
+
 static void siv_fetch(void)
 {
 	siv = EVP_CIPHER_fetch(NULL, "AES-256-SIV", NULL);
 	if (siv)
 		atexit(siv_free);
+	siv_tls_ok = !pthread_key_create(&siv_tls, siv_keyed_free);
+}
+
+/* This thread's context keyed with @key for @enc, or NULL (key afresh). */
+static const EVP_CIPHER_CTX *siv_template(const uint8_t key[EG_NAME_KEY_LEN], int enc)
+{
+	struct siv_keyed *k;
+	EVP_CIPHER_CTX *c;
+
+	if (!siv_tls_ok)
+		return NULL;
+	k = pthread_getspecific(siv_tls);
+	if (!k) {
+		k = calloc(1, sizeof(*k));
+		if (!k)
+			return NULL;
+		if (pthread_setspecific(siv_tls, k)) {
+			free(k);
+			return NULL;
+		}
+	}
+	if (CRYPTO_memcmp(k->key, key, EG_NAME_KEY_LEN)) {
+		EVP_CIPHER_CTX_free(k->tmpl[0]);
+		EVP_CIPHER_CTX_free(k->tmpl[1]);
+		k->tmpl[0] = k->tmpl[1] = NULL;
+		memcpy(k->key, key, EG_NAME_KEY_LEN);
+	}
+	if (!k->tmpl[enc]) {
+		c = EVP_CIPHER_CTX_new();
+		if (!c)
+			return NULL;
+		if (EVP_CipherInit_ex2(c, siv, key, NULL, enc, NULL) != 1) {
+			EVP_CIPHER_CTX_free(c);
+			return NULL;
+		}
+		k->tmpl[enc] = c;
+	}
+	return k->tmpl[enc];
 }
 
 /*
@@ -42,6 +109,7 @@ static void siv_fetch(void)
 static ssize_t siv_crypt(const uint8_t key[EG_NAME_KEY_LEN], int enc, const uint8_t *ad,
 			 size_t adlen, const uint8_t *in, size_t n, uint8_t *out)
 {
+	const EVP_CIPHER_CTX *tmpl;
 	EVP_CIPHER_CTX *ctx;
 	ssize_t ret = -EIO;
 	int outl, fl;
@@ -54,7 +122,9 @@ static ssize_t siv_crypt(const uint8_t key[EG_NAME_KEY_LEN], int enc, const uint
 	ctx = EVP_CIPHER_CTX_new();
 	if (!ctx)
 		return -ENOMEM;
-	if (EVP_CipherInit_ex2(ctx, siv, key, NULL, enc, NULL) != 1)
+	tmpl = siv_template(key, enc);
+	if (tmpl ? EVP_CIPHER_CTX_copy(ctx, tmpl) != 1 :
+		   EVP_CipherInit_ex2(ctx, siv, key, NULL, enc, NULL) != 1)
 		goto err_ctx;
 	if (!enc && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, EG_SIV_TAG, (void *)in) != 1)
 		goto err_ctx;
