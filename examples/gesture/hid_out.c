@@ -102,8 +102,13 @@ int gesture_hid_emit(struct gesture_hid *h, const struct gesture_events *e)
 	uint32_t i;
 	int err = 0;
 
-	if (h->mode == GESTURE_HID_PRINT)
+	if (h->mode == GESTURE_HID_PRINT && e->n) {
+		/* at once: a reader follows them live, and a stage process
+		 * may be ended (pipes) without a chance to flush */
 		gesture_events_write(h->out, e);
+		if (fflush(h->out))
+			return -errno;
+	}
 	if (h->mode != GESTURE_HID_UINPUT)
 		return 0;
 	for (i = 0; i < e->n && !err; i++) {

@@ -131,6 +131,8 @@ static void child_end(int err, const char *who)
 {
 	if (err < 0)
 		fprintf(stderr, "gesture: pipes: %s: %s\n", who, strerror(-err));
+	/* hidinput's printed events: SIGTERM would leave them in the buffer */
+	fflush(NULL);
 	if (err >= 0)
 		pause();	/* until the parent's SIGTERM */
 	_exit(err < 0 ? 1 : 0);

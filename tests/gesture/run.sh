@@ -62,11 +62,14 @@ same_events() {
 	fi
 }
 
-# run_impl NAME ARGS...: gesture run on the recording; compares its events
+# run_impl NAME ARGS...: gesture run on the recording; compares its event
+# stream, and what its hidinput stage printed (the stage's own output:
+# in the ptask way a CPU ptask's, in the pipes way a child process's)
 run_impl() {
 	local name=$1 rc
 	shift
-	timeout -k 5 120 "$G" run --frames "$FRAMES" --hid none --quiet \
+	timeout -k 5 120 "$G" run --frames "$FRAMES" --quiet \
+		--hid print --hid-log "$W/$name.hid" \
 		--recording "$W/rec" --events "$W/$name.events" "$@" \
 		>"$W/$name.out" 2>&1
 	rc=$?
@@ -77,6 +80,7 @@ run_impl() {
 		sed 's/^/#   /' "$W/$name.out"
 	else
 		same_events "$name" "$W/$name.events"
+		same_events "$name (hidinput's printed events)" "$W/$name.hid"
 	fi
 }
 
