@@ -173,10 +173,13 @@ void gesture_filter_shape_init(struct gesture_filter_shape *s,
  * Decisions are taken on whole millimetres (the cluster's centroid,
  * rounded), so clouds that differ in their last bits give the same events.
  */
+#define GESTURE_NEAR_MAX	32768
 struct gesture_tracker {
 	bool present, pressed;
 	int32_t last_x, last_y;		/* the last pointer position sent */
 	int32_t baseline_z;		/* the hovering hand's distance */
+	/* scratch: the points in the interaction volume, in cloud order */
+	uint32_t near[GESTURE_NEAR_MAX];
 };
 
 void gesture_tracker_init(struct gesture_tracker *t);

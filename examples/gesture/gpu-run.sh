@@ -42,25 +42,25 @@ for f in build/bin/gesture build/bin/ptaskd; do
 done
 
 # 1. the GPU stages against the CPU
-timeout 400 bash tests/gpu/gesture_gpu_test.sh >"$W/gpucheck.txt" 2>&1
+timeout 90 bash tests/gpu/gesture_gpu_test.sh >"$W/gpucheck.txt" 2>&1
 say "gesture_gpu_test exit status: $? ($(tail -n 1 "$W/gpucheck.txt"))"
 grep -E '^(not )?ok|^#' "$W/gpucheck.txt" | tee -a "$S"
 
 # 2. the golden event stream on every path
-timeout 500 bash tests/gesture/run.sh >"$W/check-gesture.txt" 2>&1
+timeout 150 bash tests/gesture/run.sh >"$W/check-gesture.txt" 2>&1
 say "check-gesture exit status: $? ($(tail -n 1 "$W/check-gesture.txt"))"
 grep -E '^not ok|^ok [0-9]+ - [a-z-]+: (the event|cannot)|SKIP|gpucheck' \
 	"$W/check-gesture.txt" | tee -a "$S"
 
 # 3. the demo: five implementations, both modes
-GESTURE_OUT=$W/demo GESTURE_NO_PLOT=1 GESTURE_BACKEND=cuda timeout 580 \
+GESTURE_OUT=$W/demo GESTURE_NO_PLOT=1 GESTURE_BACKEND=cuda timeout 240 \
 	bash examples/gesture/demo.sh >"$W/demo.txt" 2>&1
 say "demo exit status: $?"
 tr '\r' '\n' <"$W/demo.txt" | grep -v '^\s*$' | tail -n 40 | tee -a "$S"
 
 # 4. ptask with one CUDA context for every client
 GESTURE_OUT=$W/demo-shared GESTURE_NO_PLOT=1 GESTURE_BACKEND=cuda \
-	GESTURE_IMPLS=ptask GESTURE_PTASKD_ARGS="--isolation shared" timeout 300 \
+	GESTURE_IMPLS=ptask GESTURE_PTASKD_ARGS="--isolation shared" timeout 90 \
 	bash examples/gesture/demo.sh >"$W/demo-shared.txt" 2>&1
 say "demo (ptask, --isolation shared) exit status: $?"
 tr '\r' '\n' <"$W/demo-shared.txt" | grep -E '^(ptask|impl) ' | tee -a "$S"

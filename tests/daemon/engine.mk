@@ -12,7 +12,8 @@ PD_ENGINE_TEST := $(PD_B)/tests/daemon/engine_test
 PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c \
 	$(addprefix daemon/,engine.c sched.c views.c devpool.c worker.c \
 		policy.c backend.c backend_sim.c backend_cpu.c host_kernels.c \
-		host_kernels_xts.c ns_user.c source_user.c arena.c log.c) \
+		host_kernels_xts.c host_kernels_gesture.c ns_user.c source_user.c \
+		arena.c log.c) \
 	$(sort $(wildcard core/*.c))
 PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Iuapi \
 	-Icore -Icore/user -D_GNU_SOURCE -fno-omit-frame-pointer \
