@@ -196,6 +196,9 @@ include encfs-gpu/Makefile.inc
 # --- ptaskd and libptask (their own fragment) --------------------------------
 include daemon/Makefile.inc
 
+# --- PTSched's experiments on the sim backend (make bench-sim) ---------------
+include bench/bench.mk
+
 $(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/source_kernel.c \
 		daemon/netlink.c daemon/source_kernel.h daemon/netlink.h $(KSFT_DEPS)
 	@mkdir -p $(@D)

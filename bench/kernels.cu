@@ -11,3 +11,23 @@ extern "C" __global__ void ptask_empty(const unsigned int *in,
 	if (threadIdx.x == 0 && blockIdx.x == 0)
 		out[0] = in[0] + 1;
 }
+
+/*
+ * Keeps the GPU busy for @ns nanoseconds (one thread spinning on the
+ * global timer), then writes in[0] + 1: PTSched's experiments
+ * (bench/ptsched.sh) use it as the short and the long GPU work.
+ */
+extern "C" __global__ void ptask_busy(const unsigned int *in,
+				      unsigned int *out,
+				      unsigned long long ns)
+{
+	unsigned long long start, now;
+
+	if (threadIdx.x != 0 || blockIdx.x != 0)
+		return;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+	do {
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+	} while (now - start < ns);
+	out[0] = in[0] + 1;
+}

@@ -5,7 +5,7 @@
  *   ptaskd [--mode kernel|user|auto] [--backend cuda|sim|cpu|auto]
  *          [--socket PATH] [--socket-mode OCTAL] [--policy NAME]
  *          [--isolation client|shared] [--sim-config FILE]
- *          [--spin-us N] [-v]
+ *          [--spin-us N] [--budgets on|off] [-v]
  *
  * kernel mode: register with ptask.ko as its executor (source_kernel.c);
  * user mode:   hold the namespace here and serve it on a UNIX socket
@@ -43,6 +43,7 @@ struct options {
 	bool shared;
 	const char *sim_config;
 	unsigned long spin_us;
+	int budgets;		/* -1: the core's default (on) */
 };
 
 static void usage(FILE *f)
@@ -61,6 +62,8 @@ static void usage(FILE *f)
 		"  --sim-config FILE         simulated accelerators (backend sim)\n"
 		"  --spin-us N               user mode: a connection polls this long (us) for\n"
 		"                            its client's next call before it sleeps (50)\n"
+		"  --budgets on|off          user mode: PTSched's per-process GPU budgets\n"
+		"                            (default on; kernel mode: /sys/kernel/ptask/sched)\n"
 		"  -v, --verbose             more log lines (twice: debug)\n"
 		"  -h, --help, --version\n"
 		"Logs go to stderr.  SIGTERM or SIGINT: finish the work taken, then exit.\n",
@@ -78,6 +81,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "isolation", required_argument, NULL, 'i' },
 		{ "sim-config", required_argument, NULL, 'c' },
 		{ "spin-us", required_argument, NULL, 'S' },
+		{ "budgets", required_argument, NULL, 'B' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -93,6 +97,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->policy = "data-aware";
 	o->sim_config = "";
 	o->spin_us = PD_SERVER_SPIN_US;
+	o->budgets = -1;
 	while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm': o->mode = optarg; break;
@@ -120,6 +125,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 				fprintf(stderr, "ptaskd: --spin-us is 0..1000000\n");
 				return 2;
 			}
+			break;
+		case 'B':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "ptaskd: --budgets is on or off\n");
+				return 2;
+			}
+			o->budgets = !strcmp(optarg, "on");
 			break;
 		case 'v': pd_log_level++; break;
 		case 'h': usage(stdout); return 1;
@@ -211,6 +223,11 @@ static int run_user(const struct options *o, struct pd_backend *be,
 	err = pd_ns_create(be, &ns);
 	if (err)
 		return err;
+	if (o->budgets >= 0) {
+		struct ptask_sched_params p = { .budgets = (uint32_t)o->budgets };
+
+		pd_ns_sched_set(ns, PTASK_SCHED_SET_BUDGETS, &p);
+	}
 	err = pd_ns_source_open(ns, be->ndev, &src);
 	if (err)
 		goto err_ns;

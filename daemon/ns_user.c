@@ -551,3 +551,14 @@ void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX])
 	memcpy(counts, ns->core.counts, sizeof(ns->core.counts));
 	pd_ns_unlock(ns);
 }
+
+int pd_ns_sched_set(struct pd_ns *ns, uint32_t mask,
+		    const struct ptask_sched_params *p)
+{
+	int err;
+
+	pd_ns_lock(ns);
+	err = ptask_sched_set(&ns->core, mask, p);
+	pd_ns_unlock(ns);
+	return err;
+}

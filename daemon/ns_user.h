@@ -137,4 +137,8 @@ void pd_ns_wake_executor(struct pd_ns *ns);
 /* Counts of live objects (enum ptask_count), for ptaskctl and tests. */
 void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX]);
 
+/* PTSched's settings named by @mask (PTASK_SCHED_SET_*): 0 or -EINVAL. */
+int pd_ns_sched_set(struct pd_ns *ns, uint32_t mask,
+		    const struct ptask_sched_params *p);
+
 #endif /* PTASKD_NS_USER_H */
