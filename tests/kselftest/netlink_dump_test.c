@@ -608,8 +608,24 @@ TEST_F(nldump, dump_without_caps_eperm)
 } while (0)
 
 /* Drains @ev into the test's @evs, logging what came; the count. */
+/*
+ * The graph and executor events, in order: the CREATED and DESTROYED of
+ * ptasks and of processes' GPU accounting come in between and are
+ * dropped here (events_ptask_and_process checks them).
+ */
+static int drain_graph_events(struct pt_nl_events *ev, struct pt_nl_event *evs)
+{
+	int n = pt_nl_events_drain(ev, evs, EV_MAX, EV_QUIET_MS), i, kept = 0;
+
+	for (i = 0; i < n && i < EV_MAX; i++)
+		if (evs[i].type != PTASK_OBJ_PTASK &&
+		    evs[i].type != PTASK_OBJ_PROCESS)
+			evs[kept++] = evs[i];
+	return n < 0 ? n : kept;
+}
+
 #define DRAIN(ev, evs) ({						\
-	int __n = pt_nl_events_drain(ev, evs, EV_MAX, EV_QUIET_MS);	\
+	int __n = drain_graph_events(ev, evs);				\
 	for (int __i = 0; __i < __n && __i < EV_MAX; __i++)		\
 		TH_LOG("event %u type %u handle %u", (evs)[__i].event,	\
 		       (evs)[__i].type, (evs)[__i].handle);		\
@@ -917,6 +933,45 @@ TEST_F(nldump, get_info_counts_mid_invocation)
 		  info.counts[PTASK_COUNT_DATABLOCKS],
 		  info.counts[PTASK_COUNT_BUFFERS]);
 	ASSERT_EQ(self->env.base_executors + 1, (__u64)info.executors);
+}
+
+/*
+ * A ptask's CREATED and DESTROYED, and its process's GPU accounting
+ * (PTASK_OBJ_PROCESS, handle = pid) appearing with its first ptask and
+ * going with its last.
+ */
+TEST_F(nldump, events_ptask_and_process)
+{
+	struct pt_nl_event evs[EV_MAX];
+	struct pt_nl_events ev;
+	struct pt_copy_graph g;
+	int fd2, n, i, created = 0, destroyed = 0, proc_up = 0, proc_down = 0;
+
+	ASSERT_PT(0, pt_nl_events_open(&ev));
+	fd2 = pt_env_open(&self->env);
+	ASSERT_LE(0, fd2);
+	ASSERT_PT(0, pt_build_copy1(fd2, false, &g));
+	pt_env_close(&self->env, fd2);
+	n = pt_nl_events_drain(&ev, evs, EV_MAX, EV_QUIET_MS);
+	ASSERT_LT(0, n);
+	for (i = 0; i < n && i < EV_MAX; i++) {
+		TH_LOG("event %u type %u handle %u", evs[i].event, evs[i].type,
+		       evs[i].handle);
+		if (evs[i].type == PTASK_OBJ_PTASK && evs[i].handle == g.ptask) {
+			created += evs[i].event == PTASK_EVENT_CREATED;
+			destroyed += evs[i].event == PTASK_EVENT_DESTROYED;
+		}
+		if (evs[i].type == PTASK_OBJ_PROCESS &&
+		    evs[i].handle == (__u32)getpid()) {
+			proc_up += evs[i].event == PTASK_EVENT_CREATED;
+			proc_down += evs[i].event == PTASK_EVENT_DESTROYED;
+		}
+	}
+	EXPECT_EQ(1, created);
+	EXPECT_EQ(1, destroyed);
+	EXPECT_EQ(1, proc_up);
+	EXPECT_EQ(1, proc_down);
+	pt_nl_events_close(&ev);
 }
 
 TEST_HARNESS_MAIN
