@@ -3,6 +3,7 @@
 #
 # tests/gesture/run.sh - the gesture pipeline's tests (`make check-gesture`).
 #
+#   build/tests/gesture/host_kernels_test: ptaskd's host twins of the kernels
 #   gesture record (56 frames, seed 1) --> rec
 #        |
 #        +--> host, modular --cpu, pipes --cpu  ---------------> events == golden.events
@@ -20,7 +21,8 @@
 #   build/bin/gesture run --impl host --cpu --recording R --frames 56 \
 #       --hid none --events tests/gesture/golden.events
 #
-# Builds nothing (make check-gesture builds build/bin/gesture and ptaskd).
+# Builds nothing (make check-gesture builds build/bin/gesture, ptaskd and
+# the host twins' test).
 # Last line: "N passed, M failed, K skipped"; exit 1 on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -83,6 +85,15 @@ run_impl() {
 		same_events "$name (hidinput's printed events)" "$W/$name.hid"
 	fi
 }
+
+# --- ptaskd's host twins of the kernels, alone ----------------------------------
+HK=build/tests/gesture/host_kernels_test
+if [ -x "$HK" ] && timeout -k 5 120 "$HK" >"$W/hk.out" 2>&1; then
+	ok "host twins: $(tail -n 1 "$W/hk.out") (build/tests/gesture/host_kernels_test)"
+else
+	not_ok "host twins: build/tests/gesture/host_kernels_test failed or missing"
+	sed 's/^/#   /' "$W/hk.out" 2>/dev/null
+fi
 
 # --- the recording ------------------------------------------------------------
 if "$G" record --out "$W/rec" --frames "$FRAMES" --seed 1 >"$W/record.out" 2>&1 &&

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * host_kernels_test - ptaskd's host twins of the gesture kernels
+ * (daemon/host_kernels_gesture.c), called as the cpu backend calls them:
+ *
+ *   - found by entry name in ptaskd's table;
+ *   - gesture_xform and every gesture_filter* give bit for bit what the
+ *     example's CPU stages give (the golden test's premise);
+ *   - every bad parameter is refused, in the order the code checks them:
+ *     a wrong parameter count or size (-EINVAL), a shape out of range
+ *     (-EINVAL), a buffer smaller than the shape says (-EFAULT), a NULL
+ *     buffer (-EFAULT); and the cost functions refuse the same shapes.
+ *
+ * TAP output; last line "N passed, M failed, 0 skipped".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/host_kernels.h"
+#include "examples/gesture/gesture.h"
+
+#define W	64
+#define H	48
+
+static int n_tests, n_failed;
+
+static void result(int ok, const char *what)
+{
+	n_tests++;
+	n_failed += !ok;
+	printf("%sok %d - %s\n", ok ? "" : "not ok ", n_tests, what);
+}
+
+/* Every host pointer of this test is a whole allocation of known size. */
+struct alloc {
+	const void *p;
+	uint64_t bytes;
+};
+static struct alloc allocs[16];
+static int nallocs;
+
+static void *track(void *p, uint64_t bytes)
+{
+	allocs[nallocs].p = p;
+	allocs[nallocs++].bytes = bytes;
+	return p;
+}
+
+static uint64_t extent(void *ctx, const void *p)
+{
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < nallocs; i++)
+		if ((const char *)p >= (const char *)allocs[i].p &&
+		    (const char *)p < (const char *)allocs[i].p + allocs[i].bytes)
+			return allocs[i].bytes -
+			       (uint64_t)((const char *)p - (const char *)allocs[i].p);
+	return 0;
+}
+
+/* A launch of @n parameters: pointers (8-byte u64 addresses) or structs. */
+struct call {
+	struct pd_launch l;
+	struct pd_host_call c;
+	uint64_t addr[PD_MAX_PARAMS];
+};
+
+static void call_init(struct call *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->c.launch = &k->l;
+	k->c.params = k->l.params;
+	k->c.extent = extent;
+}
+
+static void arg_ptr(struct call *k, const void *p)
+{
+	uint32_t i = k->l.nparams++;
+
+	k->addr[i] = (uint64_t)(uintptr_t)p;
+	k->l.params[i] = &k->addr[i];
+	k->l.param_bytes[i] = sizeof(uint64_t);
+}
+
+static void arg_val(struct call *k, void *v, uint32_t bytes)
+{
+	uint32_t i = k->l.nparams++;
+
+	k->l.params[i] = v;
+	k->l.param_bytes[i] = bytes;
+}
+
+static int run(const char *entry, struct call *k)
+{
+	const struct pd_host_kernel *hk = pd_host_kernel_find(entry);
+
+	return hk ? hk->run(&k->c) : -ENOENT;
+}
+
+/* The cost function (the sim backend's model) with the same parameters. */
+static int cost(const char *entry, struct call *k)
+{
+	const struct pd_host_kernel *hk = pd_host_kernel_find(entry);
+	struct pd_kernel_cost c;
+
+	return hk ? hk->cost(&k->c, &c) : -ENOENT;
+}
+
+int main(void)
+{
+	const size_t plane = (size_t)W * H;
+	struct gesture_rig rig;
+	struct gesture_scene *scene;
+	struct gesture_filter_shape shape, bad;
+	struct gesture_cam cam, badcam;
+	uint16_t *depth[2];
+	struct gesture_point *cloud, *ref, *out, *ref_out;
+	struct call k;
+	int i;
+
+	/* a small rig: the defaults' optics scaled to W x H */
+	gesture_rig_default(&rig, 2);
+	rig.width = W;
+	rig.height = H;
+	for (i = 0; i < 2; i++) {
+		rig.cam[i].width = W;
+		rig.cam[i].height = H;
+		rig.cam[i].fx = rig.cam[i].fy = 525.0f * W / GESTURE_WIDTH;
+		rig.cam[i].cx = (W - 1) / 2.0f;
+		rig.cam[i].cy = (H - 1) / 2.0f;
+	}
+	if (gesture_scene_open(&rig, 7, &scene))
+		return 1;
+	depth[0] = track(malloc(2 * plane * 2), 2 * plane * 2);
+	depth[1] = depth[0] + plane;
+	cloud = track(calloc(2 * plane, sizeof(*cloud)), 2 * plane * sizeof(*cloud));
+	out = track(calloc(2 * plane, sizeof(*out)), 2 * plane * sizeof(*out));
+	ref = calloc(2 * plane, sizeof(*ref));
+	ref_out = calloc(2 * plane, sizeof(*ref_out));
+	gesture_scene_render(scene, 18, depth);	/* mid-push: hand near */
+	gesture_filter_shape_init(&shape, &rig);
+	for (i = 0; i < 2; i++) {
+		gesture_xform_rows(&rig.cam[i], depth[i], ref + i * plane, 0, H);
+		gesture_filter_rows(&shape, ref + i * plane, ref_out + i * plane, 0, H);
+	}
+
+	/* --- results equal the example's CPU stages --------------------- */
+	for (i = 0; i < 2; i++) {
+		cam = rig.cam[i];
+		call_init(&k);
+		arg_ptr(&k, depth[i]);
+		arg_ptr(&k, cloud + i * plane);
+		arg_val(&k, &cam, sizeof(cam));
+		result(run("gesture_xform", &k) == 0 &&
+		       !memcmp(cloud + i * plane, ref + i * plane, plane * sizeof(*cloud)),
+		       "gesture_xform: bit-identical to gesture_xform_rows");
+	}
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, out);
+	arg_val(&k, &shape, sizeof(shape));
+	result(run("gesture_filter", &k) == 0 &&
+	       !memcmp(out, ref_out, 2 * plane * sizeof(*out)),
+	       "gesture_filter (stacked): bit-identical to gesture_filter_rows");
+	result(cost("gesture_filter", &k) == 0, "gesture_filter's cost: 0 for good parameters");
+	memset(out, 0, 2 * plane * sizeof(*out));
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, cloud + plane);
+	arg_ptr(&k, out);
+	arg_val(&k, &shape, sizeof(shape));
+	result(run("gesture_filter2", &k) == 0 &&
+	       !memcmp(out, ref_out, 2 * plane * sizeof(*out)),
+	       "gesture_filter2 (separate inputs): bit-identical to gesture_filter_rows");
+	result(pd_host_kernel_find("gesture_filter3") && pd_host_kernel_find("gesture_filter4"),
+	       "gesture_filter3 and gesture_filter4 are registered");
+
+	/* --- bad parameters: xform ----------------------------------------- */
+	cam = rig.cam[0];
+	call_init(&k);
+	arg_ptr(&k, depth[0]);
+	arg_ptr(&k, cloud);
+	arg_val(&k, &cam, sizeof(cam) - 4);
+	result(run("gesture_xform", &k) == -EINVAL, "xform: camera parameter of 76 bytes: -EINVAL");
+	call_init(&k);
+	arg_ptr(&k, depth[0]);
+	arg_ptr(&k, cloud);
+	result(run("gesture_xform", &k) == -EINVAL, "xform: no camera parameter: -EINVAL");
+	badcam = cam;
+	badcam.width = 0;
+	call_init(&k);
+	arg_ptr(&k, depth[0]);
+	arg_ptr(&k, cloud);
+	arg_val(&k, &badcam, sizeof(badcam));
+	result(run("gesture_xform", &k) == -EINVAL, "xform: width 0: -EINVAL");
+	result(cost("gesture_xform", &k) == -EINVAL, "xform's cost: width 0: -EINVAL");
+	badcam = cam;
+	badcam.height = 20000;
+	call_init(&k);
+	arg_ptr(&k, depth[0]);
+	arg_ptr(&k, cloud);
+	arg_val(&k, &badcam, sizeof(badcam));
+	result(run("gesture_xform", &k) == -EINVAL, "xform: height 20000: -EINVAL");
+	call_init(&k);
+	arg_val(&k, &i, sizeof(i));	/* a 4-byte value where a pointer goes */
+	arg_ptr(&k, cloud);
+	arg_val(&k, &cam, sizeof(cam));
+	result(run("gesture_xform", &k) == -EINVAL, "xform: depth passed by value: -EINVAL");
+	badcam = cam;
+	badcam.height = 4 * H;	/* more rows than the buffers hold */
+	call_init(&k);
+	arg_ptr(&k, depth[0]);
+	arg_ptr(&k, cloud);
+	arg_val(&k, &badcam, sizeof(badcam));
+	result(run("gesture_xform", &k) == -EFAULT, "xform: depth buffer smaller than the image: -EFAULT");
+	call_init(&k);
+	arg_ptr(&k, depth[0]);
+	arg_ptr(&k, NULL);
+	arg_val(&k, &cam, sizeof(cam));
+	result(run("gesture_xform", &k) == -EFAULT, "xform: NULL cloud: -EFAULT");
+
+	/* --- bad parameters: filters ----------------------------------------- */
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, out);
+	arg_val(&k, &shape, sizeof(shape) - 4);
+	result(run("gesture_filter", &k) == -EINVAL, "filter: shape of 12 bytes: -EINVAL");
+	bad = shape;
+	bad.ncams = 5;
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, out);
+	arg_val(&k, &bad, sizeof(bad));
+	result(run("gesture_filter", &k) == -EINVAL, "filter: 5 cameras: -EINVAL");
+	result(cost("gesture_filter", &k) == -EINVAL, "filter's cost: 5 cameras: -EINVAL");
+	bad.ncams = 0;
+	result(run("gesture_filter", &k) == -EINVAL, "filter: 0 cameras: -EINVAL");
+	bad = shape;
+	bad.inv_sigma2 = -1.0f;
+	result(run("gesture_filter", &k) == -EINVAL, "filter: negative 1/sigma^2: -EINVAL");
+	bad = shape;
+	bad.width = -3;
+	result(run("gesture_filter", &k) == -EINVAL, "filter: width -3: -EINVAL");
+	bad = shape;
+	bad.ncams = 3;
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, cloud + plane);
+	arg_ptr(&k, out);
+	arg_val(&k, &bad, sizeof(bad));
+	result(run("gesture_filter2", &k) == -EINVAL, "filter2: a shape of 3 cameras: -EINVAL");
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, out + plane);	/* room for one camera's plane */
+	arg_val(&k, &shape, sizeof(shape));
+	result(run("gesture_filter", &k) == -EFAULT, "filter: output smaller than the stack: -EFAULT");
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, &bad);	/* memory outside any allocation */
+	arg_ptr(&k, out);
+	arg_val(&k, &shape, sizeof(shape));
+	result(run("gesture_filter2", &k) == -EFAULT, "filter2: an input outside device memory: -EFAULT");
+	call_init(&k);
+	arg_ptr(&k, cloud);
+	arg_ptr(&k, cloud + plane);
+	arg_ptr(&k, cloud + plane);
+	arg_ptr(&k, out);
+	arg_val(&k, &shape, sizeof(shape));
+	result(run("gesture_filter2", &k) == -EINVAL, "filter2: five parameters: -EINVAL");
+
+	printf("1..%d\n", n_tests);
+	printf("%d passed, %d failed, 0 skipped\n", n_tests - n_failed, n_failed);
+	gesture_scene_close(scene);
+	free(depth[0]);
+	free(cloud);
+	free(out);
+	free(ref);
+	free(ref_out);
+	return n_failed ? 1 : 0;
+}
