@@ -94,11 +94,44 @@ GESTURE_HD struct gesture_point gesture_xform_pixel(const struct gesture_cam *c,
 }
 
 /*
+ * One neighbour @q's share in the filter at centre @c, spatial weight @ws,
+ * added to @acc (x, y, z and weight sums): the arithmetic every version
+ * of the filter shares, so they cannot differ.
+ */
+GESTURE_HD void gesture_filter_tap(const struct gesture_point *c,
+				   const struct gesture_point *q, float ws,
+				   float inv_sigma2, float acc[4])
+{
+	float dz, wt;
+
+	if (q->w == 0.0f)
+		return;
+	dz = q->z - c->z;
+	wt = ws / (1.0f + dz * dz * inv_sigma2);
+	acc[0] = acc[0] + wt * q->x;
+	acc[1] = acc[1] + wt * q->y;
+	acc[2] = acc[2] + wt * q->z;
+	acc[3] = acc[3] + wt;
+}
+
+GESTURE_HD struct gesture_point gesture_filter_result(const float acc[4])
+{
+	struct gesture_point o;
+
+	o.x = acc[0] / acc[3];
+	o.y = acc[1] / acc[3];
+	o.z = acc[2] / acc[3];
+	o.w = 1.0f;
+	return o;
+}
+
+/*
  * The bilateral filter at pixel (@u, @v) of one camera's cloud @img
  * (@w x @h): a 3 x 3 stencil, spatial weights 1, 1/2, 1/4 (centre, edge,
  * corner: exact in binary), range weight 1 / (1 + dz^2 / sigma^2) on the
  * neighbour's distance from the screen (a Cauchy kernel: like a Gaussian
  * near 0, without exp).  Invalid pixels stay invalid and add nothing.
+ * Neighbours are taken row by row, left to right.
  */
 GESTURE_HD struct gesture_point gesture_filter_pixel(const struct gesture_point *img,
 						    int w, int h, int u, int v,
@@ -106,7 +139,7 @@ GESTURE_HD struct gesture_point gesture_filter_pixel(const struct gesture_point 
 {
 	const struct gesture_point c = img[v * w + u];
 	struct gesture_point o = { 0.0f, 0.0f, 0.0f, 0.0f };
-	float sx = 0.0f, sy = 0.0f, sz = 0.0f, sw = 0.0f;
+	float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
 	int dx, dy;
 
 	if (c.w == 0.0f)
@@ -114,28 +147,44 @@ GESTURE_HD struct gesture_point gesture_filter_pixel(const struct gesture_point 
 	for (dy = -1; dy <= 1; dy++) {
 		for (dx = -1; dx <= 1; dx++) {
 			const int x = u + dx, y = v + dy;
-			struct gesture_point q;
-			float ws, dz, wt;
 
 			if (x < 0 || x >= w || y < 0 || y >= h)
 				continue;
-			q = img[y * w + x];
-			if (q.w == 0.0f)
-				continue;
-			ws = (dx == 0 ? 1.0f : 0.5f) * (dy == 0 ? 1.0f : 0.5f);
-			dz = q.z - c.z;
-			wt = ws / (1.0f + dz * dz * inv_sigma2);
-			sx = sx + wt * q.x;
-			sy = sy + wt * q.y;
-			sz = sz + wt * q.z;
-			sw = sw + wt;
+			gesture_filter_tap(&c, &img[y * w + x],
+					   (dx == 0 ? 1.0f : 0.5f) * (dy == 0 ? 1.0f : 0.5f),
+					   inv_sigma2, acc);
 		}
 	}
-	o.x = sx / sw;
-	o.y = sy / sw;
-	o.z = sz / sw;
-	o.w = 1.0f;
-	return o;
+	return gesture_filter_result(acc);
+}
+
+/*
+ * The same for a pixel with all eight neighbours inside the image (the
+ * CPU's inner loop: no bounds checks, the taps in the same order, so the
+ * same result to the bit).
+ */
+GESTURE_HD struct gesture_point gesture_filter_pixel_inner(const struct gesture_point *img,
+							  int w, int u, int v,
+							  float inv_sigma2)
+{
+	const struct gesture_point *r0 = img + (v - 1) * w + u;
+	const struct gesture_point *r1 = r0 + w, *r2 = r1 + w;
+	const struct gesture_point c = *r1;
+	struct gesture_point o = { 0.0f, 0.0f, 0.0f, 0.0f };
+	float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+
+	if (c.w == 0.0f)
+		return o;
+	gesture_filter_tap(&c, r0 - 1, 0.25f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r0, 0.5f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r0 + 1, 0.25f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r1 - 1, 0.5f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r1, 1.0f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r1 + 1, 0.5f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r2 - 1, 0.25f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r2, 0.5f, inv_sigma2, acc);
+	gesture_filter_tap(&c, r2 + 1, 0.25f, inv_sigma2, acc);
+	return gesture_filter_result(acc);
 }
 
 #endif /* EXAMPLES_GESTURE_MATH_H */

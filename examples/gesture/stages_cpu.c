@@ -23,14 +23,17 @@ void gesture_filter_rows(const struct gesture_filter_shape *shape,
 			 const struct gesture_point *img,
 			 struct gesture_point *out, int v0, int v1)
 {
+	const int w = shape->width, h = shape->height;
 	int u, v;
 
-	for (v = v0; v < v1; v++)
-		for (u = 0; u < shape->width; u++)
-			out[v * shape->width + u] =
-				gesture_filter_pixel(img, shape->width,
-						     shape->height, u, v,
-						     shape->inv_sigma2);
+	for (v = v0; v < v1; v++) {
+		const bool edge_row = v == 0 || v == h - 1;
+
+		for (u = 0; u < w; u++)
+			out[v * w + u] = edge_row || u == 0 || u == w - 1 ?
+				gesture_filter_pixel(img, w, h, u, v, shape->inv_sigma2) :
+				gesture_filter_pixel_inner(img, w, u, v, shape->inv_sigma2);
+	}
 }
 
 void gesture_filter_shape_init(struct gesture_filter_shape *s,
