@@ -20,6 +20,7 @@
 #                              with budgets on against off, interleaved
 #                              three times; "overhead_pct=<x>".
 #   bench/ptsched.sh all       the three (make bench-sim)
+#   bench/ptsched.sh plot      redraw the PNGs from the CSVs in $OUT
 #
 # Environment: BACKEND (sim; cuda on a GPU machine), SECONDS_PER_RUN (4),
 # FIG13_SECONDS (10), OUT (build/bench/ptsched: CSVs, PNGs, logs),
@@ -49,7 +50,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-[ "$(id -u)" = 0 ] || die "needs root: the foreground client runs at nice -20"
+[ "${1:-}" = plot ] || [ "$(id -u)" = 0 ] ||
+	die "needs root: the foreground client runs at nice -20"
 for p in ptaskd ptsched_client; do
 	[ -x "$bin/$p" ] || die "no $bin/$p: run 'make ptaskd bench-sim-progs'"
 done
@@ -242,7 +244,7 @@ plot_table3() { # csv
 	set terminal pngcairo size 800,480
 	set output "$out/table3.png"
 	set datafile separator ","
-	set title "PTSched, PTask Table 3 ($backend backend): nice -20 client of 1 ms kernels vs nice +19 hogs of 19 ms"
+	set title "PTask Table 3 ($backend): nice -20 client, 1 ms kernels, vs nice +19 hogs, 19 ms"
 	set ylabel "foreground rounds/s"
 	set xlabel "GPU-bound hogs at nice +19"
 	set style data histograms
@@ -279,6 +281,12 @@ case "${1:-}" in
 table3) table3 ;;
 fig13) fig13 ;;
 overhead) overhead ;;
+plot)
+	# Redraw the PNGs from the CSVs in $OUT (a run copied back from a
+	# machine without gnuplot).
+	plot_table3 "$out/table3.csv"
+	plot_fig13 "$out/fig13.csv"
+	;;
 all)
 	table3
 	fig13
