@@ -107,12 +107,12 @@ int gesture_impl_handcode(const struct gesture_cfg *cfg, struct gesture_result *
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	err = gesture_gpu_open(&h->gpu);
+	err = gesture_run_init(&h->run, cfg);	/* first: it notes the GPU's memory */
 	if (err)
 		goto err_free;
-	err = gesture_run_init(&h->run, cfg);
+	err = gesture_gpu_open(&h->gpu);
 	if (err)
-		goto err_gpu;
+		goto err_fini;
 	h->plane = (size_t)h->run.rig->width * h->run.rig->height;
 	gesture_filter_shape_init(&h->shape, h->run.rig);
 	err = handcode_alloc(h);
@@ -121,10 +121,10 @@ int gesture_impl_handcode(const struct gesture_cfg *cfg, struct gesture_result *
 	if (err)
 		gesture_run_fail(&h->run, err);
 	err = gesture_run_finish(&h->run, r) ?: err;
-	gesture_run_fini(&h->run);
-	handcode_free(h);
-err_gpu:
+	handcode_free(h);	/* the source, which wrote into it, has stopped */
 	gesture_gpu_close(&h->gpu);
+err_fini:
+	gesture_run_fini(&h->run);
 err_free:
 	free(h);
 	return err;

@@ -153,15 +153,15 @@ int gesture_impl_modular(const struct gesture_cfg *cfg, struct gesture_result *r
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
+	err = gesture_run_init(&m->run, cfg);	/* first: it notes the GPU's memory */
+	if (err)
+		goto err_free;
 	if (!cfg->cpu) {
 		err = gesture_gpu_open(&m->gpu);
 		if (err)
-			goto err_free;
+			goto err_fini;
 		m->gpu_open = true;
 	}
-	err = gesture_run_init(&m->run, cfg);
-	if (err)
-		goto err_gpu;
 	m->plane = (size_t)m->run.rig->width * m->run.rig->height;
 	gesture_filter_shape_init(&m->shape, m->run.rig);
 	err = modular_alloc(m);
@@ -170,8 +170,8 @@ int gesture_impl_modular(const struct gesture_cfg *cfg, struct gesture_result *r
 	if (err)
 		gesture_run_fail(&m->run, err);
 	err = gesture_run_finish(&m->run, r) ?: err;
+err_fini:
 	gesture_run_fini(&m->run);
-err_gpu:
 	modular_free(m);
 err_free:
 	free(m);

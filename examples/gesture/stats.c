@@ -9,7 +9,8 @@
  *
  * CPU time counts only the measured window (from gesture_stats_begin,
  * after set-up: CUDA contexts, graphs, module loads), so one-off costs do
- * not weigh on a short run.
+ * not weigh on a short run; GPU memory counts from gesture_stats_open,
+ * before set-up, so contexts and buffers made then count.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -246,6 +247,19 @@ int gesture_stats_open(const struct gesture_cfg *cfg,
 	pthread_cond_init(&st->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	st->pids[st->npids++] = getpid();
+	/*
+	 * The GPU's memory before the implementation sets up anything (its
+	 * contexts, buffers, ptaskd's views), so gpuMB shows all of it; CPU
+	 * time, by contrast, counts from gesture_stats_begin.
+	 */
+	if (!cfg->cpu)
+		nvml_open(&st->nvml);
+	if (st->nvml.lib) {
+		struct nvml_mem m;
+
+		if (st->nvml.mem(st->nvml.dev, &m) == 0)
+			st->gpu_mem_base = st->gpu_mem_max = m.used;
+	}
 	*out = st;
 	return 0;
 }
@@ -260,14 +274,6 @@ int gesture_stats_begin(struct gesture_stats *st)
 {
 	int err;
 
-	if (!st->cfg->cpu)
-		nvml_open(&st->nvml);
-	if (st->nvml.lib) {
-		struct nvml_mem m;
-
-		if (st->nvml.mem(st->nvml.dev, &m) == 0)
-			st->gpu_mem_base = st->gpu_mem_max = m.used;
-	}
 	sample(st, st->first);
 	memcpy(st->last, st->first, sizeof(st->last));
 	err = -pthread_create(&st->sampler, NULL, sampler, st);
@@ -361,6 +367,7 @@ void gesture_stats_close(struct gesture_stats *st)
 {
 	if (!st)
 		return;
+	nvml_close(&st->nvml);
 	pthread_cond_destroy(&st->cond);
 	pthread_mutex_destroy(&st->lock);
 	free(st->lat_ms);
