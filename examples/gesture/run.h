@@ -85,7 +85,8 @@ uint64_t gesture_now_ns(void);	/* CLOCK_MONOTONIC */
  * second; latencies capture -> event; cpu_*: percent of one CPU, summed
  * over the tracked processes (this one, its children, ptaskd); gpu_util:
  * mean of the samples, -1 when unknown; gpu_mem_mb: device memory used
- * above what was used before the run; threads and rss_mb: the largest
+ * above what was used before the implementation's set-up; threads and
+ * rss_mb: the largest
  * sum seen (rss: proportional set size, so shared pages count once))
  */
 struct gesture_result {
