@@ -11,7 +11,9 @@
  * (a sleeping pull of the client wakes with -EIO, not a hang; the module
  * is left consistent and nothing leaks), started again for a fresh
  * graph; work queued while no daemon runs is done by the next one; and
- * SIGTERM drains (the invocation in hand completes, exit status 0).
+ * SIGTERM drains (the invocation in hand completes, exit status 0);
+ * PTSched holds a nice +19 hog's GPU work while a nice -20 client works
+ * and lets it go once that client is quiet.
  *
  * ptaskd is $PTASK_PTASKD or /bin/ptaskd; without it every test skips.
  * Each test's fixture records the counts in /sys/kernel/ptask/objects first and
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "pt_harness.h"
@@ -481,6 +484,146 @@ TEST_F(e2e, unknown_kernel_fails_the_graph)
 	err = push_round(&self->ch, 0);
 	ASSERT_TRUE(!err || err == -EIO);
 	ASSERT_PT(-EIO, pull_round(&self->ch, 0, 30 * SEC));
+}
+
+/* --- PTSched with the sim executor ------------------------------------------ */
+
+struct busy {
+	struct ptask_ctx *ctx;
+	uint32_t graph, in, out, ns;
+};
+
+/* in -> ptask_busy(in, out, ns) -> out, with @ns pushed on a sticky port. */
+static int busy_build(struct busy *b, uint64_t ns)
+{
+	const uint32_t one[3] = { 1, 1, 1 };
+	uint32_t tw, tn, p, pin, pout, pns;
+	struct ptask_db *db;
+	uint64_t *v;
+	int err;
+
+	err = ptask_ctx_open(PTASK_MODE_KERNEL, NULL, &b->ctx);
+	err = err ?: ptask_graph_open(b->ctx, "", PTASK_GRAPH_CREATE, 0600,
+				      &b->graph);
+	err = err ?: ptask_template_open(b->ctx, b->graph, "w",
+					 PTASK_TEMPLATE_ARRAY,
+					 PTASK_BIND_GLOBAL, 4, one, &tw);
+	err = err ?: ptask_template_open(b->ctx, b->graph, "ns",
+					 PTASK_TEMPLATE_ARRAY, PTASK_BIND_PARAM,
+					 8, one, &tn);
+	err = err ?: ptask_gpu_ptask_open(b->ctx, b->graph, "busy", ptx,
+					  sizeof(ptx), "ptask_busy", 3, &p);
+	err = err ?: ptask_port_open(b->ctx, p, "in", PTASK_PORT_INPUT, 0, tw,
+				     0, 0, &pin);
+	err = err ?: ptask_port_open(b->ctx, p, "out", PTASK_PORT_OUTPUT, 0, tw,
+				     1, 0, &pout);
+	err = err ?: ptask_port_open(b->ctx, p, "ns", PTASK_PORT_STICKY, 0, tn,
+				     2, 0, &pns);
+	err = err ?: ptask_channel_open(b->ctx, b->graph, "in", 0, pin, 2, 0,
+					&b->in);
+	err = err ?: ptask_channel_open(b->ctx, b->graph, "out", pout, 0, 2, 0,
+					&b->out);
+	err = err ?: ptask_channel_open(b->ctx, b->graph, "ns", 0, pns, 1, 0,
+					&b->ns);
+	err = err ?: ptask_graph_run(b->ctx, b->graph);
+	err = err ?: ptask_datablock_create(b->ctx, tn, 0, 1, &db);
+	if (err)
+		return err;
+	err = ptask_datablock_map(b->ctx, db, (void **)&v);
+	if (!err) {
+		*v = ns;
+		err = ptask_push(b->ctx, b->ns, db, -1, PTASK_FOREVER);
+	}
+	ptask_datablock_release(b->ctx, db);
+	return err;
+}
+
+/* One round: push, wait for the result, check it. */
+static int busy_round(struct busy *b, uint32_t seq)
+{
+	struct ptask_db *in, *out;
+	uint32_t *pi, *po;
+	int err = ptask_datablock_create(b->ctx, 0, 4, 0, &in);
+
+	err = err ?: ptask_datablock_map(b->ctx, in, (void **)&pi);
+	if (err)
+		return err;
+	pi[0] = seq;
+	err = ptask_push(b->ctx, b->in, in, -1, PTASK_FOREVER) ?:
+	      ptask_pull(b->ctx, b->out, 60 * SEC, &out);
+	ptask_datablock_release(b->ctx, in);
+	if (err)
+		return err;
+	err = ptask_datablock_map(b->ctx, out, (void **)&po);
+	if (!err && po[0] != seq + 1)
+		err = -EBADMSG;
+	ptask_datablock_release(b->ctx, out);
+	return err;
+}
+
+static long long proc_sysfs(pid_t pid, const char *name)
+{
+	char rel[64];
+	__u64 v;
+
+	snprintf(rel, sizeof(rel), "procs/%d/%s", pid, name);
+	return pt_sysfs_u64(rel, &v) ? -1 : (long long)v;
+}
+
+/*
+ * A nice +19 process looping 50 ms kernels and a nice -20 one doing 1 ms
+ * kernels, both run by ptaskd on one sim device with budgets on: while
+ * the foreground works the hog is held (procs/<pid>/held), and the
+ * foreground never waits for more than the one hog kernel already
+ * running; once the foreground is quiet past the window, the hog runs.
+ */
+TEST_F(e2e, budgets_hold_a_low_priority_hog)
+{
+	long long hog_before, hog_after;
+	__u64 t0, worst = 0, budgets;
+	struct busy fg;
+	uint32_t seq;
+	pid_t hog;
+
+	ASSERT_EQ(0, pt_sysfs_u64("sched/budgets", &budgets));
+	ASSERT_EQ(1ULL, budgets);
+	START("devices=1");
+	hog = fork();
+	ASSERT_LE(0, hog);
+	if (hog == 0) {
+		struct busy b;
+
+		if (setpriority(PRIO_PROCESS, 0, 19) || busy_build(&b, 50000000))
+			_exit(PT_CHILD_FAIL);
+		for (seq = 1;; seq++)
+			if (busy_round(&b, seq))
+				_exit(PT_CHILD_FAIL);
+	}
+	pt_env_track_pid(&self->env, hog);
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, 0, -20));
+	ASSERT_PT(0, busy_build(&fg, 1000000));
+	/* Let the hog run alone first: it has a kernel in flight. */
+	pt_sleep_ms(200);
+	for (seq = 1; seq <= 200; seq++) {
+		t0 = pt_now_ns();
+		ASSERT_PT(0, busy_round(&fg, seq));
+		if (pt_now_ns() - t0 > worst)
+			worst = pt_now_ns() - t0;
+	}
+	EXPECT_EQ(1, proc_sysfs(hog, "held"));
+	/* At most the hog's kernel in flight when we came, plus ours. */
+	EXPECT_GT(200000000ULL, worst) TH_LOG("worst round %llu ns", worst);
+	hog_before = proc_sysfs(hog, "invocations");
+	ptask_ctx_close(fg.ctx);
+	/* Quiet past the window (100 ms): the hog's debt is forgiven. */
+	pt_sleep_ms(600);
+	hog_after = proc_sysfs(hog, "invocations");
+	EXPECT_LT(hog_before + 2, hog_after)
+		TH_LOG("hog invocations %lld -> %lld", hog_before, hog_after);
+	EXPECT_EQ(0, proc_sysfs(hog, "held"));
+	setpriority(PRIO_PROCESS, 0, 0);
+	kill(hog, SIGKILL);
+	EXPECT_LE(0, pt_env_wait_pid(&self->env, hog, 5000));
 }
 
 TEST_HARNESS_MAIN
