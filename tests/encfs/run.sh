@@ -29,11 +29,16 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 B=build/encfs-gpu
-T=$B/tests
-BIN=$B/encfs-gpu
+# ENCFS_TESTS: all (default); build (only build the sanitized programs);
+# gpu (only part 5, with programs built before: for a GPU machine without
+# clang, run by bench/encfs-gpu-run.sh with ENCFS_PTASKD_BACKEND=cuda and
+# the programs from build/encfscarry named by the variables below)
+ONLY=${ENCFS_TESTS:-all}
+T=${ENCFS_TEST_DIR:-$B/tests}
+BIN=${ENCFS_BIN:-$B/encfs-gpu}
 LIBPTASK=build/lib/libptask.a
-PTASKD=build/bin/ptaskd
-PTASKCTL=build/bin/ptaskctl
+PTASKD=${ENCFS_PTASKD:-build/bin/ptaskd}
+PTASKCTL=${ENCFS_PTASKCTL:-build/bin/ptaskctl}
 CC_SAN=${CC_SAN:-clang}
 FUZZ_SECONDS=${ENCFS_FUZZ_SECONDS:-10}
 BIG_MB=${ENCFS_BIG_MB:-200}
@@ -118,20 +123,33 @@ build() {
 	"$CC_SAN" "${cflags[@]}" "${san[@]}" -o "$T/ackwriter" tests/encfs/ackwriter.c || return 1
 }
 
-say "building the sanitized objects and test programs with $CC_SAN"
-if ! [ -x "$BIN" ] || ! [ -f "$LIBPTASK" ]; then
-	bad "build: $BIN or $LIBPTASK missing (run make encfs-gpu)"
-	echo "$passed passed, $failed failed, $skipped skipped"
-	exit 1
-fi
-if ! build; then
-	bad "build of the sanitized tests"
-	echo "$passed passed, $failed failed, $skipped skipped"
-	exit 1
+if [ "$ONLY" = gpu ]; then
+	for f in "$BIN" "$T/encfs-gpu-san" "$T/vectors_test" "$T/fsops_test" "$T/fsx"; do
+		[ -x "$f" ] || bad "ENCFS_TESTS=gpu: $f missing (bench/encfs-gpu-carry.sh)"
+	done
+	[ "$failed" = 0 ] || { echo "$passed passed, $failed failed, $skipped skipped"; exit 1; }
+else
+	say "building the sanitized objects and test programs with $CC_SAN"
+	if ! [ -x "$BIN" ] || ! [ -f "$LIBPTASK" ]; then
+		bad "build: $BIN or $LIBPTASK missing (run make encfs-gpu)"
+		echo "$passed passed, $failed failed, $skipped skipped"
+		exit 1
+	fi
+	if ! build; then
+		bad "build of the sanitized tests"
+		echo "$passed passed, $failed failed, $skipped skipped"
+		exit 1
+	fi
+	if [ "$ONLY" = build ]; then
+		ok "build of the sanitized objects and test programs"
+		echo "$passed passed, $failed failed, $skipped skipped"
+		exit 0
+	fi
 fi
 
 # ---------------------------------------------------------------- unit, vectors
-for t in unit_test vectors_test; do
+[ "$ONLY" = gpu ] && NOTGPU=() || NOTGPU=(unit_test vectors_test)
+for t in ${NOTGPU[@]+"${NOTGPU[@]}"}; do
 	say "running $t"
 	timeout -k 10 300 stdbuf -oL "$T/$t" >"$T/$t.log" 2>&1
 	rc=$?
@@ -140,7 +158,8 @@ for t in unit_test vectors_test; do
 done
 
 # ---------------------------------------------------------------- fuzzers
-for src in tests/fuzz/encfs_*_fuzz.c; do
+[ "$ONLY" = gpu ] && FUZZERS=() || FUZZERS=(tests/fuzz/encfs_*_fuzz.c)
+for src in ${FUZZERS[@]+"${FUZZERS[@]}"}; do
 	name=$(basename "$src" .c)
 	bin=$T/$name
 	if ! "$CC_SAN" "${cflags[@]}" "${san[@]}" -fsanitize=fuzzer -o "$bin" "$src"; then
@@ -526,7 +545,9 @@ fuse_tests() {
 # shellcheck source=tests/encfs/ptask.sh
 . tests/encfs/ptask.sh
 
-if [ ! -e /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
+# as root, libfuse mounts with mount(2) and umount unmounts: the GPU
+# machine has no fusermount3
+if [ ! -e /dev/fuse ] || { ! command -v fusermount3 >/dev/null && [ "$(id -u)" != 0 ]; }; then
 	skip "FUSE tests" "no /dev/fuse or fusermount3 (install fuse3)"
 else
 	W=$(mktemp -d /tmp/encfs-check.XXXXXX)
@@ -540,7 +561,7 @@ else
 		rm -rf "$W"
 	}
 	trap cleanup EXIT
-	fuse_tests "$W"
+	[ "$ONLY" = gpu ] || fuse_tests "$W"
 	if [ -x "$PTASKD" ] && [ -x "$PTASKCTL" ]; then
 		mkdir -p "$W/gpu"
 		ptask_tests "$W/gpu"
