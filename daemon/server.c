@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include "engine.h"
 #include "log.h"
+#include "ns_admin.h"
 #include "request.h"
 #include "server.h"
 
@@ -379,15 +380,20 @@ static int handle_map(struct pd_conn *c, const void *payload, size_t len)
 
 static int handle_info(struct pd_conn *c)
 {
-	struct ptaskd_info info;
-
+	static const char *const policy_names[] = PTASK_POLICY_NAMES;
 	struct pd_engine_stats st = { };
 	struct pd_engine *engine;
-	uint32_t i;
+	struct ptaskd_info info;
+	uint32_t i, policy;
 
 	pthread_mutex_lock(&c->server->lock);
 	info = c->server->info;
 	pthread_mutex_unlock(&c->server->lock);
+	/* The policy in force: PTSched's, unless it says "ptaskd's own". */
+	policy = pd_ns_admin_policy(c->server->ns);
+	if (policy != PTASK_POLICY_DEFAULT && policy < __PTASK_POLICY_MAX)
+		snprintf(info.policy, sizeof(info.policy), "%s",
+			 policy_names[policy]);
 	pd_ns_counts(c->server->ns, info.counts);
 	engine = pd_ns_engine(c->server->ns);
 	if (engine)
@@ -405,34 +411,46 @@ static int handle_info(struct pd_conn *c)
 	return send_reply(c, PTASKD_OP_INFO, 0, &info, sizeof(info), -1);
 }
 
-static int handle_set_policy(struct pd_conn *c, const void *payload,
-			     size_t len)
+/* What an administrator changed, for the log (who did it, and when). */
+static void log_admin(const struct pd_conn *c, const struct pd_admin_req *req)
 {
-	struct ptaskd_set_policy req;
-	struct pd_engine *engine;
-	int policy, err;
-
-	if (len != sizeof(req))
-		return send_reply(c, PTASKD_OP_SET_POLICY, -EINVAL, NULL, 0, -1);
-	memcpy(&req, payload, sizeof(req));
-	req.policy[sizeof(req.policy) - 1] = '\0';
-	policy = pd_policy_parse(req.policy);
-	engine = pd_ns_engine(c->server->ns);
-	if (c->who.uid != 0)
-		err = -EPERM;
-	else if (policy < 0)
-		err = -EINVAL;
-	else
-		err = engine ? pd_engine_set_policy(engine, policy) : -ENODEV;
-	if (!err) {
-		pthread_mutex_lock(&c->server->lock);
-		snprintf(c->server->info.policy, sizeof(c->server->info.policy),
-			 "%s", pd_policy_name(policy));
-		pthread_mutex_unlock(&c->server->lock);
+	switch (req->op) {
+	case PTASKD_OP_SET_POLICY:
 		pd_log_info("pid %d set the policy to %s", c->who.pid,
-			    pd_policy_name(policy));
+			    req->policy.policy);
+		break;
+	case PTASKD_OP_SCHED_SET:
+		pd_log_info("pid %d changed PTSched's settings (mask 0x%x)",
+			    c->who.pid, req->sched_set.mask);
+		break;
+	case PTASKD_OP_SET_PRIO:
+		pd_log_info("pid %d set %s %d's %s to %u", c->who.pid,
+			    req->prio.target == PTASKD_PRIO_PTASK ? "ptask" : "pid",
+			    req->prio.target == PTASKD_PRIO_PTASK ?
+			    (int)req->prio.handle : req->prio.pid,
+			    req->prio.target == PTASKD_PRIO_PTASK ? "priority" :
+			    "weight", req->prio.value);
+		break;
 	}
-	return send_reply(c, PTASKD_OP_SET_POLICY, err, NULL, 0, -1);
+}
+
+/* PTSched's administration (ns_admin.h): parse, run, answer. */
+static int handle_admin(struct pd_conn *c, uint32_t op, const void *payload,
+			size_t len)
+{
+	struct pd_admin_req req;
+	size_t out_len = 0;
+	void *out = NULL;
+	int err;
+
+	err = pd_admin_parse(op, payload, len, &req);
+	if (!err)
+		err = pd_ns_admin(c->server->ns, &c->who, &req, &out, &out_len);
+	if (!err)
+		log_admin(c, &req);
+	err = send_reply(c, op, err, out, out_len, -1);
+	free(out);
+	return err;
 }
 
 /* The first message: a new client, or one more connection of one. */
@@ -535,8 +553,8 @@ static void serve(struct pd_conn *c)
 			err = handle_map(c, payload, h.len);
 		else if (h.op == PTASKD_OP_INFO)
 			err = handle_info(c);
-		else if (h.op == PTASKD_OP_SET_POLICY)
-			err = handle_set_policy(c, payload, h.len);
+		else if (pd_admin_op(h.op))
+			err = handle_admin(c, h.op, payload, h.len);
 		else
 			err = handle_ioctl(c, h.op, payload, h.len);
 		if (owned)

@@ -59,14 +59,22 @@ enum ptaskd_op {
 	PTASKD_OP_MAP = 2,
 	PTASKD_OP_INFO = 3,
 	PTASKD_OP_SET_POLICY = 4,
+	PTASKD_OP_SCHED_GET = 5,
+	PTASKD_OP_SCHED_SET = 6,
+	PTASKD_OP_PROCS = 7,
+	PTASKD_OP_OBJECTS = 8,
+	PTASKD_OP_SET_PRIO = 9,
 };
 
 /**
  * struct ptaskd_set_policy - request of PTASKD_OP_SET_POLICY (reply: empty)
- * @policy: "first-available", "fifo", "priority" or "data-aware"
+ * @policy: "first-available", "fifo", "priority", "data-aware", or
+ *	"default" (ptaskd's --policy again)
  *
  * Only root (uid 0 by SO_PEERCRED) may change the policy (-EPERM);
- * an unknown name is -EINVAL.  Takes effect for the next placement.
+ * an unknown name is -EINVAL.  The same setting as PTASKD_OP_SCHED_SET's
+ * policy (PTSched's, handed to the engine with its next take): kept for
+ * clients older than PTASKD_OP_SCHED_SET.
  */
 struct ptaskd_set_policy {
 	char policy[32];
@@ -145,5 +153,120 @@ struct ptaskd_info {
 	__u64 gpu_ns;
 	__u64 per_device[PTASKD_INFO_DEVICES];
 };
+
+/*
+ * PTSched's administration (uapi/ptask.h, "PTSched"), the user-mode twin
+ * of the netlink commands GET_SCHED, SET_SCHED, GET_PROC, GET_OBJECT and
+ * SET_PRIO.  Errors in the order the daemon checks them: a payload of
+ * the wrong size or a non-zero reserved field is -EINVAL; then, for the
+ * ops marked root only, a peer whose SO_PEERCRED uid is not 0 is -EPERM;
+ * then the values (-EINVAL, -ENOENT, -ESRCH as the core says).  Nothing
+ * is applied when an error is returned.
+ *
+ * PTASKD_OP_SCHED_GET (request: empty)
+ *	Reply: struct ptask_sched_params, settings and state as of now.
+ *
+ * PTASKD_OP_SCHED_SET (root only; request: struct ptaskd_sched_set)
+ *	Applies the fields @mask names, all or nothing (-EINVAL: @mask is 0
+ *	or has unknown bits, or a value is out of range).  Reply: struct
+ *	ptask_sched_params after the change.
+ *
+ * PTASKD_OP_PROCS (request: struct ptaskd_list)
+ *	Reply: struct ptask_proc_info records of the processes with GPU
+ *	accounting whose pid is above @cursor, in pid order, as many as fit
+ *	in PTASKD_MSG_MAX; the next request's @cursor is the last pid
+ *	received.  An empty reply ends the listing.  Start with @cursor 0.
+ *
+ * PTASKD_OP_OBJECTS (root only; request: struct ptaskd_list)
+ *	Reply: struct ptaskd_object records of the objects whose handle is
+ *	at least @cursor, in handle order, as many as fit; the next
+ *	request's @cursor is the last handle received plus one.  An empty
+ *	reply ends the listing.  Start with @cursor 0.
+ *
+ * PTASKD_OP_SET_PRIO (root only; request: struct ptaskd_set_prio)
+ *	Reply: empty.
+ */
+
+/**
+ * struct ptaskd_sched_set - request of PTASKD_OP_SCHED_SET
+ * @mask: PTASK_SCHED_SET_* naming the fields of @params to apply
+ * @reserved: 0
+ * @params: the new values (its out fields are ignored)
+ */
+struct ptaskd_sched_set {
+	__u32 mask;
+	__u32 reserved;
+	struct ptask_sched_params params;
+};
+
+/**
+ * struct ptaskd_list - request of PTASKD_OP_PROCS and PTASKD_OP_OBJECTS
+ * @cursor: where the listing resumes (see each op); 0 to start
+ * @flags: 0
+ * @reserved: 0
+ */
+struct ptaskd_list {
+	__u64 cursor;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct ptaskd_object - one object of a PTASKD_OP_OBJECTS reply
+ * @type: enum ptask_object_type
+ * @handle: its handle
+ * @graph: its graph's handle (0 for a datablock)
+ * @state: enum ptask_graph_state or ptask_ptask_state; a datablock's
+ *	references; a channel's fill; 0 otherwise
+ * @owner_uid: its graph's owner (a ptask: its creator)
+ * @owner_pid: a ptask's creator, else 0
+ * @kind: a ptask's enum ptask_ptask_kind
+ * @prio: a ptask's static priority
+ * @proxy_nice: a ptask's proxy priority (its creator's nice value)
+ * @accel: the accelerator a ptask last ran on, index + 1 (0: none yet)
+ * @gpu_ns: a ptask's GPU time
+ * @invocations: a ptask's completed invocations
+ * @name: its name, NUL-terminated ("" if none)
+ *
+ * The fields of PTASK_CMD_GET_OBJECT's PTASK_A_OBJ_* attributes.
+ */
+struct ptaskd_object {
+	__u32 type;
+	__u32 handle;
+	__u32 graph;
+	__u32 state;
+	__u32 owner_uid;
+	__s32 owner_pid;
+	__u32 kind;
+	__u32 prio;
+	__s32 proxy_nice;
+	__u32 accel;
+	__u64 gpu_ns;
+	__u64 invocations;
+	char name[PTASK_NAME_MAX];
+};
+
+/**
+ * struct ptaskd_set_prio - request of PTASKD_OP_SET_PRIO
+ * @target: PTASKD_PRIO_PTASK or PTASKD_PRIO_PID
+ * @handle: PTASKD_PRIO_PTASK: the ptask; else 0
+ * @pid: PTASKD_PRIO_PID: the process; else 0
+ * @value: PTASKD_PRIO_PTASK: the static priority (0..99, as
+ *	PTASK_IOC_PTASK_SET_PRIORITY takes); PTASKD_PRIO_PID: the weight
+ *	override, 1..PTASK_WEIGHT_MAX, or 0 to go back to the weight of the
+ *	process's nice value
+ *
+ * Errors: -EINVAL (unknown @target, the other id not 0, @value out of
+ * range), -EPERM, -ENOENT (no such ptask), -ESRCH (no accounting for
+ * @pid: it owns no GPU ptask).
+ */
+struct ptaskd_set_prio {
+	__u32 target;
+	__u32 handle;
+	__s32 pid;
+	__u32 value;
+};
+#define PTASKD_PRIO_PTASK	1
+#define PTASKD_PRIO_PID		2
 
 #endif /* PTASK_PROTO_H */

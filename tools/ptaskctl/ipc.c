@@ -6,6 +6,7 @@
  * bytes).  Every function returns 0 or -errno.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -21,7 +22,8 @@
 /* --- kernel: generic netlink ------------------------------------------------ */
 
 struct nl_req {
-	struct ptaskctl_kernel_info *info;
+	ipc_nl_parse_fn parse;
+	void *arg;
 	int err;
 	bool done;
 };
@@ -36,13 +38,32 @@ static int nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-static int nl_ack_cb(struct nl_msg *msg, void *arg)
+/* The ACK of a do, or the DONE that ends a dump. */
+static int nl_done_cb(struct nl_msg *msg, void *arg)
 {
 	struct nl_req *req = arg;
 
 	(void)msg;
 	req->done = true;
 	return NL_STOP;
+}
+
+static int nl_valid_cb(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[PTASK_A_MAX + 1];
+	struct nl_req *req = arg;
+	int err;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PTASK_A_MAX, NULL) < 0) {
+		req->err = -EBADMSG;
+		return NL_SKIP;
+	}
+	if (!req->parse)
+		return NL_OK;
+	err = req->parse(tb, req->arg);
+	if (err && !req->err)
+		req->err = err;
+	return NL_OK;
 }
 
 static void parse_counts(struct ptaskctl_kernel_info *info, struct nlattr *nest)
@@ -60,16 +81,10 @@ static void parse_counts(struct ptaskctl_kernel_info *info, struct nlattr *nest)
 	}
 }
 
-static int nl_info_cb(struct nl_msg *msg, void *arg)
+static int parse_info(struct nlattr **tb, void *arg)
 {
-	struct nlattr *tb[PTASK_A_MAX + 1];
-	struct nl_req *req = arg;
-	struct ptaskctl_kernel_info *info = req->info;
+	struct ptaskctl_kernel_info *info = arg;
 
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PTASK_A_MAX, NULL) < 0) {
-		req->err = -EBADMSG;
-		return NL_SKIP;
-	}
 	if (tb[PTASK_A_ABI_VERSION]) {
 		info->has_abi = true;
 		info->abi_version = nla_get_u32(tb[PTASK_A_ABI_VERSION]);
@@ -80,7 +95,7 @@ static int nl_info_cb(struct nl_msg *msg, void *arg)
 	}
 	if (tb[PTASK_A_COUNTS])
 		parse_counts(info, tb[PTASK_A_COUNTS]);
-	return NL_OK;
+	return 0;
 }
 
 /* A connected generic-netlink socket and the family's id, or -errno. */
@@ -116,15 +131,15 @@ int ipc_kernel_probe(void)
 	return ret;
 }
 
-int ipc_kernel_info(struct ptaskctl_kernel_info *info)
+int ipc_nl_call(uint8_t cmd, bool dump, ipc_nl_put_fn put, const void *put_arg,
+		ipc_nl_parse_fn parse, void *arg)
 {
-	struct nl_req req = { .info = info };
+	struct nl_req req = { .parse = parse, .arg = arg };
 	struct nl_msg *msg = NULL;
 	struct nl_cb *cb = NULL;
 	struct nl_sock *sk;
 	int fam, ret;
 
-	memset(info, 0, sizeof(*info));
 	ret = nl_open(&sk, &fam);
 	if (ret)
 		return ret;
@@ -134,21 +149,24 @@ int ipc_kernel_info(struct ptaskctl_kernel_info *info)
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0,
-			 PTASK_CMD_GET_INFO, PTASK_GENL_VERSION)) {
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0,
+			 NLM_F_ACK | (dump ? NLM_F_DUMP : 0), cmd,
+			 PTASK_GENL_VERSION) ||
+	    (put && put(msg, put_arg))) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
 	nl_cb_err(cb, NL_CB_CUSTOM, nl_error_cb, &req);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, nl_ack_cb, &req);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, nl_info_cb, &req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, nl_done_cb, &req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, nl_done_cb, &req);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, nl_valid_cb, &req);
 	if (nl_send_auto(sk, msg) < 0) {
 		ret = -EIO;
 		goto out;
 	}
 	while (!req.done) {
 		if (nl_recvmsgs(sk, cb) < 0 && !req.done) {
-			ret = -EIO;
+			ret = req.err ? req.err : -EIO;
 			goto out;
 		}
 	}
@@ -160,6 +178,13 @@ out:
 		nlmsg_free(msg);
 	nl_socket_free(sk);
 	return ret;
+}
+
+int ipc_kernel_info(struct ptaskctl_kernel_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return ipc_nl_call(PTASK_CMD_GET_INFO, false, NULL, NULL, parse_info,
+			   info);
 }
 
 /* --- user: ptaskd's socket ---------------------------------------------------- */
@@ -221,84 +246,136 @@ static int write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/*
- * One request (@op, @req of @req_len bytes) and its reply.  The reply's
- * payload must hold at least @rep_min bytes; up to @rep_max are copied to
- * @rep, the rest is zeroed (an older daemon) or skipped (a newer one).
- */
-static int user_call(int fd, uint32_t op, const void *req, uint32_t req_len,
-		     void *rep, uint32_t rep_min, uint32_t rep_max)
+/* Send one request: the header, then @req_len bytes of @req. */
+static int user_send(int fd, uint32_t op, const void *req, uint32_t req_len)
 {
 	struct ptaskd_hdr h = { .magic = PTASKD_PROTO_MAGIC, .op = op,
 				.len = req_len };
-	unsigned char skip[256];
-	uint32_t n;
 	int ret;
 
 	ret = write_full(fd, &h, sizeof(h));
 	if (!ret && req_len)
 		ret = write_full(fd, req, req_len);
-	if (!ret)
-		ret = read_full(fd, &h, sizeof(h));
+	return ret;
+}
+
+/* The reply's header: its payload's length, or -errno (the daemon's). */
+static int user_reply_header(int fd, uint32_t op, uint32_t *len)
+{
+	struct ptaskd_hdr h;
+	int ret;
+
+	ret = read_full(fd, &h, sizeof(h));
 	if (ret)
 		return ret;
 	if (h.magic != PTASKD_PROTO_MAGIC || h.op != op || h.len > PTASKD_MSG_MAX)
 		return -EPROTO;
 	if (h.err)
 		return h.err < 0 && h.err >= -4095 ? h.err : -EPROTO;
-	if (h.len < rep_min)
+	*len = h.len;
+	return 0;
+}
+
+int ipc_user_call(int fd, uint32_t op, const void *req, uint32_t req_len,
+		  void *rep, uint32_t rep_min, uint32_t rep_max)
+{
+	unsigned char skip[256];
+	uint32_t len, n;
+	int ret;
+
+	ret = user_send(fd, op, req, req_len);
+	if (!ret)
+		ret = user_reply_header(fd, op, &len);
+	if (ret)
+		return ret;
+	if (len < rep_min)
 		return -EPROTO;
-	n = h.len < rep_max ? h.len : rep_max;
-	memset(rep, 0, rep_max);
+	n = len < rep_max ? len : rep_max;
+	if (rep_max)
+		memset(rep, 0, rep_max);
 	ret = read_full(fd, rep, n);
-	for (h.len -= n; !ret && h.len; h.len -= n) {
-		n = h.len < sizeof(skip) ? h.len : sizeof(skip);
+	for (len -= n; !ret && len; len -= n) {
+		n = len < sizeof(skip) ? len : sizeof(skip);
 		ret = read_full(fd, skip, n);
 	}
 	return ret;
 }
 
-int ipc_user_info(const char *path, struct ptaskctl_user_info *info)
+int ipc_user_call_alloc(int fd, uint32_t op, const void *req,
+			uint32_t req_len, void **rep, uint32_t *rep_len)
+{
+	uint32_t len;
+	int ret;
+
+	*rep = NULL;
+	*rep_len = 0;
+	ret = user_send(fd, op, req, req_len);
+	if (!ret)
+		ret = user_reply_header(fd, op, &len);
+	if (ret || !len)
+		return ret;
+	*rep = malloc(len);
+	if (!*rep)
+		return -ENOMEM;
+	ret = read_full(fd, *rep, len);
+	if (ret) {
+		free(*rep);
+		*rep = NULL;
+		return ret;
+	}
+	*rep_len = len;
+	return 0;
+}
+
+int ipc_user_open(const char *path, int32_t *daemon_pid)
 {
 	struct ptaskd_hello hello = { .version = PTASKD_PROTO_VERSION };
 	int fd, ret;
 
-	memset(info, 0, sizeof(*info));
 	fd = user_connect(path);
 	if (fd < 0)
 		return fd;
-	ret = user_call(fd, PTASKD_OP_HELLO, &hello, sizeof(hello),
-			&hello, sizeof(hello), sizeof(hello));
-	if (ret)
-		goto out;
-	info->pid = hello.pid;
-	ret = user_call(fd, PTASKD_OP_INFO, NULL, 0, &info->info,
-			sizeof(info->info), sizeof(info->info));
+	ret = ipc_user_call(fd, PTASKD_OP_HELLO, &hello, sizeof(hello),
+			    &hello, sizeof(hello), sizeof(hello));
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	if (daemon_pid)
+		*daemon_pid = hello.pid;
+	return fd;
+}
+
+int ipc_user_info(const char *path, struct ptaskctl_user_info *info)
+{
+	int fd, ret;
+
+	memset(info, 0, sizeof(*info));
+	fd = ipc_user_open(path, &info->pid);
+	if (fd < 0)
+		return fd;
+	ret = ipc_user_call(fd, PTASKD_OP_INFO, NULL, 0, &info->info,
+			    sizeof(info->info), sizeof(info->info));
 	/* The daemon's strings: make sure they end. */
 	info->info.backend[sizeof(info->info.backend) - 1] = '\0';
 	info->info.policy[sizeof(info->info.policy) - 1] = '\0';
-out:
 	close(fd);
 	return ret;
 }
 
 int ipc_user_set_policy(const char *path, const char *policy)
 {
-	struct ptaskd_hello hello = { .version = PTASKD_PROTO_VERSION };
 	struct ptaskd_set_policy req = { };
 	int fd, ret;
 
 	if (strlen(policy) >= sizeof(req.policy))
 		return -EINVAL;
 	strcpy(req.policy, policy);
-	fd = user_connect(path);
+	fd = ipc_user_open(path, NULL);
 	if (fd < 0)
 		return fd;
-	ret = user_call(fd, PTASKD_OP_HELLO, &hello, sizeof(hello),
-			&hello, sizeof(hello), sizeof(hello));
-	if (!ret)
-		ret = user_call(fd, PTASKD_OP_SET_POLICY, &req, sizeof(req),
-				NULL, 0, 0);
+	ret = ipc_user_call(fd, PTASKD_OP_SET_POLICY, &req, sizeof(req),
+			    NULL, 0, 0);
 	close(fd);
 	return ret;
 }

@@ -137,3 +137,21 @@ void out_list_end(void)
 {
 	close_scope(']');
 }
+
+void out_f64(const char *key, double val)
+{
+	member(key);
+	if (ptaskctl_opts.json)
+		printf("%.3f", val);
+	else
+		printf(" %.3f\n", val);
+}
+
+void out_null(const char *key)
+{
+	member(key);
+	if (ptaskctl_opts.json)
+		fputs("null", stdout);
+	else
+		fputs(" -\n", stdout);
+}

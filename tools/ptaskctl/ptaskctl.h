@@ -24,6 +24,7 @@
 #define PTASKCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "uapi/ptask.h"
 #include "libptask/proto.h"
@@ -90,14 +91,64 @@ struct ptaskctl_kernel_info {
 	__u64 counts[__PTASK_COUNT_MAX];	/* as struct ptaskd_info's */
 };
 
+struct nl_msg;
+struct nlattr;
+
 /* 0 when the "ptask" generic-netlink family is registered, else -errno. */
 int ipc_kernel_probe(void);
 /* PTASK_CMD_GET_INFO: 0, -ENOENT (no module), -errno of the kernel. */
 int ipc_kernel_info(struct ptaskctl_kernel_info *info);
+
+/* Adds a request's attributes: 0 or -EMSGSIZE. */
+typedef int (*ipc_nl_put_fn)(struct nl_msg *msg, const void *arg);
+/* Reads one reply message (tb: PTASK_A_MAX + 1 entries): 0 or -errno. */
+typedef int (*ipc_nl_parse_fn)(struct nlattr **tb, void *arg);
+/*
+ * One generic-netlink command @cmd (a dump when @dump): @put (may be
+ * NULL) adds its attributes, @parse (may be NULL) sees every reply.
+ * 0, -ENOENT (no module) or the kernel's -errno.
+ */
+int ipc_nl_call(uint8_t cmd, bool dump, ipc_nl_put_fn put, const void *put_arg,
+		ipc_nl_parse_fn parse, void *arg);
+
+/* A connection to ptaskd at @path past HELLO: the fd, or -errno. */
+int ipc_user_open(const char *path, int32_t *daemon_pid);
+/*
+ * One request (@op, @req_len bytes of @req) and its reply: at least
+ * @rep_min payload bytes, up to @rep_max copied to @rep (the rest zeroed:
+ * an older daemon, or skipped: a newer one).  0, -EPROTO or the daemon's
+ * -errno.
+ */
+int ipc_user_call(int fd, uint32_t op, const void *req, uint32_t req_len,
+		  void *rep, uint32_t rep_min, uint32_t rep_max);
+/* The same with a reply of any length: *@rep malloc'd (NULL if empty). */
+int ipc_user_call_alloc(int fd, uint32_t op, const void *req,
+			uint32_t req_len, void **rep, uint32_t *rep_len);
 /* HELLO then PTASKD_OP_INFO on @path: 0 or -errno (-EPROTO: bad reply). */
 int ipc_user_info(const char *path, struct ptaskctl_user_info *info);
 /* PTASKD_OP_SET_POLICY on @path (root only): 0 or -errno. */
 int ipc_user_set_policy(const char *path, const char *policy);
+
+/* --- ipc_admin.c: PTSched's administration, in either mode ------------------- */
+
+/* --mode kernel, or auto with ptask.ko's netlink family registered. */
+bool ipc_kernel_mode(void);
+/* GET_SCHED / PTASKD_OP_SCHED_GET. */
+int ipc_sched_get(struct ptask_sched_params *p);
+/* SET_SCHED / PTASKD_OP_SCHED_SET, all or nothing; @after may be NULL. */
+int ipc_sched_set(uint32_t mask, const struct ptask_sched_params *in,
+		  struct ptask_sched_params *after);
+/* Every process with GPU accounting, in pid order; *@recs malloc'd. */
+int ipc_procs(struct ptask_proc_info **recs, size_t *n);
+/* Every object (root only), in handle order; *@recs malloc'd. */
+int ipc_objects(struct ptaskd_object **recs, size_t *n);
+/* SET_PRIO / PTASKD_OP_SET_PRIO (root only). */
+int ipc_set_prio(const struct ptaskd_set_prio *req);
+/*
+ * Print "ptaskctl: @what: <reason>" for -errno @err of the calls above,
+ * with a hint where one helps (not root, no daemon, no module).
+ */
+void ipc_report(const char *what, int err);
 
 /* --- output.c: "key: value" lines or JSON ------------------------------------ */
 
@@ -106,6 +157,8 @@ void out_end(void);		/* ends it (and the JSON line) */
 void out_str(const char *key, const char *val);
 void out_u64(const char *key, uint64_t val);
 void out_s64(const char *key, int64_t val);
+void out_f64(const char *key, double val);	/* 3 decimals */
+void out_null(const char *key);	/* JSON null; text "-" */
 void out_obj_begin(const char *key);	/* key NULL: an element of a list */
 void out_obj_end(void);
 void out_list_begin(const char *key);
