@@ -18,11 +18,13 @@
 #                              on; BUDGETS=off for the contrast).
 #   bench/ptsched.sh overhead  the dispatch benchmark (bench/ptask_gpu.c)
 #                              with budgets on against off, interleaved
-#                              three times; "overhead_pct=<x>".
+#                              OVERHEAD_ROUNDS (3) times, a fresh daemon
+#                              each; the medians' ratio, "overhead_pct=<x>".
 #   bench/ptsched.sh all       the three (make bench-sim)
 #   bench/ptsched.sh plot      redraw the PNGs from the CSVs in $OUT
 #
 # Environment: BACKEND (sim; cuda on a GPU machine), SECONDS_PER_RUN (4),
+# OVERHEAD_ROUNDS (3),
 # FIG13_SECONDS (10), OUT (build/bench/ptsched: CSVs, PNGs, logs),
 # PTX (the PTX of bench/kernels.cu for cuda; sim and cpu need none),
 # BUDGETS (on|off: only that setting in table3/fig13).
@@ -205,6 +207,7 @@ fig13() {
 
 overhead() {
 	local b i line d ob=cpu code=$tmp/placeholder.ptx med_on med_off pct
+	local rounds=${OVERHEAD_ROUNDS:-3}
 	local -a on=() off=()
 
 	[ "$backend" = cuda ] && ob=cuda
@@ -214,7 +217,7 @@ overhead() {
 	else
 		echo "// ptask_empty: the cpu backend runs its host twin" >"$code"
 	fi
-	for i in 1 2 3; do
+	for ((i = 1; i <= rounds; i++)); do
 		for b in on off; do
 			say "overhead: budgets $b, round $i (backend $ob)"
 			backend_saved=$backend
@@ -228,8 +231,8 @@ overhead() {
 			if [ "$b" = on ]; then on+=("$d"); else off+=("$d"); fi
 		done
 	done
-	med_on=$(printf '%s\n' "${on[@]}" | sort -g | sed -n 2p)
-	med_off=$(printf '%s\n' "${off[@]}" | sort -g | sed -n 2p)
+	med_on=$(printf '%s\n' "${on[@]}" | sort -g | sed -n "$(((rounds + 1) / 2))p")
+	med_off=$(printf '%s\n' "${off[@]}" | sort -g | sed -n "$(((rounds + 1) / 2))p")
 	pct=$(awk -v a="$med_on" -v b="$med_off" 'BEGIN { printf "%.2f", (a / b - 1) * 100 }')
 	printf 'dispatch_us budgets on:  %s (runs: %s)\n' "$med_on" "${on[*]}"
 	printf 'dispatch_us budgets off: %s (runs: %s)\n' "$med_off" "${off[*]}"
