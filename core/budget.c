@@ -174,6 +174,8 @@ struct ptask_proc *ptask_proc_get(struct ptask_ns *ns,
 	}
 	proc->nice = who->nice;
 	proc->refs++;
+	/* A new process, or a new nice value: the shares change. */
+	ptask_sched_update(ns);
 	return proc;
 }
 
