@@ -7,7 +7,9 @@
  * HELLO:
  *
  *	u32 op		bit 31 clear: a PTASK_IOC_* chosen by op % 18, with
- *			op's other size bits; set: op as is (unknown ops)
+ *			op's other size bits; bits 31 and 30 set: an admin
+ *			op (PTASKD_OP_SET_POLICY ... _SET_PRIO) chosen by
+ *			op % 6; else op as is (unknown ops)
  *	u16 len		payload bytes that follow (cut at the input's end)
  *	u8  who		bit 0: the executor client; bit 1: root
  *	payload
@@ -15,7 +17,9 @@
  * Each message is parsed with pd_request_parse(); a parsed one gets its
  * reply buffers (pd_request_prepare()), is run by ptask_call() on a fresh
  * namespace (blocking calls made non-blocking: the daemon would sleep)
- * and its reply is built (pd_request_reply()).  The target must never
+ * and its reply is built (pd_request_reply()).  An admin op goes through
+ * pd_admin_parse() and pd_admin_run_locked(), whose reply must be whole
+ * records and fit a message.  The target must never
  * crash, trip a PTASK_WARN_ON, read past the message, or leak: at the end
  * every object and buffer must be gone.
  */
@@ -25,6 +29,7 @@
 #include "core/ptask_core.h"
 #include "tests/unit/os_user.h"
 #include "daemon/request.c"
+#include "daemon/ns_admin.c"
 
 #define MAX_MESSAGES	256
 
@@ -39,8 +44,28 @@ static const unsigned int cmds[] = {
 	PTASK_IOC_EXEC_PTASK_INFO,
 };
 
+static const uint32_t admin_ops[] = {
+	PTASKD_OP_SET_POLICY, PTASKD_OP_SCHED_GET, PTASKD_OP_SCHED_SET,
+	PTASKD_OP_PROCS, PTASKD_OP_OBJECTS, PTASKD_OP_SET_PRIO,
+};
+
 static struct ptask_ns ns;
 static struct ptask_client *clients[2];
+
+/*
+ * ns_admin.c's pd_ns_admin() takes the daemon's namespace lock; here the
+ * core runs on os_user.c, whose lock is os_user_locked, always held.
+ */
+void pd_ns_lock(struct pd_ns *pns)
+{
+	(void)pns;
+	os_user_locked = 1;
+}
+
+void pd_ns_unlock(struct pd_ns *pns)
+{
+	(void)pns;
+}
 
 static void leak(const char *what, unsigned long long n)
 {
@@ -61,6 +86,51 @@ static void make_nonblocking(struct pd_request *req)
 		req->arg.take.flags |= PTASK_NONBLOCK;
 		break;
 	}
+}
+
+static void bad_reply(const char *why, uint32_t op, size_t len)
+{
+	fprintf(stderr, "proto_fuzz: admin op %u: %s (%zu bytes)\n", op, why, len);
+	abort();
+}
+
+/* What a reply of @op may look like: whole records, at most a message. */
+static void check_admin_reply(uint32_t op, int err, const void *out,
+			      size_t len)
+{
+	size_t rec = op == PTASKD_OP_PROCS ? sizeof(struct ptask_proc_info) :
+		     op == PTASKD_OP_OBJECTS ? sizeof(struct ptaskd_object) :
+		     op == PTASKD_OP_SCHED_GET || op == PTASKD_OP_SCHED_SET ?
+		     sizeof(struct ptask_sched_params) : 0;
+
+	if (err && (out || len))
+		bad_reply("a reply with an error", op, len);
+	if (err)
+		return;
+	if (!rec ? len != 0 : len % rec || len > PTASKD_MSG_MAX)
+		bad_reply("a reply of the wrong size", op, len);
+	if ((op == PTASKD_OP_SCHED_GET || op == PTASKD_OP_SCHED_SET) && len != rec)
+		bad_reply("no settings in the reply", op, len);
+	if (!!out != !!len)
+		bad_reply("a buffer that does not match its length", op, len);
+}
+
+static void one_admin(uint32_t op, const struct ptask_caller *who,
+		      const uint8_t *payload, size_t len)
+{
+	struct pd_admin_req req;
+	size_t out_len = 0;
+	void *out = NULL;
+	int err;
+
+	op = admin_ops[op % ARRAY_SIZE(admin_ops)];
+	if (!pd_admin_op(op))
+		bad_reply("not an admin op", op, len);
+	err = pd_admin_parse(op, payload, len, &req);
+	if (!err)
+		err = pd_admin_run_locked(&ns, who, &req, &out, &out_len);
+	check_admin_reply(op, err, out, out_len);
+	free(out);
 }
 
 static void one_message(uint32_t op, uint8_t who_bits, const uint8_t *payload,
@@ -86,6 +156,11 @@ static void one_message(uint32_t op, uint8_t who_bits, const uint8_t *payload,
 	if (!copy)
 		abort();
 	memcpy(copy, payload, len);
+	if ((op & 0xc0000000u) == 0xc0000000u) {
+		one_admin(op, &who, copy, len);
+		free(copy);
+		return;
+	}
 	err = pd_request_parse(op, copy, len, &req);
 	if (!err)
 		err = pd_request_prepare(&req);
