@@ -437,6 +437,25 @@ bool ptask_sched_eligible(const struct ptask_ns *ns,
 }
 
 /**
+ * ptask_sched_any_eligible() - is there a Queued ptask an executor may take?
+ * @ns: the namespace
+ *
+ * Return: true when the ready list holds a ptask ptask_sched_eligible()
+ * lets through (what poll's readability of an executor means).
+ */
+bool ptask_sched_any_eligible(struct ptask_ns *ns)
+{
+	struct ptask_list *pos;
+
+	ptask_os_assert_locked(ns);
+	ptask_list_for_each(pos, &ns->ready)
+		if (ptask_sched_eligible(ns, ptask_list_entry(pos,
+				struct ptask_ptask, ready_node)))
+			return true;
+	return false;
+}
+
+/**
  * ptask_sched_taken() - @inv was taken: its process has work running
  * @ns: the namespace
  * @inv: the new invocation, its ptask set

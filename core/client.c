@@ -213,7 +213,8 @@ u32 ptask_client_poll(struct ptask_client *c)
 	u32 mask = 0;
 
 	ptask_os_assert_locked(c->ns);
-	if ((c->executor && !ptask_list_empty(&c->ns->ready)) ||
+	/* Not for work held by a GPU budget: a take would find nothing. */
+	if ((c->executor && ptask_sched_any_eligible(c->ns)) ||
 	    !ptask_list_empty(&c->self_ready))
 		mask |= PTASK_POLL_IN;
 	ptask_list_for_each(pos, &c->opens)

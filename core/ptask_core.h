@@ -575,6 +575,7 @@ void ptask_proc_describe(const struct ptask_proc *proc,
 int ptask_proc_set_weight(struct ptask_ns *ns, s32 pid, u32 weight);
 bool ptask_sched_eligible(const struct ptask_ns *ns,
 			  const struct ptask_ptask *p);
+bool ptask_sched_any_eligible(struct ptask_ns *ns);
 void ptask_sched_update(struct ptask_ns *ns);
 void ptask_sched_taken(struct ptask_ns *ns, struct ptask_invocation_rec *inv);
 void ptask_sched_untake(struct ptask_ns *ns,

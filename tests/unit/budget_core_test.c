@@ -155,6 +155,8 @@ static void test_held_then_released(void)
 	CHECK_EQ(h_ptask_obj(a.ptask)->state, PTASK_STATE_QUEUED);
 	CHECK(pa->held);
 	CHECK_EQ(h_ns.sched.params.held, 1);
+	/* Held work does not make the executor readable (no busy poll). */
+	CHECK(!(ptask_client_poll(e) & PTASK_POLL_IN));
 	CHECK(os_user_timer_ns > os_user_clock_ns);
 	REQUIRE_OK(finish(e, &t->inv[0], 1000000));
 	CHECK_ERR(h_take(e, 4, 8, t), -EAGAIN);
