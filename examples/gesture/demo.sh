@@ -79,7 +79,7 @@ if [ -z "$backend" ]; then
 	esac
 fi
 case $backend in
-cuda) say "backend: cuda ($(grep -m1 '^# ' "$LOGS/gpucheck.log" 2>/dev/null | cut -c3-))"
+cuda) say "backend: cuda${GESTURE_BACKEND:+ (GESTURE_BACKEND)}$(grep -m1 '^# ' "$LOGS/gpucheck.log" 2>/dev/null | sed 's/^# / on /')"
       cpu_flag=() ;;
 cpu) say "backend: cpu - no usable GPU here, so the stages run their CPU implementations"
      say "         (ptaskd --backend cpu runs the kernels' host twins; handcode needs a GPU)"
