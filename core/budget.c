@@ -448,10 +448,13 @@ bool ptask_sched_any_eligible(struct ptask_ns *ns)
 	struct ptask_list *pos;
 
 	ptask_os_assert_locked(ns);
-	ptask_list_for_each(pos, &ns->ready)
-		if (ptask_sched_eligible(ns, ptask_list_entry(pos,
-				struct ptask_ptask, ready_node)))
+	ptask_list_for_each(pos, &ns->ready) {
+		struct ptask_ptask *p = ptask_list_entry(pos,
+				struct ptask_ptask, ready_node);
+
+		if (ptask_sched_eligible(ns, p))
 			return true;
+	}
 	return false;
 }
 
