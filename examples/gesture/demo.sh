@@ -113,19 +113,18 @@ for mode in realtime unconstrained; do
 	for impl in $IMPLS; do
 		log=$LOGS/$impl-$mode
 		say "$impl, $mode, $frames frames"
+		# stderr stays the terminal's: gesture shows its progress there
+		# (a line updated in place); the result line goes to the log
 		"$G" run --impl "$impl" --mode "$mode" --frames "$frames" \
 			"${cpu_flag[@]}" --socket "$W/sock" --daemon-pid "$DPID" \
 			--hid "$HID" --hid-log "$log.events" --csv "$CSV" \
-			>"$log.out" 2>"$log.err"
+			>"$log.out"
 		rc=$?
-		grep -v '^\s*$' "$log.err" | tr '\r' '\n' | grep -v '^$' | tail -n 1 |
-			sed 's/^ */      /'
 		case $rc in
 		0) ran=$((ran + 1)) ;;
 		77) [ "$mode" = realtime ] && skipped+=("$impl") ;;
 		*) failed=$((failed + 1))
-		   say "$impl $mode FAILED (exit status $rc):"
-		   sed 's/^/      /' "$log.err" | tr '\r' '\n' | tail -n 5 ;;
+		   say "$impl $mode FAILED (exit status $rc)" ;;
 		esac
 	done
 done
