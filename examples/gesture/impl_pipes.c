@@ -420,7 +420,7 @@ static int reap(struct pipes *p)
 int gesture_impl_pipes(const struct gesture_cfg *cfg, struct gesture_result *r)
 {
 	struct pipes *p;
-	int err;
+	int err, rerr;
 
 	if (!cfg->cpu) {	/* the children do their own CUDA: is there any? */
 		struct gesture_gpu probe;
@@ -453,7 +453,8 @@ int gesture_impl_pipes(const struct gesture_cfg *cfg, struct gesture_result *r)
 		gesture_run_fail(&p->run, err);
 	err = gesture_run_finish(&p->run, r) ?: err;
 	pipes_close(p);
-	err = reap(p) ?: err;
+	rerr = reap(p);		/* a stage that failed: its error came first */
+	err = err ?: rerr;
 	gesture_run_fini(&p->run);
 err_free:
 	free(p);

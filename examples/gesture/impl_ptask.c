@@ -315,6 +315,7 @@ int gesture_impl_ptask(const struct gesture_cfg *cfg, struct gesture_result *r)
 		fprintf(stderr, "gesture: ptask: no ptaskd to talk to (%s%s): %s\n",
 			cfg->socket ? "socket " : "the default socket or /dev/ptask",
 			cfg->socket ? cfg->socket : "", strerror(-err));
+		err = -ENOTCONN;	/* not -ENODEV: that would read as "no GPU, skip" */
 		goto err_fini;
 	}
 	/* ptaskd's work is this implementation's: count its CPU and memory */

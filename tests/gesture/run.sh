@@ -224,6 +224,28 @@ else
 	not_ok "a run over a corrupt frame: no clear error"
 	sed 's/^/#   /' "$W/badrun.out"
 fi
+# ... in every way (pipes: the catusb process fails, the others end)
+for impl in pipes ptask; do
+	if timeout -k 5 60 "$G" run --impl "$impl" --cpu --recording "$W/bad" --frames 20 \
+		--hid none --quiet --socket "$W/sock" >"$W/badrun.out" 2>&1; then
+		not_ok "$impl over a corrupt frame succeeded"
+	elif grep -qF "frame 5: checksum mismatch" "$W/badrun.out"; then
+		ok "$impl over a corrupt frame stops with the frame's error"
+	else
+		not_ok "$impl over a corrupt frame: no clear error"
+		sed 's/^/#   /' "$W/badrun.out"
+	fi
+done
+# ptask without a daemon is an error, not a skip
+"$G" run --impl ptask --cpu --frames 5 --hid none --quiet --socket "$W/nosock" \
+	>"$W/nod.out" 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -qF "no ptaskd to talk to (socket $W/nosock)" "$W/nod.out"; then
+	ok "ptask without ptaskd: exit 1, $(head -n 1 "$W/nod.out")"
+else
+	not_ok "ptask without ptaskd: exit status $rc"
+	sed 's/^/#   /' "$W/nod.out"
+fi
 cp "$W/rec" "$W/bad"
 printf 'extra' >>"$W/bad"
 bad_rec "bytes after the last frame" "$W/bad" "corrupt: 5 bytes after the last frame"
