@@ -326,9 +326,8 @@ int gesture_impl_ptask(const struct gesture_cfg *cfg, struct gesture_result *r)
 	err = err ?: pull_loop(p);
 	if (err)
 		gesture_run_fail(&p->run, err);
+	/* joins the source (its pushes give up within WAIT_NS of a failure) */
 	err = gesture_run_finish(&p->run, r) ?: err;
-	/* the source may sit in a push: stop it before the graph goes */
-	gesture_run_fail(&p->run, -ECANCELED);
 	graph_close(p);
 	ptask_ctx_close(p->ctx);
 err_fini:
