@@ -54,6 +54,7 @@
 #include "uapi/ptask.h"
 #include "backend.h"
 #include "cuda_dl.h"
+#include "fatal.h"
 
 #define PD_CUDA_MAX_PAIRS	256	/* timed launches between two syncs */
 #define PD_CUDA_MODULE_CACHE	32	/* modules kept loaded per space */
@@ -137,6 +138,19 @@ struct cuda_space {
 static atomic_uint_fast64_t next_ctx_id = 1;
 static __thread uint64_t cur_ctx_id;
 
+/*
+ * Errors after which the driver refuses all further work of the process
+ * ("to continue using CUDA, the process must be terminated and
+ * relaunched"); measured on an H100: one client's faulting kernel broke
+ * every other context of ptaskd (Documentation/ptaskd.md, Isolation).
+ */
+static bool cu_sticky(CUresult r)
+{
+	return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_TIMEOUT ||
+	       (r >= CUDA_ERROR_HARDWARE_STACK_ERROR &&
+		r <= CUDA_ERROR_LAUNCH_FAILED);
+}
+
 /* Log a failed driver call and map it: -ENOMEM or -EIO. */
 static int cu_fail(struct cuda_be *cb, CUresult r, const char *what)
 {
@@ -145,6 +159,9 @@ static int cu_fail(struct cuda_be *cb, CUresult r, const char *what)
 	if (cb->cu.GetErrorName(r, &name) != CUDA_SUCCESS || !name)
 		name = "unknown";
 	fprintf(stderr, "ptaskd: cuda: %s: %s (%d)\n", what, name, r);
+	if (cu_sticky(r))
+		pd_fatal("cuda: %s: %s (%d) poisons every CUDA context of this process",
+			 what, name, r);
 	return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
 }
 

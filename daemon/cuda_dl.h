@@ -58,9 +58,14 @@ typedef int CUjit_option;
 #define CUDA_ERROR_NOT_READY			600
 #define CUDA_ERROR_ILLEGAL_ADDRESS		700
 #define CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES	701
+#define CUDA_ERROR_LAUNCH_TIMEOUT		702
 #define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED	704
 #define CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED 712
 #define CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED	713
+/* 714..719: hardware stack, illegal instruction, misaligned address,
+ * invalid address space, invalid PC, launch failed: all sticky */
+#define CUDA_ERROR_HARDWARE_STACK_ERROR		714
+#define CUDA_ERROR_LAUNCH_FAILED		719
 
 /* flags and attributes */
 #define CU_CTX_SCHED_AUTO			0x00

@@ -14,7 +14,10 @@
  *
  * Signals are blocked in every thread and taken here with sigwait():
  * SIGTERM and SIGINT drain (stop taking, finish what was taken, hang up
- * the clients) and exit 0; SIGHUP reopens nothing and is ignored.
+ * the clients) and exit 0; SIGHUP reopens nothing and is ignored.  After
+ * an error that leaves the backend unusable (pd_fatal(): a sticky CUDA
+ * error) the same drain runs and the exit status is PD_EXIT_FATAL (70),
+ * so that systemd's Restart=on-failure starts a fresh daemon.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +30,7 @@
 #include "backend.h"
 #include "engine.h"
 #include "libptask/proto.h"
+#include "fatal.h"
 #include "log.h"
 #include "ns_user.h"
 #include "server.h"
@@ -66,7 +70,8 @@ static void usage(FILE *f)
 		"                            (default on; kernel mode: /sys/kernel/ptask/sched)\n"
 		"  -v, --verbose             more log lines (twice: debug)\n"
 		"  -h, --help, --version\n"
-		"Logs go to stderr.  SIGTERM or SIGINT: finish the work taken, then exit.\n",
+		"Logs go to stderr.  SIGTERM or SIGINT: finish the work taken, then exit.\n"
+		"Exit status 70: a GPU error poisoned CUDA for the process (restart it).\n",
 		PTASKD_SOCKET_DEFAULT);
 }
 
@@ -314,6 +319,8 @@ int main(int argc, char **argv)
 	err = kernel ? run_kernel(&be, &cfg, &set) :
 		       run_user(&o, &be, &cfg, &set);
 	be.ops->fini(&be);
+	if (pd_fatal_happened())
+		return PD_EXIT_FATAL;
 	if (err)
 		return 1;
 	pd_log_info("stopped");

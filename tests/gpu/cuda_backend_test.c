@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "daemon/backend.h"
+#include "daemon/fatal.h"
 
 #define REGION_BYTES	(64u << 20)
 #define HALF		(REGION_BYTES / 2)
@@ -42,6 +43,26 @@
 static int npass, nfail, ntodo;
 /* A kernel faulted and CUDA broke for the whole process (measured: it does). */
 static bool poisoned;
+
+/*
+ * The backend reports errors that poison the process's CUDA through
+ * pd_fatal() (daemon/fatal.c in ptaskd: drain and exit 70 for a restart).
+ * Here it is counted, so the test can check that a fault is reported
+ * and go on to see what still works.
+ */
+static int fatal_calls;
+
+void pd_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fatal_calls++;
+	printf("# pd_fatal: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
 static struct pd_backend be = { .ops = &pd_backend_cuda };
 
 static void check(int ok, const char *fmt, ...)
@@ -532,6 +553,9 @@ static void test_isolation(void *a, const char *ptx, size_t ptx_len,
 	}
 	err = foreign_read(4, 0x1000, fa, n, ptx, ptx_len, scratch, &same);
 	check(err < 0, "owner 4 reading an unmapped address faults (%d)", err);
+	check(fatal_calls > 0,
+	      "the fault is reported as fatal (pd_fatal called %d times)",
+	      fatal_calls);
 	be.ops->mem_free(&be, a, da);
 }
 

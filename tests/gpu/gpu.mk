@@ -21,7 +21,14 @@ GPU_NVCC_ARCH ?= sm_90
 
 .PHONY: gpu-progs check-gpu
 
-gpu-progs: $(GPU_B)/cuda_backend_test $(GPU_B)/gpu_raw $(GPU_B)/kernels.ptx
+gpu-progs: $(GPU_B)/cuda_backend_test $(GPU_B)/gpu_raw $(GPU_B)/kernels.ptx \
+	$(GPU_B)/fault_client
+
+# tests/gpu/ptaskd_fatal.sh's client (libptask; its PTX is bench/kernels.cu's)
+$(GPU_B)/fault_client: tests/gpu/fault_client.c $(LIBPT_A)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	@$(CC) $(GPU_CFLAGS) -Ilibptask -Iuapi -o $@ $< $(LIBPT_A) -lpthread
 
 $(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c daemon/backend_cuda.c \
 		daemon/backend.h daemon/cuda_dl.h uapi/ptask.h
@@ -29,6 +36,7 @@ $(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c daemon/backend_cuda.c 
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -o $@ tests/gpu/cuda_backend_test.c \
 		daemon/backend_cuda.c $(GPU_LIBS)
+# (pd_fatal, which backend_cuda.c calls on a sticky error, is the test's own)
 
 $(GPU_B)/gpu_raw: bench/gpu_raw.c daemon/cuda_dl.h
 	@mkdir -p $(@D)
