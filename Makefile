@@ -137,7 +137,7 @@ check-vm: module kselftest ptaskd-static $(VM_DAEMON_PROGS)
 		echo "check-vm: no $(MODULE) to test"; echo "0 passed, 1 failed, 0 skipped"; exit 1; \
 	fi
 	@tests/vm/run.sh check $(MODULE) $(KSFT_BINS) $(VM_DAEMON_PROGS) \
-		$(addprefix --helper ,$(KSFT_EXEC) $(VM_HELPERS))
+		$(addprefix --helper ,$(KSFT_EXEC) $(VM_HELPERS) $(VM_CHECK_HELPERS))
 
 # Runs every part even when one fails; the last line is the total.
 check:
@@ -213,4 +213,6 @@ $(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS)
 include examples/examples.mk
 include examples/gesture/gesture.mk
 include tests/gpu/gpu.mk
+# ptaskctl in kernel mode in the guest (adds to check-vm)
+include tests/vm/ptaskctl.mk
 include install.mk

@@ -38,12 +38,23 @@ static int nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-/* The ACK of a do, or the DONE that ends a dump. */
+/*
+ * The ACK of a do, or the DONE that ends a dump.  A dump refused or
+ * failed on its way (GET_OBJECT without CAP_SYS_ADMIN) says so in the
+ * DONE message's payload, an int, not in an error message.
+ */
 static int nl_done_cb(struct nl_msg *msg, void *arg)
 {
+	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct nl_req *req = arg;
+	int err;
 
-	(void)msg;
+	if (h->nlmsg_type == NLMSG_DONE &&
+	    h->nlmsg_len >= NLMSG_LENGTH(sizeof(int))) {
+		memcpy(&err, nlmsg_data(h), sizeof(err));
+		if (err < 0 && !req->err)
+			req->err = err;
+	}
 	req->done = true;
 	return NL_STOP;
 }
