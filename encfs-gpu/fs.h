@@ -29,6 +29,13 @@ struct eg_diriv_slot {
 	uint8_t iv[EG_DIRIV_LEN];
 };
 
+/* a plaintext directory path, its backing path and its IV */
+struct eg_pdir_slot {
+	char *pdir;
+	char *cdir;
+	uint8_t iv[EG_DIRIV_LEN];
+};
+
 struct eg_fs {
 	int rootfd;
 	char *cipherdir;		/* absolute, for the xattr calls */
@@ -38,7 +45,9 @@ struct eg_fs {
 	int verbose;
 	int as_root;			/* hand new objects to the caller */
 	pthread_mutex_t cache_lock;
+	unsigned long cache_gen;	/* eg_diriv_forget() calls; under cache_lock */
 	struct eg_diriv_slot cache[EG_DIRIV_CACHE];
+	struct eg_pdir_slot pcache[EG_DIRIV_CACHE];
 };
 
 /* a sidecar is written under its name plus this, then renamed */

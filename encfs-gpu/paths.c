@@ -5,7 +5,13 @@
  *
  * A directory's IV never changes while the directory exists, but the
  * backing path it is cached under does when a directory is renamed or
- * removed, so every rename and rmdir empties the cache.
+ * removed, so every rename and rmdir empties the cache.  The same holds
+ * for the second cache, plaintext directory path -> backing path and IV,
+ * which spares eg_path_resolve() encrypting every component of the path
+ * of every FUSE call (only the last one is encrypted on a hit).  Each
+ * emptying bumps a generation, and a result computed before one is not
+ * put in either cache, so a lookup racing a rename cannot store what the
+ * rename made stale.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -125,6 +131,7 @@ static int diriv_read(int rootfd, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
 int eg_diriv_get(struct eg_fs *fs, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
 {
 	struct eg_diriv_slot *s = &fs->cache[slot_of(cdir)];
+	unsigned long gen;
 	char *copy;
 	int ret;
 
@@ -134,6 +141,7 @@ int eg_diriv_get(struct eg_fs *fs, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
 		pthread_mutex_unlock(&fs->cache_lock);
 		return 0;
 	}
+	gen = fs->cache_gen;
 	pthread_mutex_unlock(&fs->cache_lock);
 	ret = diriv_read(fs->rootfd, cdir, iv);
 	if (ret)
@@ -142,21 +150,79 @@ int eg_diriv_get(struct eg_fs *fs, const char *cdir, uint8_t iv[EG_DIRIV_LEN])
 	if (!copy)
 		return 0;	/* uncached is fine */
 	pthread_mutex_lock(&fs->cache_lock);
-	free(s->cdir);
-	s->cdir = copy;
-	memcpy(s->iv, iv, EG_DIRIV_LEN);
+	if (gen == fs->cache_gen) {
+		free(s->cdir);
+		s->cdir = copy;
+		memcpy(s->iv, iv, EG_DIRIV_LEN);
+		copy = NULL;
+	}
 	pthread_mutex_unlock(&fs->cache_lock);
+	free(copy);
 	return 0;
 }
 
 void eg_diriv_forget(struct eg_fs *fs)
 {
 	pthread_mutex_lock(&fs->cache_lock);
+	fs->cache_gen++;
 	for (int i = 0; i < EG_DIRIV_CACHE; i++) {
 		free(fs->cache[i].cdir);
 		fs->cache[i].cdir = NULL;
+		free(fs->pcache[i].pdir);
+		free(fs->pcache[i].cdir);
+		fs->pcache[i].pdir = fs->pcache[i].cdir = NULL;
 	}
 	pthread_mutex_unlock(&fs->cache_lock);
+}
+
+/* The cached backing path and IV of plaintext directory @pdir (@len bytes,
+ * not NUL-terminated) into @cdir and @iv; 0 on a hit, and @gen is the
+ * generation to store a miss's result under. */
+static int pdir_get(struct eg_fs *fs, const char *pdir, size_t len, char cdir[PATH_MAX],
+		    uint8_t iv[EG_DIRIV_LEN], unsigned long *gen)
+{
+	char key[PATH_MAX];
+	struct eg_pdir_slot *s;
+	int ret = -ENOENT;
+
+	memcpy(key, pdir, len);
+	key[len] = '\0';
+	s = &fs->pcache[slot_of(key)];
+	pthread_mutex_lock(&fs->cache_lock);
+	*gen = fs->cache_gen;
+	if (s->pdir && !strcmp(s->pdir, key)) {
+		strcpy(cdir, s->cdir);
+		memcpy(iv, s->iv, EG_DIRIV_LEN);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&fs->cache_lock);
+	return ret;
+}
+
+/* Remember plaintext directory @pdir (@len bytes) as @cdir with @iv, unless
+ * the caches were emptied since generation @gen. */
+static void pdir_put(struct eg_fs *fs, const char *pdir, size_t len, const char *cdir,
+		     const uint8_t iv[EG_DIRIV_LEN], unsigned long gen)
+{
+	char *p = strndup(pdir, len), *c = strdup(cdir);
+	struct eg_pdir_slot *s;
+
+	if (!p || !c)
+		goto out;	/* uncached is fine */
+	s = &fs->pcache[slot_of(p)];
+	pthread_mutex_lock(&fs->cache_lock);
+	if (gen == fs->cache_gen) {
+		free(s->pdir);
+		free(s->cdir);
+		s->pdir = p;
+		s->cdir = c;
+		memcpy(s->iv, iv, EG_DIRIV_LEN);
+		p = c = NULL;
+	}
+	pthread_mutex_unlock(&fs->cache_lock);
+out:
+	free(p);
+	free(c);
 }
 
 /**
@@ -197,57 +263,82 @@ static int append(char *dst, const char *dir, const char *name)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* Encrypt component @name (@len bytes) of backing directory cp->dir, whose
+ * IV is @iv, into cp's other fields. */
+static int resolve_one(struct eg_fs *fs, struct eg_cpath *cp, const char *name, size_t len,
+		       const uint8_t iv[EG_DIRIV_LEN])
+{
+	char comp[EG_NAME_MAX + 1];
+	int ret;
+
+	if (len > EG_NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(comp, name, len);
+	comp[len] = '\0';
+	ret = (int)eg_name_encrypt(fs->keys.name, iv, comp, cp->cname, sizeof(cp->cname));
+	if (ret < 0)
+		return ret;
+	ret = eg_name_backing(cp->cname, cp->bname, sizeof(cp->bname));
+	if (ret < 0)
+		return ret;
+	cp->is_long = ret;
+	ret = append(cp->path, cp->dir, cp->bname);
+	if (ret)
+		return ret;
+	cp->is_root = 0;
+	return 0;
+}
+
 /**
  * eg_path_resolve() - translate a plaintext path
  * @fs: filesystem
  * @path: absolute plaintext path from FUSE
  * @cp: filled
  *
+ * A path as FUSE sends it ("/a/b/c": no "//", no trailing "/") whose parent
+ * is in the directory cache costs one name encryption; otherwise every
+ * component is encrypted, and the parent is cached.
+ *
  * Return: 0; -ENAMETOOLONG for a component over 255 bytes or a backing
  * path over PATH_MAX; -EIO for a damaged directory on the way; -errno.
  */
 int eg_path_resolve(struct eg_fs *fs, const char *path, struct eg_cpath *cp)
 {
-	char comp[EG_NAME_MAX + 1];
+	const char *p = path, *end, *last = strrchr(path, '/');
 	uint8_t iv[EG_DIRIV_LEN];
-	const char *p = path, *end;
-	int ret;
+	unsigned long gen = 0;
+	size_t plen = 0;
+	int ret, cacheable;
 
 	strcpy(cp->path, ".");
 	strcpy(cp->dir, ".");
 	cp->bname[0] = cp->cname[0] = '\0';
 	cp->is_long = 0;
 	cp->is_root = 1;
+	cacheable = path[0] == '/' && last && last > path && last[1] && !strstr(path, "//");
+	if (cacheable) {
+		plen = (size_t)(last - path);
+		if (!pdir_get(fs, path, plen, cp->dir, iv, &gen))
+			return resolve_one(fs, cp, last + 1, strlen(last + 1), iv);
+	}
 	while (*p) {
-		size_t len;
-
 		while (*p == '/')
 			p++;
 		if (!*p)
 			break;
 		end = strchrnul(p, '/');
-		len = (size_t)(end - p);
-		if (len > EG_NAME_MAX)
-			return -ENAMETOOLONG;
-		memcpy(comp, p, len);
-		comp[len] = '\0';
 		strcpy(cp->dir, cp->path);
 		ret = eg_diriv_get(fs, cp->dir, iv);
 		if (ret)
 			return ret;
-		ret = (int)eg_name_encrypt(fs->keys.name, iv, comp, cp->cname, sizeof(cp->cname));
-		if (ret < 0)
-			return ret;
-		ret = eg_name_backing(cp->cname, cp->bname, sizeof(cp->bname));
-		if (ret < 0)
-			return ret;
-		cp->is_long = ret;
-		ret = append(cp->path, cp->dir, cp->bname);
+		ret = resolve_one(fs, cp, p, (size_t)(end - p), iv);
 		if (ret)
 			return ret;
-		cp->is_root = 0;
 		p = end;
 	}
+	/* iv is cp->dir's: the parent's */
+	if (cacheable)
+		pdir_put(fs, path, plen, cp->dir, iv, gen);
 	return 0;
 }
 
