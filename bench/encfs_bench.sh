@@ -245,6 +245,9 @@ rm_row() {
 # ---------------------------------------------------------------- setup
 say "encfs_bench: $(uname -n), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ); backing: $BASE ($(df -T "$BASE" | awk 'NR == 2 { print $2 }'))"
 say "rows: $ROWS; sequential sizes (MB): $SEQ_MB; dd count: $DD_COUNT; tarball: ${TARBALL:-none}"
+# other work on the machine skews every row: say how loaded it was
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+say "load average at the start: $LOAD0"
 echo "$PW" >"$BASE/pw"
 echo "row,workload,bytes,seconds,mb_s,cpu_fs_s,cpu_ptaskd_s" >"$CSV"
 declare -A LABEL=([plain]="plain directory" [cpu]="encfs-gpu cpu" [gpu]="encfs-gpu gpu"
@@ -341,6 +344,7 @@ done
 {
 	echo "encfs_bench: $(uname -n), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "backing: $BASE ($(df -T "$BASE" | awk 'NR == 2 { print $2 }')); tarball: ${TARBALL:-none}${TARBALL:+ ($TAR_FILES files, $TAR_MB MB)}"
+	echo "load average (1, 5, 15 min): $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end; $(($(date +%s) - T0)) s in all"
 	[ -n "${XOVER:-}" ] && echo "auto: $XOVER"
 	for row in $ROWS; do
 		[ -n "${SKIP[$row]:-}" ] && echo "skipped: ${LABEL[$row]}: ${SKIP[$row]}"
