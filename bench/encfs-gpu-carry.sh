@@ -45,6 +45,10 @@ make encfs-gpu ptaskd ptaskctl encfs-gpu-gputest >/dev/null
 say "building the sanitized test programs (tests/encfs/run.sh, ENCFS_TESTS=build)"
 ENCFS_TESTS=build tests/encfs/run.sh | tail -n 1
 
+# the slice takes minutes to make: keep it when it is the same slice
+if [ -f "$C/src.tar.xz" ] && grep -qF ": $SRC_DIRS (" "$C/src.txt" 2>/dev/null; then
+	mv "$C/src.tar.xz" "$C/src.txt" "$W/"
+fi
 rm -rf "$C"
 mkdir -p "$C/bin" "$C/tests" "$C/gpu" "$C/root" "$DEBS"
 cp build/encfs-gpu/encfs-gpu build/bin/ptaskd build/bin/ptaskctl "$C/bin/"
@@ -61,13 +65,18 @@ done
 rm -rf "$C/root/usr/share/doc" "$C/root/usr/share/man" "$C/root/usr/share/lintian"
 ls "$DEBS" >"$C/root/PACKAGES"
 
-say "slicing $TARBALL: $SRC_DIRS"
-top=$(basename "$TARBALL" .tar.xz)	# Debian's: linux-source-6.1/...
-# shellcheck disable=SC2046
-tar -C "$W" -xJf "$TARBALL" $(for d in $SRC_DIRS; do echo "$top/$d"; done)
-tar -C "$W" -cf - "$top" | xz -6 -T2 >"$C/src.tar.xz"
-echo "$(basename "$TARBALL"): $SRC_DIRS ($(find "$W/$top" -type f | wc -l) files, $(du -sm "$W/$top" | cut -f1) MB)" \
-	>"$C/src.txt"
+if [ -f "$W/src.tar.xz" ]; then
+	say "keeping the slice: $(cat "$W/src.txt")"
+	mv "$W/src.tar.xz" "$W/src.txt" "$C/"
+else
+	say "slicing $TARBALL: $SRC_DIRS"
+	top=$(basename "$TARBALL" .tar.xz)	# Debian's: linux-source-6.1/...
+	# shellcheck disable=SC2046
+	tar -C "$W" -xJf "$TARBALL" $(for d in $SRC_DIRS; do echo "$top/$d"; done)
+	tar -C "$W" -cf - "$top" | xz -6 -T2 >"$C/src.tar.xz"
+	echo "$(basename "$TARBALL"): $SRC_DIRS ($(find "$W/$top" -type f | wc -l) files, $(du -sm "$W/$top" | cut -f1) MB)" \
+		>"$C/src.txt"
+fi
 
 mb=$(du -sm "$C" | cut -f1)
 say "$C: $mb MB ($(cat "$C/src.txt"))"
