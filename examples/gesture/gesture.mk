@@ -74,3 +74,17 @@ $(GS_HK_TEST): $(GS_HK_SRCS) $(GS_HDRS) daemon/host_kernels.h daemon/backend.h
 		$(GS_HK_SRCS) -lpthread -lcrypto
 
 check-gesture: $(GS_HK_TEST)
+
+# the recording reader's libFuzzer target (clang; make deps installs it)
+GS_FUZZ := $(GS_B)/tests/gesture/recording_fuzz
+GS_FUZZ_SRCS := tests/gesture/recording_fuzz.c examples/gesture/recording.c \
+	examples/gesture/scene.c
+
+$(GS_FUZZ): $(GS_FUZZ_SRCS) $(GS_HDRS)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@ (libFuzzer)"
+	$(Q)clang -std=gnu11 -O1 -g -Wall -Wextra -Werror -ffp-contract=off -I. \
+		-D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -o $@ $(GS_FUZZ_SRCS)
+
+check-gesture: $(GS_FUZZ)

@@ -4,6 +4,7 @@
 # tests/gesture/run.sh - the gesture pipeline's tests (`make check-gesture`).
 #
 #   build/tests/gesture/host_kernels_test: ptaskd's host twins of the kernels
+#   build/tests/gesture/recording_fuzz: the recording reader, 8 s of libFuzzer
 #   gesture record (56 frames, seed 1) --> rec
 #        |
 #        +--> host, modular --cpu, pipes --cpu  ---------------> events == golden.events
@@ -21,8 +22,8 @@
 #   build/bin/gesture run --impl host --cpu --recording R --frames 56 \
 #       --hid none --events tests/gesture/golden.events
 #
-# Builds nothing (make check-gesture builds build/bin/gesture, ptaskd and
-# the host twins' test).
+# Builds nothing (make check-gesture builds build/bin/gesture, ptaskd, the
+# host twins' test and the fuzz target).
 # Last line: "N passed, M failed, K skipped"; exit 1 on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -93,6 +94,18 @@ if [ -x "$HK" ] && timeout -k 5 120 "$HK" >"$W/hk.out" 2>&1; then
 else
 	not_ok "host twins: build/tests/gesture/host_kernels_test failed or missing"
 	sed 's/^/#   /' "$W/hk.out" 2>/dev/null
+fi
+
+# --- the recording reader under libFuzzer, briefly ---------------------------------
+FZ=build/tests/gesture/recording_fuzz
+mkdir -p "$W/corpus"
+if [ -x "$FZ" ] && timeout -k 5 60 "$FZ" -max_total_time="${GESTURE_FUZZ_SECONDS:-8}" \
+	-max_len=4096 -artifact_prefix="$W/" "$W/corpus" tests/gesture/corpus \
+	>"$W/fuzz.out" 2>&1; then
+	ok "recording reader fuzzed: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$W/fuzz.out")"
+else
+	not_ok "recording reader fuzzing: a crash or a missing $FZ"
+	tail -n 20 "$W/fuzz.out" 2>/dev/null | sed 's/^/#   /'
 fi
 
 # --- the recording ------------------------------------------------------------
