@@ -12,7 +12,8 @@
 #        +--> handcode, modular, pipes, ptask on a GPU (skipped without one)
 #   the generator directly (no file) --> host --> events == golden.events
 #   broken copies of rec (truncated, corrupt, ...) --> a clear error each
-#   bad command lines --> exit 2 and a message each
+#   demo.sh, small (what make demo runs): table, PNG, ptaskd stopped
+#   bad command lines, a malformed CSV --> exit 2 (1) and a message each
 #
 # golden.events is what the host implementation gave when the pipeline was
 # written (2026-11-22); every other implementation must match it exactly:
@@ -262,6 +263,34 @@ fi
 cp "$W/rec" "$W/bad"
 printf 'extra' >>"$W/bad"
 bad_rec "bytes after the last frame" "$W/bad" "corrupt: 5 bytes after the last frame"
+
+# --- make demo's script, small: table, PNG, the daemon stopped --------------------
+if GESTURE_OUT="$W/demo" GESTURE_FRAMES=12 GESTURE_RT_FRAMES=6 \
+	GESTURE_IMPLS="host handcode ptask" GESTURE_HID=none \
+	timeout -k 5 180 examples/gesture/demo.sh >"$W/demo.out" 2>&1; then
+	dpid=$(sed -n 's/.*ptaskd --mode user .*(pid \([0-9]*\),.*/\1/p' "$W/demo.out")
+	rows=$(($(wc -l <"$W/demo/gesture.csv") - 1))
+	if [ "$rows" -ge 4 ] && grep -q '^ptask *unconstrained' "$W/demo.out" &&
+		[ "$(head -c 4 "$W/demo/gesture.png" | od -An -c | tr -d ' ')" = '211PNG' ] &&
+		[ -n "$dpid" ] && ! kill -0 "$dpid" 2>/dev/null; then
+		ok "demo.sh: $rows rows in the table, a PNG, ptaskd (pid $dpid) stopped"
+	else
+		not_ok "demo.sh: rows $rows, ptaskd pid '$dpid'"
+		tail -n 20 "$W/demo.out" | sed 's/^/#   /'
+	fi
+else
+	not_ok "demo.sh: exit status $?"
+	tail -n 20 "$W/demo.out" | sed 's/^/#   /'
+fi
+printf 'impl,mode\nhost,realtime,cpu,oops\n' >"$W/bad.csv"
+if "$G" table "$W/bad.csv" >"$W/table.out" 2>&1; then
+	not_ok "gesture table accepted a malformed CSV"
+elif grep -qF "bad.csv:2: not a result row" "$W/table.out"; then
+	ok "gesture table: $(head -n 1 "$W/table.out")"
+else
+	not_ok "gesture table on a malformed CSV: no clear error"
+	sed 's/^/#   /' "$W/table.out"
+fi
 
 # --- bad command lines: exit 2 and a message naming the problem ------------------
 bad_cli() {
