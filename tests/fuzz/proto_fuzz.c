@@ -148,19 +148,20 @@ static void one_message(uint32_t op, uint8_t who_bits, const uint8_t *payload,
 	uint8_t *copy;
 	int err;
 
-	if (!(op & 0x80000000u))
-		op = (cmds[op % ARRAY_SIZE(cmds)] & ~(0x3fffu << 16)) |
-		     (op & (0x3fffu << 16));
 	/* An exact-size copy, so ASan sees any read past the message. */
 	copy = malloc(len ? len : 1);
 	if (!copy)
 		abort();
 	memcpy(copy, payload, len);
+	/* Before the rewrite below: an _IOWR ioctl has both bits set too. */
 	if ((op & 0xc0000000u) == 0xc0000000u) {
 		one_admin(op, &who, copy, len);
 		free(copy);
 		return;
 	}
+	if (!(op & 0x80000000u))
+		op = (cmds[op % ARRAY_SIZE(cmds)] & ~(0x3fffu << 16)) |
+		     (op & (0x3fffu << 16));
 	err = pd_request_parse(op, copy, len, &req);
 	if (!err)
 		err = pd_request_prepare(&req);
