@@ -12,7 +12,8 @@
 #
 #   1. tests/gpu/gesture_gpu_test.sh  GPU xform/filter vs the CPU reference
 #                                     (tolerance 0.01 mm) and equal events
-#   2. tests/gesture/run.sh           check-gesture there: the golden event
+#   2. tests/gesture/run.sh           check-gesture there (its host-twin and
+#                                     fuzz programs are not carried: skipped): the golden event
 #                                     stream from every path, the GPU ones
 #                                     included (handcode, modular, pipes,
 #                                     ptask on ptaskd --backend cuda)
@@ -41,6 +42,10 @@ for f in build/bin/gesture build/bin/ptaskd; do
 	[ -x "$f" ] || say "missing $f: carry build/bin (make gesture ptaskd)"
 done
 
+PY=$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+# no matplotlib there (likely): no PNG in the tests' small demo either
+"$PY" -c 'import matplotlib' 2>/dev/null || export GESTURE_NO_PLOT=1
+
 # 1. the GPU stages against the CPU
 timeout 90 bash tests/gpu/gesture_gpu_test.sh >"$W/gpucheck.txt" 2>&1
 say "gesture_gpu_test exit status: $? ($(tail -n 1 "$W/gpucheck.txt"))"
@@ -67,7 +72,6 @@ tr '\r' '\n' <"$W/demo-shared.txt" | grep -E '^(ptask|impl) ' | tee -a "$S"
 
 cp "$W/demo/gesture.csv" "$W/demo/gesture-table.txt" "$OUTDIR/" 2>/dev/null
 cp "$W/demo-shared/gesture.csv" "$OUTDIR/gesture-shared.csv" 2>/dev/null
-PY=$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
 if "$PY" examples/gesture/plot.py "$W/demo/gesture.csv" "$OUTDIR/gesture.png" \
 	"gesture pipeline, cuda backend, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1), $(date -u +%Y-%m-%d)" \
 	>"$W/plot.txt" 2>&1; then

@@ -89,24 +89,30 @@ run_impl() {
 }
 
 # --- ptaskd's host twins of the kernels, alone ----------------------------------
+# (make check-gesture builds both; a machine given only build/bin, as
+# the GPU machine is, skips them)
 HK=build/tests/gesture/host_kernels_test
-if [ -x "$HK" ] && timeout -k 5 120 "$HK" >"$W/hk.out" 2>&1; then
-	ok "host twins: $(tail -n 1 "$W/hk.out") (build/tests/gesture/host_kernels_test)"
+if [ ! -x "$HK" ]; then
+	skipped "host twins: $HK not built"
+elif timeout -k 5 120 "$HK" >"$W/hk.out" 2>&1; then
+	ok "host twins: $(tail -n 1 "$W/hk.out") ($HK)"
 else
-	not_ok "host twins: build/tests/gesture/host_kernels_test failed or missing"
-	sed 's/^/#   /' "$W/hk.out" 2>/dev/null
+	not_ok "host twins: $HK failed"
+	sed 's/^/#   /' "$W/hk.out"
 fi
 
 # --- the recording reader under libFuzzer, briefly ---------------------------------
 FZ=build/tests/gesture/recording_fuzz
 mkdir -p "$W/corpus"
-if [ -x "$FZ" ] && timeout -k 5 60 "$FZ" -max_total_time="${GESTURE_FUZZ_SECONDS:-8}" \
+if [ ! -x "$FZ" ]; then
+	skipped "recording reader fuzzing: $FZ not built"
+elif timeout -k 5 60 "$FZ" -max_total_time="${GESTURE_FUZZ_SECONDS:-8}" \
 	-max_len=4096 -artifact_prefix="$W/" "$W/corpus" tests/gesture/corpus \
 	>"$W/fuzz.out" 2>&1; then
 	ok "recording reader fuzzed: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$W/fuzz.out")"
 else
-	not_ok "recording reader fuzzing: a crash or a missing $FZ"
-	tail -n 20 "$W/fuzz.out" 2>/dev/null | sed 's/^/#   /'
+	not_ok "recording reader fuzzing: a crash (input saved in the log's directory)"
+	tail -n 20 "$W/fuzz.out" | sed 's/^/#   /'
 fi
 
 # --- the recording ------------------------------------------------------------
@@ -271,7 +277,8 @@ if GESTURE_OUT="$W/demo" GESTURE_FRAMES=12 GESTURE_RT_FRAMES=6 \
 	dpid=$(sed -n 's/.*ptaskd --mode user .*(pid \([0-9]*\),.*/\1/p' "$W/demo.out")
 	rows=$(($(wc -l <"$W/demo/gesture.csv") - 1))
 	if [ "$rows" -ge 4 ] && grep -q '^ptask *unconstrained' "$W/demo.out" &&
-		[ "$(head -c 4 "$W/demo/gesture.png" | od -An -c | tr -d ' ')" = '211PNG' ] &&
+		{ [ -n "${GESTURE_NO_PLOT:-}" ] ||
+		  [ "$(head -c 4 "$W/demo/gesture.png" | od -An -c | tr -d ' ')" = '211PNG' ]; } &&
 		[ -n "$dpid" ] && ! kill -0 "$dpid" 2>/dev/null; then
 		ok "demo.sh: $rows rows in the table, a PNG, ptaskd (pid $dpid) stopped"
 	else
