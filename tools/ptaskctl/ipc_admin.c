@@ -213,6 +213,7 @@ static int user_list(uint32_t op, struct rec_list *l,
 		     uint64_t (*next)(const void *last))
 {
 	struct ptaskd_list req = { .cursor = 0 };
+	uint64_t cursor;
 	uint32_t len, i;
 	void *rep;
 	int fd, ret;
@@ -237,10 +238,16 @@ static int user_list(uint32_t op, struct rec_list *l,
 			else
 				ret = -ENOMEM;
 		}
-		req.cursor = next((char *)rep + len - l->size);
+		cursor = next((char *)rep + len - l->size);
 		free(rep);
 		if (ret)
 			break;
+		/* A daemon that does not move on would keep us here forever. */
+		if (cursor <= req.cursor) {
+			ret = -EPROTO;
+			break;
+		}
+		req.cursor = cursor;
 	}
 	close(fd);
 	return ret;
