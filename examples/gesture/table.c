@@ -2,8 +2,9 @@
 /*
  * table.c - `gesture table CSV`: the results of a set of runs (the rows
  * gesture run --csv appended) as the table a person reads, one line per
- * implementation and mode.  Memory is also shown against handcode's run
- * in the same mode (against host's when handcode did not run: no GPU).
+ * implementation and mode.  Memory is also shown as the increase over
+ * handcode's run in the same mode (the paper's ws-delta; over host's when
+ * handcode did not run: no GPU).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -83,10 +84,10 @@ int gesture_cmd_table(int argc, char **argv)
 	}
 	if (!find(rows, n, "handcode", rows[0].mode))
 		base_name = "host";
-	printf("%-9s %-13s %-7s %7s %7s %8s %8s %6s %6s %5s %7s %7s %8s %6s\n",
+	printf("%-9s %-13s %-7s %7s %7s %8s %8s %6s %6s %5s %7s %7s %8s %8s\n",
 	       "impl", "mode", "backend", "fps", "MB/s", "lat-med", "lat-p99",
 	       "usr%", "sys%", "gpu%", "gpuMB", "threads", "memMB",
-	       !strcmp(base_name, "host") ? "x-host" : "x-hand");
+	       !strcmp(base_name, "host") ? "+MB-host" : "+MB-hand");
 	for (i = 0; i < n; i++) {
 		const struct gesture_result *r = &rows[i];
 		const struct gesture_result *b = find(rows, n, base_name, r->mode);
@@ -101,13 +102,15 @@ int gesture_cmd_table(int argc, char **argv)
 		cell(r->gpu_mem_mb, 7, 0);
 		printf(" %7u", r->threads);
 		cell(r->rss_mb, 8, 1);
-		cell(b && b->rss_mb > 0 ? r->rss_mb / b->rss_mb : -1.0, 6, 2);
-		printf("\n");
+		if (b)	/* the paper's ws-delta: footprint over the baseline's */
+			printf(" %+8.1f\n", r->rss_mb - b->rss_mb);
+		else
+			printf(" %8s\n", "-");
 	}
 	printf("fps: frames / (last event - first capture); MB/s: camera data consumed;\n"
 	       "lat: capture -> event, median and 99th percentile; usr%%/sys%%: CPU of\n"
 	       "one core, all processes of the implementation (ptask: with ptaskd);\n"
-	       "memMB: proportional set size at its largest; x-%s: memMB against %s's.\n",
+	       "memMB: proportional set size at its largest; +MB-%s: memMB over %s's.\n",
 	       !strcmp(base_name, "host") ? "host" : "hand", base_name);
 	return 0;
 }
