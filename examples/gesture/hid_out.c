@@ -84,6 +84,10 @@ int gesture_hid_open(struct gesture_hid *h, enum gesture_hid_mode mode,
 			fprintf(stderr, "gesture: /dev/uinput: %s\n", strerror(-fd));
 			return fd;
 		}
+		/* there but refused (permissions, an old kernel): say so */
+		if (fd != -ENOENT)
+			fprintf(stderr, "gesture: /dev/uinput: %s; printing the events instead\n",
+				strerror(-fd));
 		mode = GESTURE_HID_PRINT;
 	}
 	h->mode = mode;
