@@ -299,6 +299,18 @@ else
 	sed 's/^/#   /' "$W/table.out"
 fi
 
+# --hid uinput where there is no /dev/uinput: an error, not a silent print
+if [ -e /dev/uinput ]; then
+	skipped "--hid uinput without /dev/uinput: this machine has one"
+elif "$G" run --impl host --cpu --frames 2 --hid uinput --quiet >"$W/ui.out" 2>&1; then
+	not_ok "--hid uinput without /dev/uinput succeeded"
+elif grep -qF "gesture: /dev/uinput: No such file or directory" "$W/ui.out"; then
+	ok "--hid uinput without /dev/uinput: exit 1, $(head -n 1 "$W/ui.out")"
+else
+	not_ok "--hid uinput without /dev/uinput: no clear error"
+	sed 's/^/#   /' "$W/ui.out"
+fi
+
 # --- bad command lines: exit 2 and a message naming the problem ------------------
 bad_cli() {
 	local msg=$1 rc
