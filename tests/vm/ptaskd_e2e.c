@@ -573,14 +573,15 @@ static long long proc_sysfs(pid_t pid, const char *name)
 /*
  * A nice +19 process looping 50 ms kernels and a nice -20 one doing 1 ms
  * kernels, both run by ptaskd on one sim device with budgets on: while
- * the foreground works the hog is held (procs/<pid>/held), and the
- * foreground never waits for more than the one hog kernel already
- * running; once the foreground is quiet past the window, the hog runs.
+ * the foreground works the hog is held (procs/<pid>/held) and completes
+ * at most the kernel it had in flight and one more; once the foreground
+ * is quiet past the window, the hog runs again.  (Latencies are not
+ * checked: the guest is emulated, and its timing is not the point.)
  */
 TEST_F(e2e, budgets_hold_a_low_priority_hog)
 {
-	long long hog_before, hog_after;
-	__u64 t0, worst = 0, budgets;
+	long long hog_start, hog_before, hog_after;
+	__u64 budgets, t0;
 	struct busy fg;
 	uint32_t seq;
 	pid_t hog;
@@ -602,18 +603,20 @@ TEST_F(e2e, budgets_hold_a_low_priority_hog)
 	pt_env_track_pid(&self->env, hog);
 	ASSERT_EQ(0, setpriority(PRIO_PROCESS, 0, -20));
 	ASSERT_PT(0, busy_build(&fg, 1000000));
-	/* Let the hog run alone first: it has a kernel in flight. */
-	pt_sleep_ms(200);
-	for (seq = 1; seq <= 200; seq++) {
-		t0 = pt_now_ns();
+	/* The hog runs alone until it has a record and some history. */
+	for (t0 = pt_now_ns(); proc_sysfs(hog, "invocations") < 2 &&
+	     pt_now_ns() - t0 < 10 * SEC;)
+		pt_sleep_ms(10);
+	ASSERT_LE(2, proc_sysfs(hog, "invocations"));
+	ASSERT_PT(0, busy_round(&fg, 1));	/* our first round: set-up */
+	hog_start = proc_sysfs(hog, "invocations");
+	for (seq = 2; seq <= 200; seq++)
 		ASSERT_PT(0, busy_round(&fg, seq));
-		if (pt_now_ns() - t0 > worst)
-			worst = pt_now_ns() - t0;
-	}
 	EXPECT_EQ(1, proc_sysfs(hog, "held"));
-	/* At most the hog's kernel in flight when we came, plus ours. */
-	EXPECT_GT(200000000ULL, worst) TH_LOG("worst round %llu ns", worst);
 	hog_before = proc_sysfs(hog, "invocations");
+	EXPECT_GE(hog_start + 2, hog_before)
+		TH_LOG("the hog ran %lld kernels during 199 foreground rounds",
+		       hog_before - hog_start);
 	ptask_ctx_close(fg.ctx);
 	/* Quiet past the window (100 ms): the hog's debt is forgiven. */
 	pt_sleep_ms(600);
