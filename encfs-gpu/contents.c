@@ -349,12 +349,15 @@ static int rewrite(const struct eg_contents *c, int fd, const struct eg_fstate *
 		   uint64_t osize, uint64_t nsize, uint64_t lo, uint64_t hi, const uint8_t *buf,
 		   size_t n, uint64_t off, uint64_t trunc)
 {
-	uint8_t *plain = calloc(1, hi - lo);
+	/* a write that covers [lo, hi) whole (FUSE's aligned 1 MiB writes)
+	 * needs neither the old plaintext nor zeros under it */
+	int covered = n && off <= lo && off + n >= hi;
+	uint8_t *plain = covered ? malloc(hi - lo) : calloc(1, hi - lo);
 	int ret = 0;
 
 	if (!plain)
 		return -ENOMEM;
-	if (lo < osize)
+	if (lo < osize && !covered)
 		ret = read_range(c, fd, st, osize, lo, hi < osize ? hi : osize, plain);
 	if (ret)
 		goto out;
