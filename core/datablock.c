@@ -63,6 +63,8 @@ void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db)
 	if (PTASK_WARN_ON(db->refs == 0) || --db->refs)
 		return;
 	ptask_ns_remove(ns, &db->obj);
+	/* Gone now, even while a mapping keeps the memory: tell the shell. */
+	ptask_os_buf_bind(db->buf, 0);
 	ptask_os_buf_put(db->buf);
 	ptask_count_dec(ns, PTASK_COUNT_DATABLOCKS);
 	ptask_os_free(db);

@@ -78,7 +78,11 @@ u64 ptask_os_now_ns(void);
 int ptask_os_buf_alloc(struct ptask_ns *ns, u64 bytes, struct ptask_buf **out);
 void ptask_os_buf_get(struct ptask_buf *buf);
 void ptask_os_buf_put(struct ptask_buf *buf);
-/* The buffer now backs datablock @handle (a shell may note it). */
+/*
+ * The buffer now backs datablock @handle (a shell may note it); @handle 0:
+ * that datablock is gone, although mappings may keep the memory a while
+ * (a shell drops what it keyed on the handle, such as device copies).
+ */
 void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle);
 
 /* A client's wake_seq changed: wake whoever sleeps or polls on it. */

@@ -117,7 +117,17 @@ void ptask_os_buf_put(struct ptask_buf *buf)
 
 void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
 {
+	u32 gone = buf->handle;
+
 	buf->handle = handle;
+	/*
+	 * The datablock died: its device copies go now, not when the last
+	 * mapping (the engine's own host view among them) lets go of the
+	 * memory.  Waiting for that kept a dead frame's buffer per frame
+	 * for seconds (the gesture demo's fused clouds: gigabytes).
+	 */
+	if (!handle && gone && buf->ns->engine)
+		pd_engine_forget(buf->ns->engine, gone);
 }
 
 void ptask_os_client_wake(struct ptask_client *core)
