@@ -4,13 +4,16 @@
 # bench/encfs-gpu-run.sh - encfs-gpu on the lent GPU machine, in one call.
 #
 # Here first (root, package access):  make encfs-gpu-carry
-#   (bench/encfs-gpu-carry.sh: builds, fills build/encfscarry, ~45 MB)
+#   (bench/encfs-gpu-carry.sh: builds, fills build/encfscarry, ~47 MB)
 # Then the device tool, one call:
 #   run(command="bash bench/encfs-gpu-run.sh",
 #       carry=["build/encfscarry"], timeout_s=600)
-# (one carried path; the GPU machine has no package access, no libfuse3,
-# no fusermount3: it runs as root, so libfuse, go-fuse and libfuse2 mount
-# with mount(2) themselves, and everything unmounts with umount.)
+# (one carried path, 47 MB with a 3 MB tree: under the 64 MiB limit.  The
+# GPU machine has no package access, no libfuse3, no fusermount3: it runs
+# as root, so libfuse3 and libfuse2 mount with mount(2) themselves,
+# gocryptfs uses the carried fusermount3, and everything unmounts with
+# umount.  Tested here under unshare -m with those programs and libraries
+# hidden and ENCFS_RUN_PTASKD_BACKEND=cpu: 255 s on 2 CPUs.)
 #
 #   0. the machine, and ldd of every carried program (LD_LIBRARY_PATH =
 #      the carried Debian libraries)
@@ -80,8 +83,9 @@ for p in "$C/bin/encfs-gpu" "$C/bin/ptaskd" "$C/root/usr/bin/gocryptfs" "$C/root
 		say "MISSING libraries for $p: $(ldd "$p" | grep 'not found' | tr '\n' ' ')"
 	fi
 done
-for t in xz fusermount3 fusermount; do
-	command -v "$t" >/dev/null && say "have $t" || say "no $t"
+# (fusermount3 should be the carried one: gocryptfs mounts through it)
+for t in xz fusermount3 fusermount gocryptfs encfs; do
+	say "$t: $(command -v "$t" || echo none)"
 done
 
 # ---------------------------------------------------------------- 1.
