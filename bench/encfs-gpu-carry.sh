@@ -16,7 +16,9 @@
 #             libstdc++ and OpenSSL 3, which the GPU machine has.  fuse3
 #             for its fusermount3: gocryptfs 2.3 always mounts through it
 #             (root needs no setuid bit); libfuse3 and libfuse2 mount with
-#             mount(2) as root and need none
+#             mount(2) as root and need none.  libnl-3-200 and
+#             libnl-genl-3-200 for ptaskd and ptaskctl (the GPU machine
+#             lacks libnl-genl-3.so.200)
 #   src.tar.xz  a slice of Debian's linux-source tarball for the untar,
 #             md5sum, ls -lR and rm -rf workloads, as big as the carry
 #             allows (ENCFS_CARRY_SRC_DIRS, default "fs include kernel mm net lib
@@ -32,7 +34,7 @@ C=build/encfscarry
 DEBS=build/encfsdebs
 SRC_DIRS=${ENCFS_CARRY_SRC_DIRS:-fs include kernel mm net lib arch/x86 crypto block security}
 MAX_MB=${ENCFS_CARRY_MAX_MB:-56}
-PKGS="libfuse3-3 fuse3 libfuse2 libtinyxml2-9 gocryptfs encfs"
+PKGS="libfuse3-3 fuse3 libfuse2 libtinyxml2-9 gocryptfs encfs libnl-3-200 libnl-genl-3-200"
 TARBALL=$(ls /usr/src/linux-source-*.tar.xz | tail -n 1)
 CAVP=/usr/lib/python3/dist-packages/cryptography_vectors/ciphers/AES/XTS
 W=$(mktemp -d)

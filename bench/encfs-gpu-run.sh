@@ -77,7 +77,7 @@ say "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) host=$(hostname) cpus=$(nproc) kernel=$
 say "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 1)"
 say "backing: /var/tmp on $(df -T /var/tmp | awk 'NR == 2 { print $2 ", " $5 " free" }')"
 say "carried: $(tr '\n' ' ' <"$C/root/PACKAGES"); tarball: $(cat "$C/src.txt")"
-for p in "$C/bin/encfs-gpu" "$C/bin/ptaskd" "$C/root/usr/bin/gocryptfs" "$C/root/usr/bin/encfs" \
+for p in "$C/bin/encfs-gpu" "$C/bin/ptaskd" "$C/bin/ptaskctl" "$C/root/usr/bin/gocryptfs" "$C/root/usr/bin/encfs" \
 	"$C/tests/encfs-gpu-san" "$C/tests/vectors_test"; do
 	if ldd "$p" 2>&1 | grep -q 'not found'; then
 		say "MISSING libraries for $p: $(ldd "$p" | grep 'not found' | tr '\n' ' ')"
