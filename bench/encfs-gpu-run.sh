@@ -47,7 +47,9 @@ S=$W/summary.txt
 PDPID=
 MNT=
 FPID=
-export LD_LIBRARY_PATH="$C/root/usr/lib/x86_64-linux-gnu:$C/root/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# (encfs keeps its own libencfs in /usr/lib/encfs, found by its RUNPATH on
+# an installed system: here that path is the carried one)
+export LD_LIBRARY_PATH="$C/root/usr/lib/x86_64-linux-gnu:$C/root/lib/x86_64-linux-gnu:$C/root/usr/lib/encfs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$C/root/usr/bin:$C/root/bin:$PATH"
 export XTS_CAVP_DIR=$C/gpu/XTS
 

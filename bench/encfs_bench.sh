@@ -254,15 +254,21 @@ declare -A LABEL=([plain]="plain directory" [cpu]="encfs-gpu cpu" [gpu]="encfs-g
 	[auto]="encfs-gpu auto" [gocryptfs]=gocryptfs [encfs]=encfs)
 declare -A SKIP=()
 [ -x "$EGFS" ] || { say "no $EGFS (make encfs-gpu)"; exit 1; }
-if [ -n "$GOCRYPTFS" ]; then
-	LABEL[gocryptfs]="gocryptfs $("$GOCRYPTFS" -version | awk '{ sub(/;$/, "", $2); print $2 }')"
-else
+# A program that is there but does not run (a library missing) skips its
+# row with the reason instead of ending the run.
+if [ -z "$GOCRYPTFS" ]; then
 	SKIP[gocryptfs]="no gocryptfs (apt-get install gocryptfs)"
-fi
-if [ -n "$ENCFS" ]; then
-	LABEL[encfs]="encfs $("$ENCFS" --version 2>&1 | awk '{ print $NF }')"
+elif v=$("$GOCRYPTFS" -version 2>&1); then
+	LABEL[gocryptfs]="gocryptfs $(awk '{ sub(/;$/, "", $2); print $2; exit }' <<<"$v")"
 else
+	SKIP[gocryptfs]="$GOCRYPTFS does not run: $(tail -n 1 <<<"$v")"
+fi
+if [ -z "$ENCFS" ]; then
 	SKIP[encfs]="no encfs (apt-get install encfs)"
+elif v=$("$ENCFS" --version 2>&1); then
+	LABEL[encfs]="encfs $(awk '{ print $NF; exit }' <<<"$v")"
+else
+	SKIP[encfs]="$ENCFS does not run: $(tail -n 1 <<<"$v")"
 fi
 if [[ " $ROWS " = *" gpu "* || " $ROWS " = *" auto "* ]]; then
 	if [ "$PD_BACKEND" = none ]; then
