@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 #include "libptask.h"
+#include "bench/read_ptx.h"
 
 struct graph {
 	uint32_t g, in, out;
@@ -41,26 +42,6 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = calloc(1, (size_t)n + 1)) &&
-	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		*len = (size_t)n + 1;	/* PTX with its NUL */
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 static int build(struct ptask_ctx *ctx, const char *ptx, size_t ptx_len,
@@ -157,7 +138,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ptask_gpu --ptx FILE [--iters N>=3] [--transfer-mib 1..256]\n");
 		return 2;
 	}
-	ptx = read_file(ptx_path, &ptx_len);
+	ptx = read_ptx(ptx_path, &ptx_len);
 	if (!ptx) {
 		fprintf(stderr, "ptask_gpu: cannot read %s\n", ptx_path);
 		return 1;

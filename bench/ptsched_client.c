@@ -35,6 +35,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "libptask.h"
+#include "bench/read_ptx.h"
 
 struct client_opts {
 	double kernel_us, gap_us, seconds, warmup_s, from, until;
@@ -83,26 +84,6 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = calloc(1, (size_t)n + 1)) &&
-	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		*len = (size_t)n + 1;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 /* in (u32) -> ptask_busy(in, out, ns) -> out (u32); ns on a sticky port. */
@@ -270,7 +251,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.ptx_path) {
-		ptx = read_file(o.ptx_path, &code_len);
+		ptx = read_ptx(o.ptx_path, &code_len);
 		if (!ptx) {
 			fprintf(stderr, "ptsched_client: cannot read %s\n",
 				o.ptx_path);

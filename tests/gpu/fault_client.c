@@ -15,26 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "libptask.h"
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 && (buf = calloc(1, (size_t)n + 1)) &&
-	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		*len = (size_t)n + 1;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
+#include "bench/read_ptx.h"
 
 int main(int argc, char **argv)
 {
@@ -47,7 +28,7 @@ int main(int argc, char **argv)
 	char *ptx;
 	int err;
 
-	if (argc != 2 || !(ptx = read_file(argv[1], &ptx_len))) {
+	if (argc != 2 || !(ptx = read_ptx(argv[1], &ptx_len))) {
 		fprintf(stderr, "usage: fault_client PTX (bench/kernels.cu's)\n");
 		return 2;
 	}
