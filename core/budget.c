@@ -213,6 +213,9 @@ static u32 count_accels(struct ptask_ns *ns)
 		if (c->executor)
 			n += c->n_accels;
 	}
+	/* The arithmetic's bounds below assume at most this many. */
+	if (n > PTASK_MAX_ACCELS)
+		n = PTASK_MAX_ACCELS;
 	return n ? n : 1;
 }
 
@@ -379,7 +382,8 @@ void ptask_sched_update(struct ptask_ns *ns)
 		u64 w = proc_weight(proc), q = 0, at;
 
 		if (proc->active) {
-			q = div64_u64(period * accels * w, tot.weight);
+			/* At least 1 ns: a tiny share, never none (no dead ticks). */
+			q = div64_u64(period * accels * w, tot.weight) ?: 1;
 			proc->bmax_ns = (s64)div64_u64(w * tot.sum_ns,
 						       tot.weight);
 			if (proc->bmax_ns < (s64)q)

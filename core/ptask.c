@@ -213,8 +213,16 @@ void ptask_ptask_try_queue(struct ptask_ptask *p)
 		ptask_client_wake(p->self);
 	} else {
 		ptask_list_add_tail(&p->ready_node, &ns->ready);
-		if (p->kind == PTASK_KIND_GPU)
+		if (p->kind == PTASK_KIND_GPU) {
 			p->proc->last_active_ns = p->queued_ns;
+			/*
+			 * Held from now on: the timer must run for it, or an
+			 * executor that polls (and so never takes) would never
+			 * see the refill.
+			 */
+			if (p->proc->budget_ns < 0)
+				ptask_sched_update(ns);
+		}
 		ptask_exec_wake(ns);
 	}
 }

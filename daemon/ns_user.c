@@ -233,6 +233,9 @@ void ptask_os_sched_timer(struct ptask_ns *core_ns, u64 when_ns)
 {
 	struct pd_ns *ns = core_ns->os;
 
+	/* Shutting down (clients going after the timer thread): no timer. */
+	if (ns->timer_stop)
+		return;
 	ns->timer_at = when_ns;
 	pthread_cond_signal(&ns->timer_cond);
 }

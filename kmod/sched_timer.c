@@ -64,6 +64,8 @@ void ptask_sched_timer_init(void)
  */
 void ptask_sched_timer_exit(void)
 {
+	/* The work item re-arms the timer: work, timer, then work again. */
+	cancel_work_sync(&sched_work);
 	hrtimer_cancel(&sched_timer);
 	cancel_work_sync(&sched_work);
 }

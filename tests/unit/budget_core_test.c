@@ -177,6 +177,75 @@ static void test_held_then_released(void)
 	free(t);
 }
 
+/*
+ * A process whose last completion left it in debt with nothing queued
+ * queues again: the timer must start then, or an executor that only
+ * polls (kernel-mode ptaskd) would wait forever.
+ */
+static void test_debt_then_queue_arms_the_timer(void)
+{
+	struct ptask_client *e = h_executor();
+	struct h_take *t = calloc(1, sizeof(*t));
+	struct proc_graph a;
+
+	REQUIRE(t);
+	os_user_clock_ns = 2000000000ULL;
+	REQUIRE(mkproc(&a, 40, 0, 0));
+	REQUIRE_OK(feed(&a));
+	REQUIRE_OK(h_take(e, 1, 8, t));
+	REQUIRE_OK(finish(e, &t->inv[0], 10000000));
+	drain(&a);
+	CHECK(ptask_proc_find(&h_ns, 40)->budget_ns < 0);
+	CHECK_EQ(os_user_timer_ns, 0);		/* nothing queued yet */
+	REQUIRE_OK(feed(&a));
+	CHECK(os_user_timer_ns > os_user_clock_ns);
+	CHECK(!(ptask_client_poll(e) & PTASK_POLL_IN));
+	os_user_clock_ns = os_user_timer_ns;
+	ptask_sched_tick(&h_ns);
+	CHECK(ptask_client_poll(e) & PTASK_POLL_IN);
+	REQUIRE_OK(h_take(e, 1, 8, t));
+	REQUIRE_OK(finish(e, &t->inv[0], 1000));
+	os_user_clock_ns = 0;
+	free(t);
+}
+
+/*
+ * Weights a million to one: the small process's refill per period rounds
+ * to 0 ns; it still gets 1 ns a period (a tiny share, not none) and the
+ * timer is set for when that pays its debt, not every timer_us.
+ */
+static void test_tiny_share_is_not_zero(void)
+{
+	struct ptask_client *e = h_executor();
+	struct h_take *t = calloc(1, sizeof(*t));
+	struct proc_graph a, b;
+	s64 before;
+
+	REQUIRE(t);
+	os_user_clock_ns = 3000000000ULL;
+	REQUIRE(mkproc(&a, 50, 0, 0) && mkproc(&b, 51, 0, 0));
+	REQUIRE_OK(ptask_proc_set_weight(&h_ns, 50, 1));
+	REQUIRE_OK(ptask_proc_set_weight(&h_ns, 51, PTASK_WEIGHT_MAX));
+	REQUIRE_OK(feed(&a));
+	REQUIRE_OK(h_take(e, 1, 8, t));
+	REQUIRE_OK(finish(e, &t->inv[0], 1000000));
+	drain(&a);
+	REQUIRE_OK(feed(&a));
+	REQUIRE_OK(feed(&b));
+	REQUIRE_OK(h_take(e, 1, 8, t));		/* B's: A is held */
+	CHECK_EQ(t->inv[0].ptask, b.ptask);
+	before = ptask_proc_find(&h_ns, 50)->budget_ns;
+	CHECK(before < 0);
+	/* Not a tick every timer_us: far away, when 1 ns a period pays. */
+	CHECK(os_user_timer_ns > os_user_clock_ns + 1000000000ULL);
+	os_user_clock_ns += 1000000000ULL;	/* a second: 10^4 periods */
+	ptask_sched_tick(&h_ns);
+	CHECK(ptask_proc_find(&h_ns, 50)->budget_ns > before);
+	REQUIRE_OK(finish(e, &t->inv[0], 1000));
+	os_user_clock_ns = 0;
+	free(t);
+}
+
 static void test_budgets_off(void)
 {
 	struct ptask_client *e = h_executor();
@@ -455,6 +524,8 @@ int main(int argc, char **argv)
 		H_TEST(test_weights),
 		H_TEST(test_record_lifetime),
 		H_TEST(test_held_then_released),
+		H_TEST(test_debt_then_queue_arms_the_timer),
+		H_TEST(test_tiny_share_is_not_zero),
 		H_TEST(test_budgets_off),
 		H_TEST(test_settings),
 		H_TEST(test_policy_and_priority),

@@ -174,6 +174,9 @@ int h_main(const struct h_test *tests, size_t n, int argc, char **argv)
 		os_user_fail_alloc_after = -1;
 		os_user_fail_alloc_once = 0;
 		os_user_locked = 1;
+		/* A fresh namespace has no timer, and the real clock. */
+		os_user_timer_ns = 0;
+		os_user_clock_ns = 0;
 		buffers = os_user_buffers;
 		if (ptask_ns_init(&h_ns, NULL)) {
 			h_diag("ptask_ns_init failed");
