@@ -127,6 +127,10 @@ void gesture_scene_close(struct gesture_scene *s);
 
 /* --- recordings (recording.c) -------------------------------------------- */
 
+/* Write all @n bytes of @p to @fd (retrying short writes and EINTR):
+ * 0 or -errno.  Recordings and the pipes implementation use it. */
+int gesture_write_all(int fd, const void *p, size_t n);
+
 struct gesture_rec;
 /*
  * Write @nframes frames of the generator to @path.  Return: 0 or -errno

@@ -64,30 +64,13 @@ static int read_full(int fd, void *p, size_t n)
 	return 0;
 }
 
-static int write_full(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n) {
-		ssize_t w = write(fd, c, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		c += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static int send_rec(int fd, uint32_t frame, uint64_t capture, const void *p,
 		    size_t bytes)
 {
 	struct pipe_rec h = { frame, (uint32_t)bytes, capture };
-	int err = write_full(fd, &h, sizeof(h));
+	int err = gesture_write_all(fd, &h, sizeof(h));
 
-	return err ?: write_full(fd, p, bytes);
+	return err ?: gesture_write_all(fd, p, bytes);
 }
 
 /* Next record into @p (exactly @bytes); 1 at the end of the stream. */
@@ -122,7 +105,7 @@ static void ready(struct pipes *p)
 {
 	char c = 1;
 
-	if (write_full(p->ready[1], &c, 1))
+	if (gesture_write_all(p->ready[1], &c, 1))
 		_exit(1);
 	close(p->ready[1]);
 }
@@ -387,7 +370,7 @@ static int parent_loop(struct pipes *p)
 	if (err)
 		return err;
 	start = gesture_now_ns();
-	err = write_full(p->go[1], &start, sizeof(start));
+	err = gesture_write_all(p->go[1], &start, sizeof(start));
 	for (i = 0; i < p->run.cfg->frames && !err; i++) {
 		err = recv_rec(p->fd[NCHILD - 1][0], &h, &ev, sizeof(ev));
 		if (err == 1 || (!err && h.frame != i)) {

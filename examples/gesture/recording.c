@@ -96,7 +96,8 @@ static uint32_t header_crc(const struct rec_header *h,
 			     h->ncams * sizeof(*cams));
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* See gesture.h. */
+int gesture_write_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 
@@ -168,17 +169,17 @@ int gesture_rec_write(const char *path, const struct gesture_rig *rig,
 	h.frame_bytes = (uint32_t)payload;
 	h.seed = seed;
 	h.crc = header_crc(&h, rig->cam);
-	err = write_all(fd, &h, sizeof(h));
+	err = gesture_write_all(fd, &h, sizeof(h));
 	if (!err)
-		err = write_all(fd, rig->cam, rig->ncams * sizeof(rig->cam[0]));
+		err = gesture_write_all(fd, rig->cam, rig->ncams * sizeof(rig->cam[0]));
 	for (i = 0; i < nframes && !err; i++) {
 		struct frame_header fh = { FRAME_MAGIC, i, (uint32_t)payload, 0 };
 
 		gesture_scene_render(scene, i, depth);
 		fh.crc = gesture_crc32(0, frame, payload);
-		err = write_all(fd, &fh, sizeof(fh));
+		err = gesture_write_all(fd, &fh, sizeof(fh));
 		if (!err)
-			err = write_all(fd, frame, payload);
+			err = gesture_write_all(fd, frame, payload);
 	}
 	if (close(fd) && !err)
 		err = -errno;
