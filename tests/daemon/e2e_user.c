@@ -43,6 +43,24 @@ static int double_body(struct ptask_cpu_call *call, void *arg)
 	return 0;
 }
 
+/* Push the vector length N, by value, onto sticky channel @ch. */
+static int push_n(struct ptask_ctx *ctx, uint32_t n_tmpl, uint32_t ch)
+{
+	struct ptask_db *ndb;
+	int32_t *np;
+	int err = ptask_datablock_create(ctx, n_tmpl, 0, 1, &ndb);
+
+	if (err)
+		return err;
+	err = ptask_datablock_map(ctx, ndb, (void **)&np);
+	if (!err) {
+		*np = N;
+		err = ptask_push(ctx, ch, ndb, -1, PTASK_FOREVER);
+	}
+	ptask_datablock_release(ctx, ndb);
+	return err;
+}
+
 /* The graph of the header comment; @entry is the GPU ptask's kernel. */
 static int build_chain(struct chain *ch, const char *entry)
 {
@@ -50,8 +68,6 @@ static int build_chain(struct chain *ch, const char *entry)
 	const uint32_t vec_dims[3] = { N, 1, 1 }, one[3] = { 1, 1, 1 };
 	uint32_t vec, n_tmpl, add, dbl, pa, pb, pc, pn, din, dout, n_ch;
 	struct ptask_ctx *ctx = ch->ctx;
-	struct ptask_db *ndb;
-	int32_t *np;
 	int err;
 
 	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
@@ -74,15 +90,7 @@ static int build_chain(struct chain *ch, const char *entry)
 	err = err ?: ptask_channel_open(ctx, ch->graph, "n", 0, pn, 1, 0, &n_ch);
 	err = err ?: ptask_channel_open(ctx, ch->graph, "c", pc, din, 4, 0, NULL);
 	err = err ?: ptask_channel_open(ctx, ch->graph, "out", dout, 0, 4, 0, &ch->out);
-	err = err ?: ptask_datablock_create(ctx, n_tmpl, 0, 1, &ndb);
-	if (err)
-		return err;
-	err = ptask_datablock_map(ctx, ndb, (void **)&np);
-	if (!err) {
-		*np = N;
-		err = ptask_push(ctx, n_ch, ndb, -1, PTASK_FOREVER);
-	}
-	ptask_datablock_release(ctx, ndb);
+	err = err ?: push_n(ctx, n_tmpl, n_ch);
 	return err ?: ptask_graph_run(ctx, ch->graph);
 }
 
@@ -97,8 +105,6 @@ static int build_gpu_chain(struct chain *ch)
 	const uint32_t vec_dims[3] = { N, 1, 1 }, one[3] = { 1, 1, 1 };
 	uint32_t vec, n_tmpl, add, add2, pa, pb, pc, pn, qa, qb, qd, qn, n1, n2;
 	struct ptask_ctx *ctx = ch->ctx;
-	struct ptask_db *ndb;
-	int32_t *np;
 	int err;
 
 	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
@@ -125,17 +131,8 @@ static int build_gpu_chain(struct chain *ch)
 	err = err ?: ptask_channel_open(ctx, ch->graph, "c2a", pc, qa, 4, 0, NULL);
 	err = err ?: ptask_channel_open(ctx, ch->graph, "c2b", pc, qb, 4, 0, NULL);
 	err = err ?: ptask_channel_open(ctx, ch->graph, "out", qd, 0, 4, 0, &ch->out);
-	for (int i = 0; !err && i < 2; i++) {
-		err = ptask_datablock_create(ctx, n_tmpl, 0, 1, &ndb);
-		if (err)
-			break;
-		err = ptask_datablock_map(ctx, ndb, (void **)&np);
-		if (!err) {
-			*np = N;
-			err = ptask_push(ctx, i ? n2 : n1, ndb, -1, PTASK_FOREVER);
-		}
-		ptask_datablock_release(ctx, ndb);
-	}
+	err = err ?: push_n(ctx, n_tmpl, n1);
+	err = err ?: push_n(ctx, n_tmpl, n2);
 	return err ?: ptask_graph_run(ctx, ch->graph);
 }
 
