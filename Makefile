@@ -199,8 +199,8 @@ include daemon/Makefile.inc
 # --- PTSched's experiments on the sim backend (make bench-sim) ---------------
 include bench/bench.mk
 
-$(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/source_kernel.c \
-		daemon/netlink.c daemon/source_kernel.h daemon/netlink.h $(KSFT_DEPS)
+$(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/kernel/source_kernel.c \
+		daemon/kernel/netlink.c daemon/kernel/source_kernel.h daemon/kernel/netlink.h $(KSFT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(NL_LIBS) $(NL_QUIET)

@@ -8,8 +8,8 @@
 #                 bin/ptask-<example> for each of $(INSTALL_EXAMPLES) that
 #                   exists as build/bin/<example> (skipped, and said, if not)
 #                 lib/libptask.so.1.0, .so.1 -> , .so -> , lib/libptask.a
-#                 include/ptask/libptask.h, include/ptask/ptask.h (one
-#                   directory: libptask.h includes "ptask.h")
+#                 include/ptask/libptask.h, ptask.h, ptaskd.h (one
+#                   directory: libptask.h includes "ptask.h", "ptaskd.h")
 #                 lib/pkgconfig/libptask.pc (from libptask/libptask.pc.in)
 #                 share/man/man3/ptask_*.3, man7/ptask.7, man8/ptaskd.8,
 #                   man8/ptaskctl.8
@@ -46,7 +46,7 @@ INST_MAJOR := $(or $(LIBPTASK_MAJOR),1)
 INST_MINOR := $(or $(LIBPTASK_MINOR),0)
 INST_SONAME := libptask.so.$(INST_MAJOR)
 INST_SOFILE := libptask.so.$(INST_MAJOR).$(INST_MINOR)
-INST_HEADERS := libptask/libptask.h uapi/ptask.h
+INST_HEADERS := libptask/libptask.h uapi/ptask.h uapi/ptaskd.h
 INST_MAN3 := $(sort $(wildcard man/*.3))
 INST_MAN7 := $(sort $(wildcard man/*.7))
 INST_MAN8 := $(sort $(wildcard man/*.8))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * gpu_raw - the baseline that ptaskd's CUDA path is measured against: the
- * driver API called directly (loaded with dlopen, daemon/cuda_dl.h), no
+ * driver API called directly (loaded with dlopen, daemon/backend/cuda_dl.h), no
  * ptaskd, no backend.
  *
  *   gpu_raw KERNELS.PTX [RUNS]     (tests/gpu/kernels.cu built to PTX)
@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/cuda_dl.h"
+#include "daemon/backend/cuda_dl.h"
 
 #define COPY_BYTES	(64u << 20)
 #define COPY_RUNS	20

@@ -9,8 +9,8 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
-#include "fatal.h"
-#include "log.h"
+#include "daemon/fatal.h"
+#include "daemon/log.h"
 
 static atomic_bool fatal;
 

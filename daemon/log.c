@@ -5,7 +5,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include "log.h"
+#include "daemon/log.h"
 
 int pd_log_level = PD_LOG_INFO;
 

@@ -27,14 +27,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "backend.h"
-#include "engine.h"
-#include "libptask/proto.h"
-#include "fatal.h"
-#include "log.h"
-#include "ns_user.h"
-#include "server.h"
-#include "source_kernel.h"
+#include "daemon/backend/backend.h"
+#include "daemon/engine/engine.h"
+#include "uapi/ptaskd.h"
+#include "daemon/fatal.h"
+#include "daemon/log.h"
+#include "daemon/user/ns_user.h"
+#include "daemon/user/server.h"
+#include "daemon/kernel/source_kernel.h"
 
 #define PTASKD_VERSION	"1.0"
 

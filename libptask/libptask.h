@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ptask.h"	/* the uapi: object kinds, flags, limits */
+#include "ptaskd.h"	/* the daemon's socket: PTASKD_SOCKET_DEFAULT */
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +43,7 @@ extern "C" {
 #define LIBPTASK_VERSION_MINOR	0
 
 /* Where ptaskd --mode user listens unless --socket or PTASK_SOCKET says. */
-#define PTASK_SOCKET_DEFAULT	"/run/ptask/ptaskd.sock"
+#define PTASK_SOCKET_DEFAULT	PTASKD_SOCKET_DEFAULT
 
 /* Timeouts of push and pull, relative, in ns. */
 #define PTASK_FOREVER		(-1LL)	/* block until done */

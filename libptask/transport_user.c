@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * transport_user.c - libptask's user mode: ptaskd's UNIX socket
- * (libptask/proto.h).
+ * (uapi/ptaskd.h).
  *
  * A connection carries one call at a time, so the context keeps a pool:
  * a call takes an idle connection or opens one more, attached to the
@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "internal.h"
-#include "proto.h"
+#include "uapi/ptaskd.h"
 
 struct lp_conn {
 	int fd;

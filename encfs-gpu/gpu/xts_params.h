@@ -4,7 +4,7 @@
  * shared by everything that must lay them out byte for byte the same:
  * the kernel (nvcc), the host code that fills them (aes_ks.c, the gpu
  * backend, xts_gpu_test.c) and ptaskd's host implementation of the same
- * kernels (daemon/host_kernels_xts.c), which runs them on its cpu and sim
+ * kernels (daemon/backend/host_kernels_xts.c), which runs them on its cpu and sim
  * backends.  C and CUDA; fixed-width types, no implicit padding (checked
  * below), so gcc and nvcc agree on every offset.
  *

@@ -62,11 +62,11 @@ demo-gesture: $(GS_BIN) $(PD_BIN)
 
 # ptaskd's host twins of the kernels, alone, under ASan and UBSan
 GS_HK_TEST := $(GS_B)/tests/gesture/host_kernels_test
-GS_HK_SRCS := tests/gesture/host_kernels_test.c daemon/host_kernels.c \
-	daemon/host_kernels_xts.c daemon/host_kernels_gesture.c \
+GS_HK_SRCS := tests/gesture/host_kernels_test.c daemon/backend/host_kernels.c \
+	daemon/backend/host_kernels_xts.c daemon/backend/host_kernels_gesture.c \
 	examples/gesture/scene.c examples/gesture/stages_cpu.c
 
-$(GS_HK_TEST): $(GS_HK_SRCS) $(GS_HDRS) daemon/host_kernels.h daemon/backend.h
+$(GS_HK_TEST): $(GS_HK_SRCS) $(GS_HDRS) daemon/backend/host_kernels.h daemon/backend/backend.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(GS_CFLAGS) -Icore -Icore/user -fsanitize=address,undefined \

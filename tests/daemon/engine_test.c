@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * engine_test.c - ptaskd's engine in one process: a user-mode namespace
- * (daemon/ns_user.c), its executor source, the engine on the sim (or
+ * (daemon/user/ns_user.c), its executor source, the engine on the sim (or
  * cpu) backend, and graphs built with the same calls and structs a
  * client's ioctls carry.  Results are checked against CPU references;
  * every test ends by stopping the engine and checking that no datablock,
@@ -22,12 +22,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "daemon/arena.h"
-#include "daemon/engine.h"
-#include "daemon/engine_priv.h"
-#include "daemon/host_kernels.h"
+#include "daemon/user/arena.h"
+#include "daemon/engine/engine.h"
+#include "daemon/engine/engine_priv.h"
+#include "daemon/backend/host_kernels.h"
 #include "daemon/log.h"
-#include "daemon/ns_user.h"
+#include "daemon/user/ns_user.h"
 
 static int n_pass, n_fail, n_skip, n_test;
 
@@ -1271,7 +1271,7 @@ static bool helper_body(struct rig *r, void *arg)
 }
 
 /*
- * Arena spares (daemon/arena.h), on their own: an emptied arena is kept
+ * Arena spares (daemon/user/arena.h), on their own: an emptied arena is kept
  * and reused instead of made again, up to spare_max bytes per uid;
  * small datablocks go to arenas in use before spares; pd_arenas_alloc
  * says which bytes were handed out before.

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "libptask/proto.h"
+#include "uapi/ptaskd.h"
 #include "util.h"
 
 static int n_pass, n_fail, n_skip;

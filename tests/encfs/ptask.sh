@@ -4,7 +4,7 @@
 #
 # The test starts its own ptaskd (--mode user --backend cpu) on a private
 # socket; its cpu backend runs the host twin of the CUDA kernel
-# (daemon/host_kernels_xts.c), so everything but the GPU itself is the real
+# (daemon/backend/host_kernels_xts.c), so everything but the GPU itself is the real
 # path: the embedded PTX handed to ptaskd, the graphs, the by-value key and
 # shape parameters, the in/out datablock, the engine.  Then:
 #   - the known-answer vectors through the ptask path (vectors_test gpu);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * proto_fuzz.c - libFuzzer target for ptaskd's wire protocol parser
- * (daemon/request.c), with the core behind it as the daemon runs it.
+ * (daemon/user/request.c), with the core behind it as the daemon runs it.
  *
  * One input is a stream of messages as a client would send them after
  * HELLO:
@@ -28,8 +28,8 @@
 #include <string.h>
 #include "core/ptask_core.h"
 #include "tests/unit/os_user.h"
-#include "daemon/request.c"
-#include "daemon/ns_admin.c"
+#include "daemon/user/request.c"
+#include "daemon/user/ns_admin.c"
 
 #define MAX_MESSAGES	256
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * host_kernels_test - ptaskd's host twins of the gesture kernels
- * (daemon/host_kernels_gesture.c), called as the cpu backend calls them:
+ * (daemon/backend/host_kernels_gesture.c), called as the cpu backend calls them:
  *
  *   - found by entry name in ptaskd's table;
  *   - gesture_xform and every gesture_filter* give bit for bit what the
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/host_kernels.h"
+#include "daemon/backend/host_kernels.h"
 #include "examples/gesture/gesture.h"
 
 #define W	64

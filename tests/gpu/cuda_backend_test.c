@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * cuda_backend_test.c - ptaskd's CUDA backend (daemon/backend_cuda.c) on
+ * cuda_backend_test.c - ptaskd's CUDA backend (daemon/backend/cuda.c) on
  * its own, with no daemon: the calls ptaskd makes, in the order it makes
  * them, and the error paths it relies on.
  *
@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/backend.h"
+#include "daemon/backend/backend.h"
 #include "daemon/fatal.h"
 
 #define REGION_BYTES	(64u << 20)

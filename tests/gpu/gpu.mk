@@ -2,7 +2,7 @@
 # tests/gpu/gpu.mk - the CUDA backend's GPU test and the raw GPU baseline,
 # included by the top-level Makefile.
 #
-#   gpu-progs   build/gpu/cuda_backend_test  daemon/backend_cuda.c alone
+#   gpu-progs   build/gpu/cuda_backend_test  daemon/backend/cuda.c alone
 #               build/gpu/gpu_raw            bench/gpu_raw.c, no ptaskd
 #               build/gpu/kernels.ptx        tests/gpu/kernels.cu (nvcc)
 #   check-gpu   gpu-progs, then tests/gpu/run-gpu.sh here (77/skip when
@@ -30,15 +30,15 @@ $(GPU_B)/fault_client: tests/gpu/fault_client.c $(LIBPT_A)
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -Ilibptask -Iuapi -o $@ $< $(LIBPT_A) -lpthread
 
-$(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c daemon/backend_cuda.c \
-		daemon/backend.h daemon/cuda_dl.h uapi/ptask.h
+$(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c daemon/backend/cuda.c \
+		daemon/backend/backend.h daemon/backend/cuda_dl.h uapi/ptask.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -o $@ tests/gpu/cuda_backend_test.c \
-		daemon/backend_cuda.c $(GPU_LIBS)
-# (pd_fatal, which backend_cuda.c calls on a sticky error, is the test's own)
+		daemon/backend/cuda.c $(GPU_LIBS)
+# (pd_fatal, which backend/cuda.c calls on a sticky error, is the test's own)
 
-$(GPU_B)/gpu_raw: bench/gpu_raw.c daemon/cuda_dl.h
+$(GPU_B)/gpu_raw: bench/gpu_raw.c daemon/backend/cuda_dl.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -o $@ bench/gpu_raw.c $(GPU_LIBS)

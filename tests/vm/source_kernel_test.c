@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * source_kernel_test - ptaskd's kernel-mode source (daemon/source_kernel.c)
- * and netlink registration (daemon/netlink.c) against ptask.ko, with no
+ * source_kernel_test - ptaskd's kernel-mode source (daemon/kernel/source_kernel.c)
+ * and netlink registration (daemon/kernel/netlink.c) against ptask.ko, with no
  * engine: the test takes and completes by hand through struct
  * pd_source_ops, as the engine will.  Runs in the test guest (root).
  *
  *	client fd: push -> [in] -> copy (GPU) -> [out] -> pull
  *	source:    pd_kernel_source_open (registered fd), ops->take/complete
  *
- * Built from this file, daemon/source_kernel.c, daemon/netlink.c and the
+ * Built from this file, daemon/kernel/source_kernel.c, daemon/kernel/netlink.c and the
  * kselftest library (tests/kselftest/lib.c), statically.
  */
 #include <pthread.h>
@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 
 #include "pt_harness.h"
-#include "daemon/source_kernel.h"
-#include "daemon/netlink.h"
+#include "daemon/kernel/source_kernel.h"
+#include "daemon/kernel/netlink.h"
 
 static struct ptask_invocation inv[PT_EXEC_BATCH];
 static struct ptask_invocation_port ports[PT_EXEC_PORTS];

@@ -2,7 +2,7 @@
 /*
  * ipc.c - how ptaskctl reaches ptask: the generic-netlink family of
  * ptask.ko (kernel mode, uapi/ptask.h) and the UNIX stream socket of
- * ptaskd (user mode, libptask/proto.h: a header, then exactly @len
+ * ptaskd (user mode, uapi/ptaskd.h: a header, then exactly @len
  * bytes).  Every function returns 0 or -errno.
  */
 #include <errno.h>

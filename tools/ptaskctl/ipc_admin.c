@@ -4,7 +4,7 @@
  * calls in both modes: kernel mode sends GET_SCHED, SET_SCHED, GET_PROC,
  * GET_OBJECT and SET_PRIO over generic netlink (uapi/ptask.h), user mode
  * their twins PTASKD_OP_SCHED_GET ... PTASKD_OP_SET_PRIO to ptaskd
- * (libptask/proto.h).  Both give the subcommands the same structs
+ * (uapi/ptaskd.h).  Both give the subcommands the same structs
  * (struct ptaskd_object stands for an object in either mode).  Every
  * function returns 0 or -errno.
  */

@@ -18,7 +18,7 @@
  *
  * Talking to ptask (ipc.c): kernel mode asks ptask.ko over generic netlink
  * (uapi/ptask.h), user mode asks ptaskd on its UNIX socket
- * (libptask/proto.h).
+ * (uapi/ptaskd.h).
  */
 #ifndef PTASKCTL_H
 #define PTASKCTL_H
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "uapi/ptask.h"
-#include "libptask/proto.h"
+#include "uapi/ptaskd.h"
 #include "libptask/libptask.h"	/* PTASK_SOCKET_DEFAULT */
 
 #define PTASKCTL_USAGE	2	/* a subcommand's "bad arguments" */

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * backend.c - finding a backend by name, and what the backends share:
+ * strength ranking, host "device memory" bookkeeping for sim and cpu,
+ * and monotonic-clock helpers.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "daemon/backend/host.h"
+#include "daemon/backend/host_kernels.h"
+
+/*
+ * Weak: a program that links the engine without backend/cuda.c (the
+ * engine's tests; a build for machines without NVIDIA's driver) still
+ * links, and finds no "cuda" backend.
+ */
+extern const struct pd_backend_ops pd_backend_cuda __attribute__((weak));
+
+const struct pd_backend_ops *pd_backend_find(const char *name)
+{
+	const struct pd_backend_ops *all[] = {
+		&pd_backend_cuda, &pd_backend_sim, &pd_backend_cpu,
+	};
+	size_t i;
+
+	if (!name)
+		return NULL;
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i] && !strcmp(all[i]->name, name))
+			return all[i];
+	return NULL;
+}
+
+void pd_backend_rank(struct pd_backend *be)
+{
+	double raw[PD_MAX_DEVICES], best = 0.0;
+	uint32_t i;
+
+	for (i = 0; i < be->ndev && i < PD_MAX_DEVICES; i++) {
+		const struct pd_device_info *d = &be->info[i];
+
+		raw[i] = (double)d->cores * d->core_khz * d->mem_khz;
+		if (raw[i] > best)
+			best = raw[i];
+	}
+	for (i = 0; i < be->ndev && i < PD_MAX_DEVICES; i++)
+		be->info[i].strength = best <= 0.0 ? 1.0 :
+				       raw[i] > 0.0 ? raw[i] / best : 1e-6;
+}
+
+uint64_t pd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void pd_sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ULL),
+		.tv_nsec = (long)(deadline_ns % 1000000000ULL),
+	};
+
+	if (pd_now_ns() >= deadline_ns)
+		return;
+	/* EINTR: go on sleeping until the deadline really passed. */
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+int pd_hostspace_init(struct pd_hostspace *hs)
+{
+	memset(hs, 0, sizeof(*hs));
+	return -pthread_mutex_init(&hs->lock, NULL);
+}
+
+uint64_t pd_hostspace_fini(struct pd_hostspace *hs)
+{
+	uint64_t bytes = hs->used;
+	size_t i;
+
+	for (i = 0; i < hs->n; i++)
+		free((void *)(uintptr_t)hs->blocks[i].addr);
+	free(hs->blocks);
+	pthread_mutex_destroy(&hs->lock);
+	memset(hs, 0, sizeof(*hs));
+	return bytes;
+}
+
+/* Index of the first block with addr > @addr (binary search).  Locked. */
+static size_t upper_bound(const struct pd_hostspace *hs, uint64_t addr)
+{
+	size_t lo = 0, hi = hs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hs->blocks[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int pd_hostspace_alloc(struct pd_hostspace *hs, size_t bytes,
+		       uint64_t *dptr)
+{
+	size_t rounded = (bytes + PD_HOSTMEM_ALIGN - 1) &
+			 ~(size_t)(PD_HOSTMEM_ALIGN - 1);
+	void *p;
+	size_t at;
+
+	if (!bytes || rounded < bytes)
+		return -EINVAL;
+	p = aligned_alloc(PD_HOSTMEM_ALIGN, rounded);
+	if (!p)
+		return -ENOMEM;
+	pthread_mutex_lock(&hs->lock);
+	if (hs->n == hs->cap) {
+		size_t cap = hs->cap ? 2 * hs->cap : 64;
+		struct pd_hostblock *nb = realloc(hs->blocks,
+						  cap * sizeof(*nb));
+
+		if (!nb) {
+			pthread_mutex_unlock(&hs->lock);
+			free(p);
+			return -ENOMEM;
+		}
+		hs->blocks = nb;
+		hs->cap = cap;
+	}
+	at = upper_bound(hs, (uint64_t)(uintptr_t)p);
+	memmove(&hs->blocks[at + 1], &hs->blocks[at],
+		(hs->n - at) * sizeof(hs->blocks[0]));
+	hs->blocks[at].addr = (uint64_t)(uintptr_t)p;
+	hs->blocks[at].bytes = bytes;
+	hs->n++;
+	hs->used += bytes;
+	pthread_mutex_unlock(&hs->lock);
+	*dptr = (uint64_t)(uintptr_t)p;
+	return 0;
+}
+
+uint64_t pd_hostspace_free(struct pd_hostspace *hs, uint64_t dptr)
+{
+	uint64_t bytes = 0;
+	size_t at;
+
+	pthread_mutex_lock(&hs->lock);
+	at = upper_bound(hs, dptr);
+	if (at > 0 && hs->blocks[at - 1].addr == dptr) {
+		bytes = hs->blocks[at - 1].bytes;
+		memmove(&hs->blocks[at - 1], &hs->blocks[at],
+			(hs->n - at) * sizeof(hs->blocks[0]));
+		hs->n--;
+		hs->used -= bytes;
+	}
+	pthread_mutex_unlock(&hs->lock);
+	if (bytes)
+		free((void *)(uintptr_t)dptr);
+	return bytes;
+}
+
+uint64_t pd_hostspace_extent(struct pd_hostspace *hs, uint64_t addr)
+{
+	uint64_t extent = 0;
+	size_t at;
+
+	pthread_mutex_lock(&hs->lock);
+	at = upper_bound(hs, addr);
+	if (at > 0) {
+		const struct pd_hostblock *b = &hs->blocks[at - 1];
+
+		if (addr - b->addr < b->bytes)
+			extent = b->bytes - (addr - b->addr);
+	}
+	pthread_mutex_unlock(&hs->lock);
+	return extent;
+}
+
+bool pd_hostspace_holds(struct pd_hostspace *hs, uint64_t addr,
+			uint64_t bytes)
+{
+	return bytes && pd_hostspace_extent(hs, addr) >= bytes;
+}
+
+int pd_host_kernel_load(struct pd_backend *be, void *space, const void *code,
+			size_t code_len, const char *entry, void **kernel)
+{
+	const struct pd_host_kernel *k = pd_host_kernel_find(entry);
+
+	(void)be;
+	(void)space;
+	(void)code;
+	(void)code_len;
+	if (!k)
+		return -ENOENT;
+	*kernel = (void *)k;
+	return 0;
+}
+
+void pd_host_kernel_unload(struct pd_backend *be, void *space, void *kernel)
+{
+	(void)be;
+	(void)space;
+	(void)kernel;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * host.h - helpers shared by the backends whose "device memory"
+ * is host memory (sim and cpu), and by every backend (strength ranking).
+ *
+ * struct pd_hostspace is the memory of one space of such a backend: every
+ * allocation it made, sorted by address, so that
+ *  - a copy or a free naming an address the space never allocated is
+ *    refused (-EFAULT) instead of scribbling over the daemon's heap, and
+ *  - a host kernel can ask how many bytes lie behind a pointer parameter
+ *    (pd_hostspace_extent), so a client's size parameter cannot make the
+ *    privileged daemon read or write past a buffer, nor into another
+ *    space's buffers (isolation holds for sim and cpu as for cuda).
+ *
+ * Locking: hs->lock guards the table.  The owning device worker allocates
+ * and frees; another worker may look up ranges at the same time (the
+ * source side of copy_d2d), hence the lock.
+ */
+#ifndef PTASKD_BACKEND_HOST_H
+#define PTASKD_BACKEND_HOST_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "daemon/backend/backend.h"
+
+/* Alignment of host "device" allocations, as cuMemAlloc gives at least. */
+#define PD_HOSTMEM_ALIGN	256
+
+struct pd_hostblock {
+	uint64_t addr;
+	uint64_t bytes;
+};
+
+/**
+ * struct pd_hostspace - one space's allocations
+ * @lock: guards the fields below
+ * @blocks: live allocations sorted by @addr
+ * @n: entries in @blocks
+ * @cap: room in @blocks
+ * @used: bytes allocated
+ */
+struct pd_hostspace {
+	pthread_mutex_t lock;
+	struct pd_hostblock *blocks;
+	size_t n;
+	size_t cap;
+	uint64_t used;
+};
+
+int pd_hostspace_init(struct pd_hostspace *hs);
+/* Frees every allocation still live; returns how many bytes they had. */
+uint64_t pd_hostspace_fini(struct pd_hostspace *hs);
+/* -ENOMEM when malloc fails (budgets are the caller's). */
+int pd_hostspace_alloc(struct pd_hostspace *hs, size_t bytes,
+		       uint64_t *dptr);
+/* The allocation's size, or 0 (and nothing freed) when @dptr is none. */
+uint64_t pd_hostspace_free(struct pd_hostspace *hs, uint64_t dptr);
+/* Bytes from @addr to the end of the allocation holding it, or 0. */
+uint64_t pd_hostspace_extent(struct pd_hostspace *hs, uint64_t addr);
+/* Is [@addr, @addr + @bytes) inside one allocation? */
+bool pd_hostspace_holds(struct pd_hostspace *hs, uint64_t addr,
+			uint64_t bytes);
+
+/*
+ * Set be->info[*].strength: cores x core clock x memory clock, divided by
+ * the largest, so the strongest device is 1.0 (PTask's ranking).  A
+ * device with a zero factor gets a small positive strength so that it
+ * still ranks, last; when no device reports its clocks (cpu) all are 1.0.
+ */
+void pd_backend_rank(struct pd_backend *be);
+
+/*
+ * kernel_load and kernel_unload of the host backends (cpu, sim): the code
+ * is not looked at; the host kernel registered under @entry runs
+ * (-ENOENT if none).
+ */
+int pd_host_kernel_load(struct pd_backend *be, void *space, const void *code,
+			size_t code_len, const char *entry, void **kernel);
+void pd_host_kernel_unload(struct pd_backend *be, void *space, void *kernel);
+
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t pd_now_ns(void);
+/* Sleep until CLOCK_MONOTONIC reaches @deadline_ns (no-op if past). */
+void pd_sleep_until(uint64_t deadline_ns);
+
+#endif /* PTASKD_BACKEND_HOST_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * host_kernels_gesture.c - host twins of the gesture pipeline's kernels
+ * (examples/gesture/gesture_kernels.cu), so the demo's ptask graph runs on
+ * ptaskd's cpu and sim backends, in CI and on machines without a GPU.
+ *
+ *   gesture_xform(const u16 *depth, struct gesture_point *cloud,
+ *		   struct gesture_cam cam)
+ *   gesture_filter(const struct gesture_point *clouds,
+ *		    struct gesture_point *out, struct gesture_filter_shape shape)
+ *   gesture_filter2/3/4(const struct gesture_point *c0, ... c1..c3,
+ *		    struct gesture_point *out, struct gesture_filter_shape shape)
+ *
+ * The per-pixel code is examples/gesture/gesture_math.h itself, the one
+ * the kernels and the example's CPU stages compile, so the cpu backend's
+ * clouds are bit-identical to the host implementation's (the golden
+ * event-stream test depends on it).  Contraction is off for this file,
+ * as for the example (-ffp-contract=off) and the kernels (--fmad=false):
+ * a fused multiply-add would round differently.
+ *
+ * Parameters are checked as every host kernel checks them: the structs'
+ * sizes, the shape's ranges, and each buffer against the allocation it is
+ * in (pd_param_buf), because the sizes come from the client.
+ */
+#pragma GCC optimize("fp-contract=off")
+
+#include <errno.h>
+#include <string.h>
+
+#include "daemon/backend/host_kernels.h"
+#include "examples/gesture/gesture_math.h"
+
+#define GESTURE_SIDE_MAX	16384
+#define GESTURE_NCAMS_MAX	4
+#define XFORM_FLOPS		24	/* per pixel: 2 divisions, a 3x4 transform */
+#define FILTER_FLOPS		(9 * 14)	/* per pixel: 9 taps */
+
+/* By-value parameter @i of exactly @bytes bytes, copied to @out. */
+static int param_struct(const struct pd_host_call *call, uint32_t i,
+			void *out, uint32_t bytes)
+{
+	const struct pd_launch *l = call->launch;
+
+	if (i >= l->nparams || l->param_bytes[i] != bytes)
+		return -EINVAL;
+	memcpy(out, call->params[i], bytes);
+	return 0;
+}
+
+static int side_ok(int32_t v)
+{
+	return v >= 1 && v <= GESTURE_SIDE_MAX;
+}
+
+static int xform_cam(const struct pd_host_call *call, struct gesture_cam *cam)
+{
+	int err = param_struct(call, 2, cam, sizeof(*cam));
+
+	if (err)
+		return err;
+	return side_ok(cam->width) && side_ok(cam->height) ? 0 : -EINVAL;
+}
+
+int pd_gesture_xform_run(const struct pd_host_call *call)
+{
+	struct gesture_cam cam;
+	const uint16_t *depth;
+	struct gesture_point *cloud;
+	uint64_t n;
+	int err, u, v;
+
+	err = xform_cam(call, &cam);
+	if (err)
+		return err;
+	n = (uint64_t)cam.width * (uint64_t)cam.height;
+	depth = pd_param_buf(call, 0, n * sizeof(*depth), &err);
+	cloud = pd_param_buf(call, 1, n * sizeof(*cloud), &err);
+	if (err)
+		return err;
+	for (v = 0; v < cam.height; v++)
+		for (u = 0; u < cam.width; u++)
+			cloud[v * cam.width + u] =
+				gesture_xform_pixel(&cam, u, v, depth[v * cam.width + u]);
+	return 0;
+}
+
+int pd_gesture_xform_cost(const struct pd_host_call *call,
+			  struct pd_kernel_cost *cost)
+{
+	struct gesture_cam cam;
+	uint64_t n;
+	int err = xform_cam(call, &cam);
+
+	if (err)
+		return err;
+	n = (uint64_t)cam.width * (uint64_t)cam.height;
+	cost->flops = XFORM_FLOPS * n;
+	cost->bytes = n * (sizeof(uint16_t) + sizeof(struct gesture_point));
+	return 0;
+}
+
+/*
+ * The shape (parameter @i): ncams planes of width x height; @inputs
+ * separate input clouds (0: one stacked input), which must be ncams.
+ */
+static int filter_shape(const struct pd_host_call *call, uint32_t i,
+			uint32_t inputs, struct gesture_filter_shape *s)
+{
+	int err = param_struct(call, i, s, sizeof(*s));
+
+	if (err)
+		return err;
+	if (!side_ok(s->width) || !side_ok(s->height) || s->ncams < 1 ||
+	    s->ncams > GESTURE_NCAMS_MAX || (inputs && (uint32_t)s->ncams != inputs) ||
+	    !(s->inv_sigma2 >= 0.0f))
+		return -EINVAL;
+	return 0;
+}
+
+/* @inputs separate clouds (0: one stacked) in params 0.., then out, shape. */
+static int filter_run(const struct pd_host_call *call, uint32_t inputs)
+{
+	const uint32_t nin = inputs ? inputs : 1;
+	const struct gesture_point *in[GESTURE_NCAMS_MAX];
+	struct gesture_filter_shape s;
+	struct gesture_point *out;
+	uint64_t plane;
+	int err, k, u, v;
+
+	err = filter_shape(call, nin + 1, inputs, &s);
+	if (err)
+		return err;
+	plane = (uint64_t)s.width * (uint64_t)s.height;
+	for (k = 0; k < (int)nin; k++)
+		in[k] = pd_param_buf(call, (uint32_t)k,
+				     (inputs ? 1 : (uint64_t)s.ncams) * plane * sizeof(*out),
+				     &err);
+	out = pd_param_buf(call, nin, (uint64_t)s.ncams * plane * sizeof(*out), &err);
+	if (err)
+		return err;
+	for (k = 0; k < s.ncams; k++) {
+		const struct gesture_point *img = inputs ? in[k] : in[0] + k * plane;
+		struct gesture_point *o = out + k * plane;
+
+		for (v = 0; v < s.height; v++)
+			for (u = 0; u < s.width; u++)
+				o[v * s.width + u] = gesture_filter_pixel(img, s.width, s.height,
+									  u, v, s.inv_sigma2);
+	}
+	return 0;
+}
+
+static int filter_cost(const struct pd_host_call *call, uint32_t inputs,
+		       struct pd_kernel_cost *cost)
+{
+	struct gesture_filter_shape s;
+	uint64_t n;
+	int err = filter_shape(call, (inputs ? inputs : 1) + 1, inputs, &s);
+
+	if (err)
+		return err;
+	n = (uint64_t)s.width * (uint64_t)s.height * (uint64_t)s.ncams;
+	cost->flops = FILTER_FLOPS * n;
+	cost->bytes = n * 10 * sizeof(struct gesture_point);	/* 9 taps + out */
+	return 0;
+}
+
+int pd_gesture_filter_run(const struct pd_host_call *call)
+{
+	return filter_run(call, 0);
+}
+
+int pd_gesture_filter2_run(const struct pd_host_call *call)
+{
+	return filter_run(call, 2);
+}
+
+int pd_gesture_filter3_run(const struct pd_host_call *call)
+{
+	return filter_run(call, 3);
+}
+
+int pd_gesture_filter4_run(const struct pd_host_call *call)
+{
+	return filter_run(call, 4);
+}
+
+int pd_gesture_filter_cost(const struct pd_host_call *call,
+			   struct pd_kernel_cost *cost)
+{
+	return filter_cost(call, 0, cost);
+}
+
+int pd_gesture_filter2_cost(const struct pd_host_call *call,
+			    struct pd_kernel_cost *cost)
+{
+	return filter_cost(call, 2, cost);
+}
+
+int pd_gesture_filter3_cost(const struct pd_host_call *call,
+			    struct pd_kernel_cost *cost)
+{
+	return filter_cost(call, 3, cost);
+}
+
+int pd_gesture_filter4_cost(const struct pd_host_call *call,
+			    struct pd_kernel_cost *cost)
+{
+	return filter_cost(call, 4, cost);
+}

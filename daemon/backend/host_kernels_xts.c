@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * host_kernels_xts.c - host twins of encfs-gpu's XTS-AES kernels
+ * (encfs-gpu/gpu/aes_xts.cu), so that encfs-gpu's gpu backend runs
+ * unchanged on ptaskd's cpu and sim backends: CI exercises the whole path
+ * (libptask, the daemon's engine, the parameter layout) without a GPU.
+ *
+ *   xts_encrypt(uint8_t *data, const uint8_t *tweaks,
+ *               struct xts_key_param keys, struct xts_shape_param shape)
+ *   xts_decrypt(same)
+ *
+ * Parameters exactly as the CUDA kernels take them (the structs are
+ * encfs-gpu/gpu/xts_params.h, shared with the kernel and the client):
+ * data and tweaks are device pointers; keys and shape arrive by value
+ * (PTASK_BIND_PARAM datablocks).  Work: shape.nunits data units back to
+ * back in data, unit u at u * unit_len, every unit unit_len bytes except
+ * the last (last_len, >= 16, ciphertext stealing when it ends mid-block),
+ * unit u's tweak the 16 bytes at tweaks + 16 u, encrypted under K2 as
+ * IEEE 1619 says (OpenSSL's XTS IV is exactly that).  In place.
+ *
+ * The cipher is OpenSSL's EVP AES-XTS, one EVP_CipherUpdate per unit (as
+ * encfs-gpu's cpu backend does).  Its key comes from the kernel's
+ * parameter itself: an AES key schedule begins with the key (FIPS-197
+ * 5.2), so K1 is rk_enc[0 .. Nk-1] and K2 rk_tweak[0 .. Nk-1], as
+ * big-endian words.  rk_dec and pow are functions of those and are not
+ * read; a client that sent inconsistent ones would get different results
+ * from the GPU, which reads them.
+ *
+ * Differences from the GPU kernel, both for shapes encfs-gpu never sends:
+ * units over 16 MiB (IEEE 1619's cap of 2^20 blocks) and malformed shapes
+ * are -EINVAL here (the kernel leaves the data alone for the latter);
+ * K1 == K2 is -EINVAL (OpenSSL refuses it, as FIPS 140 requires).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "daemon/backend/host_kernels.h"
+#include "../encfs-gpu/gpu/xts_params.h"
+
+/* XTS-AES-256's 14 rounds: about 20 table lookups and XORs per byte */
+#define XTS_OPS_PER_BYTE	20
+#define XTS_UNIT_MAX		(16u << 20)
+
+/* By-value parameter @i of exactly @bytes bytes, or NULL (*@err set). */
+static const void *param_val(const struct pd_host_call *call, uint32_t i, uint32_t bytes,
+			     int *err)
+{
+	const struct pd_launch *l = call->launch;
+
+	if (i >= l->nparams || l->param_bytes[i] != bytes) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	return call->params[i];
+}
+
+/* The shape, checked, and the bytes of data it covers. */
+static int xts_shape(const struct pd_host_call *call, struct xts_shape_param *sh,
+		     uint64_t *bytes)
+{
+	const void *p;
+	int err = 0;
+
+	p = param_val(call, 3, sizeof(*sh), &err);
+	if (err)
+		return err;
+	memcpy(sh, p, sizeof(*sh));
+	*bytes = 0;
+	if (!sh->nunits)
+		return 0;
+	if (sh->last_len < 16 || sh->last_len > XTS_UNIT_MAX ||
+	    (sh->nunits > 1 && (sh->unit_len < 16 || sh->unit_len % 16 ||
+				sh->unit_len > XTS_UNIT_MAX)))
+		return -EINVAL;
+	if (__builtin_mul_overflow(sh->nunits - 1, (uint64_t)sh->unit_len, bytes) ||
+	    __builtin_add_overflow(*bytes, (uint64_t)sh->last_len, bytes) ||
+	    sh->nunits > UINT64_MAX / 16)
+		return -EINVAL;
+	return 0;
+}
+
+/* K1 || K2 from the schedules; the key length in bytes, or -EINVAL. */
+static int xts_key(const struct xts_key_param *k, uint8_t key[64])
+{
+	int nk = k->nr == 14 ? 8 : k->nr == 10 ? 4 : 0;
+
+	if (!nk)
+		return -EINVAL;
+	for (int i = 0; i < nk; i++)
+		for (int b = 0; b < 4; b++) {
+			key[4 * i + b] = (uint8_t)(k->rk_enc[i] >> (24 - 8 * b));
+			key[4 * nk + 4 * i + b] = (uint8_t)(k->rk_tweak[i] >> (24 - 8 * b));
+		}
+	return 8 * nk;
+}
+
+static int xts_run(const struct pd_host_call *call, int enc)
+{
+	struct xts_shape_param sh;
+	const struct xts_key_param *k;
+	const uint8_t *tweaks;
+	EVP_CIPHER_CTX *ctx;
+	uint8_t key[64], *data;
+	uint64_t bytes;
+	int err = xts_shape(call, &sh, &bytes), keylen, outl;
+
+	if (err)
+		return err;
+	k = param_val(call, 2, sizeof(*k), &err);
+	data = pd_param_buf(call, 0, bytes, &err);
+	tweaks = pd_param_buf(call, 1, 16 * sh.nunits, &err);
+	if (err)
+		return err;
+	if (!sh.nunits)
+		return 0;
+	keylen = xts_key(k, key);
+	if (keylen < 0)
+		return keylen;
+	ctx = EVP_CIPHER_CTX_new();
+	if (!ctx) {
+		err = -ENOMEM;
+		goto out_wipe;
+	}
+	if (EVP_CipherInit_ex2(ctx, keylen == 64 ? EVP_aes_256_xts() : EVP_aes_128_xts(),
+			       key, NULL, enc, NULL) != 1) {
+		err = -EINVAL;		/* K1 == K2 */
+		goto out_free;
+	}
+	for (uint64_t u = 0; u < sh.nunits; u++) {
+		int len = (int)(u + 1 == sh.nunits ? sh.last_len : sh.unit_len);
+		uint8_t *p = data + u * sh.unit_len;
+
+		if (EVP_CipherInit_ex2(ctx, NULL, NULL, tweaks + 16 * u, enc, NULL) != 1 ||
+		    EVP_CipherUpdate(ctx, p, &outl, p, len) != 1 || outl != len) {
+			err = -EIO;
+			break;
+		}
+	}
+out_free:
+	EVP_CIPHER_CTX_free(ctx);
+out_wipe:
+	OPENSSL_cleanse(key, sizeof(key));
+	return err;
+}
+
+int pd_xts_encrypt_run(const struct pd_host_call *call)
+{
+	return xts_run(call, 1);
+}
+
+int pd_xts_decrypt_run(const struct pd_host_call *call)
+{
+	return xts_run(call, 0);
+}
+
+int pd_xts_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost)
+{
+	struct xts_shape_param sh;
+	uint64_t bytes;
+	int err = xts_shape(call, &sh, &bytes);
+
+	if (err)
+		return err;
+	if (bytes > UINT64_MAX / XTS_OPS_PER_BYTE)
+		return -EINVAL;
+	cost->flops = XTS_OPS_PER_BYTE * bytes;
+	cost->bytes = 2 * bytes + 16 * sh.nunits;
+	return 0;
+}

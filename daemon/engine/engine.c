@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * engine.c - the engine's life (start, stop), the taker thread, the
+ * ptask-info cache and the housekeeping thread.  engine_priv.h says how
+ * the parts fit and what the lock covers.
+ *
+ * The taker takes invocations in batches (PTASK_TAKE_MAX_INVOCATIONS) and
+ * turns each into a job: its ptask's info comes from the cache (one
+ * EXEC_PTASK_INFO for the code size and one for the code, the first time
+ * a ptask is seen; the geometry is read then and kept, so a
+ * PTASK_IOC_PTASK_SET_GEOMETRY after a ptask first ran is not seen).
+ * Only GPU ptasks have anything to run here: CPU ptasks run in their
+ * clients (PTASK_PTASK_SELF); a CPU invocation that reaches the executor
+ * has no code and no entry, so it is completed with -EOPNOTSUPP (which
+ * fails its graph) and logged.  The taker stops taking while
+ * PD_QUEUE_MAX jobs wait for placement, so invocations wait in the
+ * namespace, where they stay visible to listings and budgets.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "daemon/backend/host.h"
+#include "daemon/engine/engine_priv.h"
+
+void pd_engine_assert_failed(const char *file, int line, const char *what)
+{
+	pd_log_err("engine: %s:%d: assertion failed: %s", file, line, what);
+	abort();
+}
+
+/*
+ * A condition variable on CLOCK_MONOTONIC (the clock of every deadline
+ * here).  glibc's pthread_cond_init and its attribute calls cannot fail
+ * for these arguments: asserted rather than unwound.
+ */
+static void cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	err = pthread_condattr_init(&attr);
+	if (!err)
+		err = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (!err)
+		err = pthread_cond_init(cond, &attr);
+	PD_ASSERT(!err);
+	pthread_condattr_destroy(&attr);
+}
+
+void pd_engine_timedwait(struct pd_engine *e, pthread_cond_t *cond,
+			 uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ULL),
+		.tv_nsec = (long)(deadline_ns % 1000000000ULL),
+	};
+
+	pd_assert_locked(e);
+	e->locked = false;
+	pthread_cond_timedwait(cond, &e->lock, &ts);
+	e->lock_owner = pthread_self();
+	e->locked = true;
+}
+
+static void info_free(struct pd_ptask_info *info)
+{
+	free(info->code);
+	free(info);
+}
+
+void pd_info_put_locked(struct pd_engine *e, struct pd_ptask_info *info)
+{
+	pd_assert_locked(e);
+	PD_ASSERT(info->refs > 0);
+	if (!--info->refs) {
+		PD_ASSERT(info->dead);
+		info_free(info);
+	}
+}
+
+/* Read ptask @handle's info and code from the source (no lock held). */
+static int info_fetch(struct pd_engine *e, uint32_t handle,
+		      struct pd_ptask_info **out)
+{
+	struct ptask_exec_ptask_info arg = {
+		.size = sizeof(arg), .ptask = handle,
+	};
+	struct pd_ptask_info *info;
+	int err;
+
+	err = e->src->ops->ptask_info(e->src, &arg, NULL);
+	if (err)
+		return err;
+	info = calloc(1, sizeof(*info));
+	if (!info)
+		return -ENOMEM;
+	if (arg.code_len) {
+		info->code = malloc(arg.code_len);
+		if (!info->code) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		err = e->src->ops->ptask_info(e->src, &arg, info->code);
+		if (err)
+			goto err_free;
+	}
+	info->handle = handle;
+	info->kind = arg.kind;
+	info->nports = arg.nports;
+	info->code_len = arg.code_len;
+	info->shared_bytes = arg.shared_bytes;
+	memcpy(info->grid, arg.grid, sizeof(info->grid));
+	memcpy(info->block, arg.block, sizeof(info->block));
+	memcpy(info->entry, arg.entry, sizeof(info->entry));
+	info->entry[sizeof(info->entry) - 1] = '\0';
+	info->refs = 1;			/* the cache's */
+	*out = info;
+	return 0;
+
+err_free:
+	info_free(info);
+	return err;
+}
+
+static struct pd_ptask_info *info_find_locked(struct pd_engine *e,
+					      uint32_t handle)
+{
+	struct pd_ptask_info *info;
+
+	pd_assert_locked(e);
+	for (info = e->infos[handle & (PD_INFO_BUCKETS - 1)]; info;
+	     info = info->hnext)
+		if (info->handle == handle)
+			return info;
+	return NULL;
+}
+
+/*
+ * The info of ptask @handle with a reference for the caller.  The taker
+ * and helpers fill the cache: when two fetched the same ptask at once,
+ * the first one cached wins and the other copy is dropped.
+ */
+static int info_get(struct pd_engine *e, uint32_t handle,
+		    struct pd_ptask_info **out)
+{
+	unsigned int b = handle & (PD_INFO_BUCKETS - 1);
+	struct pd_ptask_info *info, *cached;
+	int err;
+
+	pd_engine_lock(e);
+	info = info_find_locked(e, handle);
+	if (info) {
+		info->refs++;
+		pd_engine_unlock(e);
+		*out = info;
+		return 0;
+	}
+	pd_engine_unlock(e);
+	err = info_fetch(e, handle, &info);
+	if (err)
+		return err;
+	pd_engine_lock(e);
+	cached = info_find_locked(e, handle);
+	if (cached) {
+		info_free(info);
+		info = cached;
+	} else {
+		info->hnext = e->infos[b];
+		e->infos[b] = info;
+	}
+	info->refs++;
+	pd_engine_unlock(e);
+	*out = info;
+	return 0;
+}
+
+void pd_job_free_locked(struct pd_engine *e, struct pd_job *job)
+{
+	pd_assert_locked(e);
+	if (job->info)
+		pd_info_put_locked(e, job->info);
+	free(job);
+}
+
+/**
+ * pd_job_fail() - complete @job with error @status (fails its graph)
+ * @e: the engine
+ * @job: a job no device holds any more; freed here
+ * @status: a negative errno
+ *
+ * Called without e->lock.  -ECANCELED from the source means the graph
+ * went away first: nothing to report.
+ */
+void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status)
+{
+	struct ptask_exec_complete arg = {
+		.size = sizeof(arg), .id = job->inv.id, .status = status,
+	};
+	int err;
+
+	/* Counted first: whoever sees the completion sees it counted. */
+	pd_engine_lock(e);
+	e->stats.invocations++;
+	e->stats.failed++;
+	pd_engine_unlock(e);
+	err = e->src->ops->complete(e->src, &arg, NULL);
+	if (err && err != -ECANCELED)
+		pd_log_err("engine: failing invocation %llu of ptask %u: %d",
+			   (unsigned long long)job->inv.id, job->inv.ptask,
+			   err);
+	pd_engine_lock(e);
+	pd_job_free_locked(e, job);
+	pd_engine_unlock(e);
+}
+
+/*
+ * A job for invocation @inv with its port records @ports, queued; or, when
+ * it cannot run here, completed with an error at once.  No lock held.
+ */
+static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
+		     const struct ptask_invocation_port *ports)
+{
+	struct pd_job *job = calloc(1, sizeof(*job));
+	struct ptask_exec_complete fail = {
+		.size = sizeof(fail), .id = inv->id, .status = -ENOMEM,
+	};
+	int err;
+
+	if (!job) {
+		pd_log_err("engine: out of memory for invocation %llu",
+			   (unsigned long long)inv->id);
+		e->src->ops->complete(e->src, &fail, NULL);
+		return;
+	}
+	job->inv = *inv;
+	memcpy(job->ports, ports, inv->n_ports * sizeof(*ports));
+	job->queued_ns = inv->queued_ns ? inv->queued_ns : pd_now_ns();
+	job->dev = -1;
+	err = info_get(e, inv->ptask, &job->info);
+	if (err) {
+		pd_log_err("engine: ptask %u: no info: %d", inv->ptask, err);
+		pd_job_fail(e, job, err);
+		return;
+	}
+	if (inv->kind != PTASK_KIND_GPU || job->info->kind != PTASK_KIND_GPU) {
+		pd_log_err("engine: ptask %u is a CPU ptask: it runs in its client (PTASK_PTASK_SELF), not in ptaskd",
+			   inv->ptask);
+		pd_job_fail(e, job, -EOPNOTSUPP);
+		return;
+	}
+	pd_engine_lock(e);
+	pd_sched_enqueue_locked(e, job);
+	pd_engine_unlock(e);
+}
+
+/* Log the 1st, 2nd, 4th, 8th... failure, so a broken source is heard once. */
+static void take_failed(struct pd_engine *e, int err)
+{
+	uint64_t n = ++e->take_errors;
+
+	if (!(n & (n - 1)))
+		pd_log_err("engine: take failed (%llu times): %s",
+			   (unsigned long long)n, strerror(-err));
+	pd_sleep_until(pd_now_ns() + 100ULL * 1000 * 1000);
+}
+
+/*
+ * Jobs for the invocations one take returned (queued; placement is the
+ * caller's), after checking that their port records are where they say.
+ */
+/*
+ * The administrator's policy (sysfs, netlink or ptaskctl sched) comes with
+ * every take: enum ptask_policy, DEFAULT meaning ptaskd's own.
+ */
+static void apply_admin_policy(struct pd_engine *e, uint32_t admin)
+{
+	int want;
+
+	pd_engine_lock(e);
+	want = admin == PTASK_POLICY_DEFAULT || admin >= __PTASK_POLICY_MAX ?
+	       e->own_policy : (int)admin - 1;
+	if (want != e->cfg.policy) {
+		pd_log_info("engine: policy %s -> %s (administrator)",
+			    pd_policy_name(e->cfg.policy), pd_policy_name(want));
+		e->cfg.policy = want;
+	}
+	pd_engine_unlock(e);
+}
+
+static void jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
+		      const struct ptask_invocation *invs,
+		      const struct ptask_invocation_port *ports)
+{
+	uint32_t i;
+
+	apply_admin_policy(e, take->policy);
+	for (i = 0; i < take->n_invocations; i++) {
+		const struct ptask_invocation *inv = &invs[i];
+
+		if (inv->n_ports > PTASK_MAX_PORTS ||
+		    inv->first_port > take->n_ports ||
+		    inv->n_ports > take->n_ports - inv->first_port) {
+			struct ptask_exec_complete bad = {
+				.size = sizeof(bad), .id = inv->id,
+				.status = -EIO,
+			};
+
+			pd_log_err("engine: invocation %llu: bad port records",
+				   (unsigned long long)inv->id);
+			e->src->ops->complete(e->src, &bad, NULL);
+			continue;
+		}
+		job_make(e, inv, &ports[inv->first_port]);
+	}
+}
+
+static void *taker_main(void *arg)
+{
+	struct pd_engine *e = arg;
+	struct ptask_invocation *invs;
+	struct ptask_invocation_port *ports;
+
+	invs = calloc(PTASK_TAKE_MAX_INVOCATIONS, sizeof(*invs));
+	ports = calloc(PTASK_TAKE_MAX_PORTS, sizeof(*ports));
+	if (!invs || !ports) {
+		pd_log_err("engine: out of memory: taking nothing");
+		goto out;
+	}
+	for (;;) {
+		struct ptask_exec_take take = {
+			.size = sizeof(take),
+			.max_invocations = PTASK_TAKE_MAX_INVOCATIONS,
+			.max_ports = PTASK_TAKE_MAX_PORTS,
+		};
+		bool stop;
+		int err;
+
+		pd_engine_lock(e);
+		while (!e->stopping && e->nqueued >= PD_QUEUE_MAX)
+			pd_engine_wait(e, &e->taker_cond);
+		stop = e->stopping;
+		pd_engine_unlock(e);
+		if (stop)
+			break;
+		/*
+		 * A bounded sleep: an interrupt lost to a race costs at most
+		 * this much at stop.
+		 */
+		take.timeout_ns = pd_now_ns() + PD_TAKE_SLICE_NS;
+		err = e->src->ops->take(e->src, &take, invs, ports);
+		if (err == -ETIMEDOUT || err == -EINTR || err == -EAGAIN)
+			continue;
+		if (err) {
+			take_failed(e, err);
+			continue;
+		}
+		jobs_make(e, &take, invs, ports);
+		pd_engine_lock(e);
+		pd_sched_dispatch_locked(e);
+		pd_engine_unlock(e);
+	}
+out:
+	free(invs);
+	free(ports);
+	return NULL;
+}
+
+/**
+ * pd_engine_help() - a source's thread that made work ready runs it
+ * @e: the engine
+ * @more: after a job it ran, did that make more work ready (a deferred
+ *	wake-up since the last call)?  Saves a take that would find nothing.
+ * @arg: @more's argument
+ *
+ * The thread that served a call which made ptasks ready (user mode: a
+ * client's connection, after answering a push) calls this instead of
+ * waking the taker.  It takes what is ready without blocking, places it
+ * by policy, and runs a short job placed on an idle device itself
+ * (pd_worker_can_claim_locked) instead of waking the device's worker:
+ * the taker and the worker are two thread hand-offs, each a wake-up on
+ * the critical path of every invocation.  It goes on while its jobs
+ * make more work ready (a chain), for PD_HELP_NS at most; whatever it
+ * does not run goes to the workers as usual.
+ *
+ * Return: true when ready work may be left that nobody will take (the
+ * caller wakes the taker then), false when a take found nothing more.
+ */
+bool pd_engine_help(struct pd_engine *e, bool (*more)(void *arg), void *arg)
+{
+	struct ptask_invocation invs[PD_HELP_TAKE];
+	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
+	uint64_t start = pd_now_ns();
+
+	for (;;) {
+		struct ptask_exec_take take = {
+			.size = sizeof(take),
+			.flags = PTASK_NONBLOCK,
+			.max_invocations = PD_HELP_TAKE,
+			.max_ports = PTASK_MAX_PORTS,
+		};
+		bool full, claim;
+		int d, err;
+
+		pd_engine_lock(e);
+		full = e->stopping || e->nqueued >= PD_QUEUE_MAX;
+		pd_engine_unlock(e);
+		if (full)
+			return true;
+		err = e->src->ops->take(e->src, &take, invs, ports);
+		if (err == -EAGAIN)
+			return false;
+		if (err)
+			return true;	/* the taker meets it and logs it */
+		jobs_make(e, &take, invs, ports);
+		claim = pd_now_ns() - start < PD_HELP_NS;
+		pd_engine_lock(e);
+		d = claim ? pd_sched_dispatch_claim_locked(e) : -1;
+		if (!claim)
+			pd_sched_dispatch_locked(e);
+		pd_engine_unlock(e);
+		/* Not ours to run: more may be ready behind what we took. */
+		if (d < 0)
+			return true;
+		pd_worker_run_claimed(&e->dev[d]);
+		if (!more(arg))
+			return false;
+	}
+}
+
+/*
+ * The housekeeper: re-runs placement while data-aware holds jobs back
+ * (their effective priority grows as they wait), and hands back
+ * mappings queued by pd_engine_forget.
+ */
+static void *housekeeper_main(void *arg)
+{
+	struct pd_engine *e = arg;
+
+	pd_engine_lock(e);
+	while (!e->exiting) {
+		uint64_t wait = e->held ? PD_HOLD_POLL_NS : PD_TAKE_SLICE_NS;
+
+		pd_engine_timedwait(e, &e->hk_cond, pd_now_ns() + wait);
+		if (e->held)
+			pd_sched_dispatch_locked(e);
+		if (e->unmaps) {
+			pd_engine_unlock(e);
+			pd_views_flush_unmaps(e);
+			pd_engine_lock(e);
+		}
+	}
+	pd_engine_unlock(e);
+	return NULL;
+}
+
+/* Tell every thread to return, and join those that started. */
+static void threads_join(struct pd_engine *e, bool taker, bool housekeeper)
+{
+	uint32_t d;
+
+	pd_engine_lock(e);
+	e->stopping = true;
+	e->exiting = true;
+	pthread_cond_broadcast(&e->taker_cond);
+	pthread_cond_broadcast(&e->hk_cond);
+	for (d = 0; d < e->ndev; d++)
+		pthread_cond_broadcast(&e->dev[d].cond);
+	pd_engine_unlock(e);
+	if (taker) {
+		e->src->ops->interrupt(e->src);
+		pthread_join(e->taker, NULL);
+	}
+	for (d = 0; d < e->ndev; d++)
+		if (e->dev[d].started)
+			pthread_join(e->dev[d].thread, NULL);
+	if (housekeeper)
+		pthread_join(e->housekeeper, NULL);
+}
+
+/* Free what start made (threads joined, views dropped by the workers). */
+static void engine_free(struct pd_engine *e)
+{
+	unsigned int b;
+	uint32_t d;
+
+	pd_engine_lock(e);
+	pd_views_free_all_locked(e);
+	for (b = 0; b < PD_INFO_BUCKETS; b++) {
+		while (e->infos[b]) {
+			struct pd_ptask_info *info = e->infos[b];
+
+			e->infos[b] = info->hnext;
+			info->dead = true;
+			pd_info_put_locked(e, info);
+		}
+	}
+	pd_engine_unlock(e);
+	pd_views_flush_unmaps(e);
+	for (d = 0; d < e->ndev; d++)
+		pthread_cond_destroy(&e->dev[d].cond);
+	pthread_cond_destroy(&e->taker_cond);
+	pthread_cond_destroy(&e->idle_cond);
+	pthread_cond_destroy(&e->hk_cond);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+/**
+ * pd_engine_start() - start the taker, the housekeeper and a worker per
+ * device
+ * @src: the source (kept; must outlive the engine)
+ * @be: an initialised backend (kept; must outlive the engine)
+ * @cfg: the configuration (copied); migrate_threshold 0 means the
+ *	default (sched.c)
+ * @out: the engine
+ *
+ * Return: 0, -EINVAL (unknown policy, negative threshold), -ENODEV (no
+ * device), -ENOMEM, or pthread's -errno.
+ */
+int pd_engine_start(struct pd_source *src, struct pd_backend *be,
+		    const struct pd_engine_config *cfg,
+		    struct pd_engine **out)
+{
+	struct pd_engine *e;
+	bool housekeeper = false;
+	uint32_t d;
+	int err;
+
+	if (cfg->policy < 0 || cfg->policy >= __PD_POLICY_MAX ||
+	    cfg->migrate_threshold < 0.0)
+		return -EINVAL;
+	if (!be->ndev || be->ndev > PD_MAX_DEVICES)
+		return -ENODEV;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->src = src;
+	e->be = be;
+	e->cfg = *cfg;
+	e->own_policy = cfg->policy;
+	e->ndev = be->ndev;
+	ptask_list_init(&e->queue);
+	err = -pthread_mutex_init(&e->lock, NULL);
+	if (err)
+		goto err_free;
+	cond_init(&e->hk_cond);
+	cond_init(&e->idle_cond);
+	cond_init(&e->taker_cond);
+	for (d = 0; d < e->ndev; d++) {
+		struct pd_device *dev = &e->dev[d];
+		uint64_t memory = be->info[d].memory ? be->info[d].memory :
+						       UINT64_MAX;
+
+		dev->e = e;
+		dev->index = d;
+		ptask_list_init(&dev->spaces);
+		ptask_list_init(&dev->lru);
+		cond_init(&dev->cond);
+		dev->limit = cfg->device_memory_limit &&
+			     cfg->device_memory_limit < memory ?
+			     cfg->device_memory_limit : memory;
+	}
+	for (d = 0; d < e->ndev; d++) {
+		err = -pthread_create(&e->dev[d].thread, NULL, pd_worker_main,
+				      &e->dev[d]);
+		if (err)
+			goto err_threads;
+		e->dev[d].started = true;
+	}
+	err = -pthread_create(&e->housekeeper, NULL, housekeeper_main, e);
+	if (err)
+		goto err_threads;
+	housekeeper = true;
+	err = -pthread_create(&e->taker, NULL, taker_main, e);
+	if (err)
+		goto err_threads;
+	pd_log_info("engine: %u device(s), policy %s, %s isolation",
+		    e->ndev, pd_policy_name(cfg->policy),
+		    cfg->shared_isolation ? "shared" : "per-client");
+	*out = e;
+	return 0;
+
+err_threads:
+	threads_join(e, false, housekeeper);
+	engine_free(e);
+	return err;
+err_free:
+	free(e);
+	return err;
+}
+
+/**
+ * pd_engine_stop() - finish everything taken, then stop
+ * @e: the engine
+ *
+ * The taker stops first; every job it made still runs (placement holds
+ * nothing back any more) and completes; then the workers write back what
+ * only their devices hold, free their spaces and return.  The source must
+ * not call pd_engine_forget any more once this returns.
+ */
+void pd_engine_stop(struct pd_engine *e)
+{
+	uint32_t d;
+	bool busy;
+
+	pd_engine_lock(e);
+	e->stopping = true;
+	pthread_cond_broadcast(&e->taker_cond);
+	pd_engine_unlock(e);
+	e->src->ops->interrupt(e->src);
+	pthread_join(e->taker, NULL);
+	pd_engine_lock(e);
+	e->draining = true;
+	for (;;) {
+		pd_sched_dispatch_locked(e);
+		busy = e->nqueued > 0;
+		for (d = 0; d < e->ndev; d++)
+			busy |= e->dev[d].job != NULL;
+		if (!busy)
+			break;
+		pd_engine_wait(e, &e->idle_cond);
+	}
+	pd_engine_unlock(e);
+	threads_join(e, false, true);
+	engine_free(e);
+}
+
+int pd_engine_set_policy(struct pd_engine *e, int policy)
+{
+	if (policy < 0 || policy >= __PD_POLICY_MAX)
+		return -EINVAL;
+	pd_engine_lock(e);
+	if (e->cfg.policy != policy)
+		pd_log_info("engine: policy %s -> %s",
+			    pd_policy_name(e->cfg.policy),
+			    pd_policy_name(policy));
+	e->cfg.policy = policy;
+	e->own_policy = policy;
+	pd_sched_dispatch_locked(e);
+	pd_engine_unlock(e);
+	return 0;
+}
+
+void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st)
+{
+	pd_engine_lock(e);
+	*st = e->stats;
+	pd_engine_unlock(e);
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * engine.h - ptaskd's executor: takes queued invocations from a source,
+ * places them on accelerators by policy, makes their inputs valid there,
+ * launches, and completes them with their outputs and GPU time.
+ *
+ * A *source* is where invocations come from:
+ *   user mode   - the namespace ptaskd holds itself (source_user.c: core
+ *                 calls under the namespace lock, datablocks in memfd
+ *                 arenas the daemon maps);
+ *   kernel mode - ptask.ko through a registered /dev/ptask fd
+ *                 (source_kernel.c: EXEC_TAKE/EXEC_COMPLETE ioctls,
+ *                 datablocks mmapped from the module).
+ * The engine sees only struct pd_source_ops, so both modes share every
+ * line of scheduling and transfer code.
+ *
+ * Datablock views: for each datablock handle the engine keeps one view
+ * per memory space (backend.h) with a valid bit and the datablock's
+ * generation (struct ptask_invocation_port.generation) when it was
+ * copied; host memory is the datablock's own pages (never a bounce
+ * buffer).  Inputs are copied to a space only when its view is not valid
+ * at the current generation; outputs are valid only where they were made
+ * and are written back to host memory only when a client will pull them
+ * (PTASK_INVP_TO_CLIENT) or when they are needed in a space that cannot
+ * be reached from where they are valid.
+ */
+#ifndef PTASKD_ENGINE_H
+#define PTASKD_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "uapi/ptask.h"
+#include "daemon/backend/backend.h"
+
+struct pd_source;
+
+/**
+ * struct pd_source_ops - what the engine needs from a source
+ * @take: EXEC_TAKE semantics (uapi/ptask.h): blocks until
+ *	@arg->timeout_ns (absolute CLOCK_MONOTONIC, 0: forever) for at least
+ *	one invocation; fills @inv and @ports; -ETIMEDOUT, -EINTR after
+ *	@interrupt, other -errno on failure
+ * @complete: EXEC_COMPLETE; @outs has @arg->n_outputs entries
+ * @ptask_info: EXEC_PTASK_INFO; @code may be NULL to learn the size
+ * @db_map: host address of datablock @handle (an input of an invocation
+ *	the engine took, or one it created); valid until @db_unmap
+ * @db_unmap: the engine no longer needs that address
+ * @db_create: a datablock of @bytes for an output of invocation @inv,
+ *	held by the engine (its reference passes on when it is emitted as
+ *	an output), mapped at *@data
+ * @db_release: drop the engine's reference to a datablock it created and
+ *	did not emit
+ * @interrupt: make a blocked @take return -EINTR (shutdown)
+ */
+struct pd_source_ops {
+	int (*take)(struct pd_source *s, struct ptask_exec_take *arg,
+		    struct ptask_invocation *inv,
+		    struct ptask_invocation_port *ports);
+	int (*complete)(struct pd_source *s, struct ptask_exec_complete *arg,
+			const struct ptask_exec_output *outs);
+	int (*ptask_info)(struct pd_source *s,
+			  struct ptask_exec_ptask_info *arg, void *code);
+	int (*db_map)(struct pd_source *s, uint32_t handle,
+		      uint64_t mmap_offset, uint64_t bytes, void **data);
+	void (*db_unmap)(struct pd_source *s, uint32_t handle, void *data,
+			 uint64_t bytes);
+	int (*db_create)(struct pd_source *s, const struct ptask_invocation *inv,
+			 uint64_t bytes, uint32_t *handle, void **data);
+	int (*db_release)(struct pd_source *s, uint32_t handle);
+	void (*interrupt)(struct pd_source *s);
+};
+
+struct pd_source {
+	const struct pd_source_ops *ops;
+};
+
+/* Scheduling policies (PTask section 5.1). */
+enum pd_policy {
+	PD_POLICY_FIRST_AVAILABLE = 0,
+	PD_POLICY_FIFO = 1,
+	PD_POLICY_PRIORITY = 2,
+	PD_POLICY_DATA_AWARE = 3,
+	__PD_POLICY_MAX,
+};
+
+/* "first-available", "fifo", "priority", "data-aware"; -EINVAL if none. */
+int pd_policy_parse(const char *name);
+const char *pd_policy_name(int policy);
+
+/**
+ * struct pd_engine_config - how the engine starts
+ * @policy: enum pd_policy
+ * @shared_isolation: one memory space per device for every client
+ *	(else one per client per device)
+ * @migrate_threshold: data-aware: effective priority above which a ptask
+ *	runs on another device than the one holding its inputs; 0: the
+ *	default, 90 (Documentation/ptaskd.md, "Scheduling")
+ * @device_memory_limit: 0, or bytes of device memory the engine may use
+ *	per device (below what the device has), to exercise eviction
+ * @space_idle_ms: a client's memory space (its context) unused this long
+ *	is closed, its device-only data written back first; 0: 60 s.
+ *	Shared spaces (@shared_isolation) stay open.
+ */
+struct pd_engine_config {
+	int policy;
+	bool shared_isolation;
+	double migrate_threshold;
+	uint64_t device_memory_limit;
+	uint32_t space_idle_ms;
+};
+
+/**
+ * struct pd_engine_stats - counters since start (for tests and ptaskctl)
+ * @invocations: completed invocations
+ * @failed: invocations completed with an error status
+ * @migrations: invocations run on a device other than the one where
+ *	most of their inputs were valid
+ * @per_device: invocations run on each device
+ * @bytes_h2d: bytes copied host to device
+ * @bytes_d2h: bytes copied device to host
+ * @bytes_d2d: bytes copied between spaces
+ * @evictions: views evicted under device memory pressure
+ * @gpu_ns: device time of all invocations
+ * @spaces: memory spaces open now
+ * @spaces_closed: spaces closed because they were idle
+ */
+struct pd_engine_stats {
+	uint64_t invocations;
+	uint64_t failed;
+	uint64_t migrations;
+	uint64_t per_device[PD_MAX_DEVICES];
+	uint64_t bytes_h2d;
+	uint64_t bytes_d2h;
+	uint64_t bytes_d2d;
+	uint64_t evictions;
+	uint64_t gpu_ns;
+	uint64_t spaces;
+	uint64_t spaces_closed;
+};
+
+struct pd_engine;
+
+/* Start the taker and device threads.  Returns 0 or -errno. */
+int pd_engine_start(struct pd_source *src, struct pd_backend *be,
+		    const struct pd_engine_config *cfg,
+		    struct pd_engine **out);
+/*
+ * Stop taking, finish (complete) every invocation already taken, join
+ * the threads, free every view and space.
+ */
+void pd_engine_stop(struct pd_engine *e);
+int pd_engine_set_policy(struct pd_engine *e, int policy);
+void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st);
+/*
+ * Datablock @handle is gone: drop its views (user mode tells the engine).
+ * Any thread, also under the source's own lock: it makes no source call.
+ * A ptask's handle may be given too (its cached info is dropped).
+ */
+void pd_engine_forget(struct pd_engine *e, uint32_t handle);
+/*
+ * A thread of the source that just made invocations ready (user mode: a
+ * client's connection, after answering its call) takes them itself and
+ * runs short ones on an idle device instead of handing them to the
+ * taker and a worker; see engine.c.  @more(@arg) says whether the jobs it
+ * ran made more work ready (it takes again then).  Not while
+ * pd_engine_stop runs.  Returns true when ready work may be left for the
+ * taker to take (the caller wakes it: its wake-up was held back for this).
+ */
+bool pd_engine_help(struct pd_engine *e, bool (*more)(void *arg), void *arg);
+
+#endif /* PTASKD_ENGINE_H */

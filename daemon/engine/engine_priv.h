@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * engine_priv.h - the engine's own objects, shared by its files:
+ *
+ *   engine.c   start, stop, the taker thread, the ptask-info cache, the
+ *              housekeeping thread, pd_engine_forget
+ *   sched.c    effective priority and placement (PTask section 5.1)
+ *   views.c    datablock records and their views per memory space
+ *   devpool.c  device memory: per-space pools by size class, the device
+ *              memory limit, eviction
+ *   worker.c   one thread per device: spaces, kernels, running a job
+ *
+ * Threads: one taker (takes invocations, makes jobs), one housekeeper
+ * (re-runs placement while data-aware holds jobs back; unmaps what
+ * pd_engine_forget could not), one worker per device (owns that
+ * device's spaces: every backend operation on a space comes from it,
+ * except the source side of copy_d2d, which backend.h allows), and
+ * helpers: threads of the source that made work ready and lend
+ * themselves (pd_engine_help).  A helper takes and places like the
+ * taker, and may *claim* a short job it placed on an idle device: it
+ * then holds that device instead of its worker until the job is
+ * complete (struct pd_device.claimed), which saves two thread hand-offs
+ * per invocation.  Whoever holds a device (its worker, or a helper
+ * with a claimed job) is named by dev->self, and only it calls the
+ * backend on the device's spaces.
+ *
+ * Locking: one mutex, e->lock, guards everything below that is not
+ * marked otherwise: the queue, device states, spaces' pools and LRU
+ * lists, records and views, the ptask-info cache, statistics.  It is
+ * never held across a backend call or a source call: a source call can
+ * come back into the engine (user mode: db_unmap and complete drop the
+ * last reference of a datablock, and the namespace calls
+ * pd_engine_forget under its own lock), and backend calls sleep.  Every
+ * function named *_locked asserts it (pd_assert_locked).  Whoever drops
+ * the lock around a backend call pins what it uses first (view->pins,
+ * rec->pins, info->refs), so nothing it holds is freed or evicted
+ * meanwhile, and re-checks what may have changed after retaking it.
+ */
+#ifndef PTASKD_ENGINE_PRIV_H
+#define PTASKD_ENGINE_PRIV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "core/ptask_os.h"
+#include "core/list.h"
+#include "daemon/engine/engine.h"
+#include "daemon/log.h"
+
+#define PD_REC_BUCKETS		4096	/* records hash (power of two) */
+#define PD_INFO_BUCKETS		256	/* ptask-info hash (power of two) */
+#define PD_POOL_MIN_BYTES	4096	/* smallest pooled buffer */
+#define PD_POOL_CLASSES		(1 + 4 * 52)	/* see pd_pool_class() */
+#define PD_BYVALUE_MAX		4096	/* most bytes passed by value */
+#define PD_TAKE_SLICE_NS	(200ULL * 1000 * 1000)
+#define PD_HOLD_POLL_NS		(1ULL * 1000 * 1000)
+#define PD_WRITEBEHIND_NS	(1000ULL * 1000 * 1000)
+#define PD_SPACE_IDLE_MS	60000	/* default space_idle_ms */
+#define PD_DEFAULT_BLOCK	256
+#define PD_QUEUE_MAX		(4 * PTASK_TAKE_MAX_INVOCATIONS)
+/*
+ * A helper runs a job itself only when it is short: its ptask ran
+ * before, for at most PD_INLINE_RUN_NS of device time on average, with
+ * at most PD_INLINE_BYTES in all its ports (copies), and its space and
+ * kernel are ready on the device (no context creation or JIT on a
+ * client's connection thread).  Longer work goes to the device's worker,
+ * so a connection is never held up for long.  A helper stops claiming
+ * once it has helped for PD_HELP_NS.
+ */
+#define PD_INLINE_RUN_NS	(100ULL * 1000)
+#define PD_INLINE_BYTES		(256ULL << 10)
+#define PD_HELP_NS		(200ULL * 1000)
+#define PD_HELP_TAKE		4	/* invocations per helper take */
+
+/* Always on: these guard invariants whose breach corrupts memory. */
+#define PD_ASSERT(cond)							\
+	do {								\
+		if (!(cond))						\
+			pd_engine_assert_failed(__FILE__, __LINE__, #cond); \
+	} while (0)
+
+void pd_engine_assert_failed(const char *file, int line, const char *what)
+	__attribute__((noreturn));
+
+struct pd_engine;
+struct pd_device;
+struct pd_dbrec;
+struct pd_space;
+
+/**
+ * struct pd_ptask_info - what EXEC_PTASK_INFO said of one ptask, read
+ * once per ptask (code included), and its scheduling history
+ * @handle: the ptask
+ * @kind: enum ptask_ptask_kind
+ * @nports: its ports
+ * @shared_bytes: dynamic shared memory per block
+ * @grid: blocks (all 0: inferred per invocation)
+ * @block: threads per block
+ * @entry: kernel entry name
+ * @code: its code (PTX or cubin), @code_len bytes
+ * @refs: the cache's reference, one per job, one per kernel loaded
+ * @dead: forgotten (out of the cache; freed with the last reference)
+ * @avg_wait_ns: moving average of the time its invocations waited
+ *	from queued to placed
+ * @avg_run_ns: moving average of their device time
+ * @runs: invocations completed (0: no history yet)
+ * @hnext: next in its hash bucket
+ */
+struct pd_ptask_info {
+	uint32_t handle;
+	uint32_t kind;
+	uint32_t nports;
+	uint32_t shared_bytes;
+	uint32_t grid[3];
+	uint32_t block[3];
+	char entry[PTASK_NAME_MAX];
+	void *code;
+	uint32_t code_len;
+	uint32_t refs;
+	bool dead;
+	double avg_wait_ns;
+	double avg_run_ns;
+	uint64_t runs;
+	struct pd_ptask_info *hnext;
+};
+
+/**
+ * struct pd_kernel_ref - a kernel loaded in one space (worker-owned: only
+ * the space's worker touches the list)
+ * @info: the ptask it runs (one reference)
+ * @kernel: the backend's handle
+ * @next: next in the space's list
+ */
+struct pd_kernel_ref {
+	struct pd_ptask_info *info;
+	void *kernel;
+	struct pd_kernel_ref *next;
+};
+
+/**
+ * struct pd_pooled - a free device buffer kept for reuse
+ * @space: the space it belongs to
+ * @dptr: the buffer
+ * @cap: its size (a size class)
+ * @node: in its space's pool list of that class
+ */
+struct pd_pooled {
+	struct pd_space *space;
+	uint64_t dptr;
+	uint64_t cap;
+	struct ptask_list node;
+};
+
+/**
+ * struct pd_space - one memory space: a device seen through one context
+ * @dev: its device
+ * @owner: the client pid it serves (0 with shared isolation)
+ * @be_space: the backend's space
+ * @node: in dev->spaces
+ * @pool: free buffers by size class (pd_pool_class)
+ * @pooled_bytes: bytes in @pool
+ * @kernels: kernels loaded here (worker-owned, no lock)
+ * @last_use_ns: when a job last ran in it
+ */
+struct pd_space {
+	struct pd_device *dev;
+	uint64_t owner;
+	void *be_space;
+	struct ptask_list node;
+	struct ptask_list pool[PD_POOL_CLASSES];
+	uint64_t pooled_bytes;
+	struct pd_kernel_ref *kernels;
+	uint64_t last_use_ns;
+};
+
+/**
+ * struct pd_view - a datablock's copy in one space
+ * @rec: the datablock
+ * @space: where
+ * @rec_next: next view of @rec
+ * @lru_node: in its device's LRU list (least recently used first)
+ * @dptr: the device buffer
+ * @cap: its size (a pool class, >= rec->bytes)
+ * @valid: holds the datablock's current bytes
+ * @pins: users that dropped the lock while relying on it (a job, the
+ *	source side of a copy); a pinned view is never evicted or freed
+ */
+struct pd_view {
+	struct pd_dbrec *rec;
+	struct pd_space *space;
+	struct pd_view *rec_next;
+	struct ptask_list lru_node;
+	uint64_t dptr;
+	uint64_t cap;
+	bool valid;
+	uint32_t pins;
+};
+
+/**
+ * struct pd_dbrec - what the engine knows of one datablock
+ * @handle: the datablock
+ * @generation: its generation when last seen (struct
+ *	ptask_invocation_port.generation); views are of this generation
+ * @gen_known: @generation was seen on an invocation port (a datablock
+ *	the engine created has none until it comes back as an input)
+ * @host_valid: its host pages hold the current bytes
+ * @exposed: its bytes were written back for a client to pull (a client
+ *	may have changed them and pushed them again)
+ * @dead: forgotten while pinned: freed when the last pin goes
+ * @bytes: its size
+ * @host_map: a mapping the engine holds while the only current copies
+ *	are on devices (so an eviction can write them back); else NULL
+ * @map_users: writebacks copying into @host_map right now (without
+ *	e->lock): the mapping is kept until they are done
+ * @map_drop: @host_map was given up while @map_users was not 0
+ * @pins: jobs using it
+ * @views: its views, one per space at most
+ * @hnext: next in its hash bucket
+ * @dirty_ns: when its only current copies became device ones
+ */
+struct pd_dbrec {
+	uint32_t handle;
+	uint32_t generation;
+	bool gen_known;
+	bool host_valid;
+	bool exposed;
+	bool dead;
+	uint64_t bytes;
+	void *host_map;
+	uint32_t map_users;
+	bool map_drop;
+	uint32_t pins;
+	struct pd_view *views;
+	struct pd_dbrec *hnext;
+	uint64_t dirty_ns;
+};
+
+/**
+ * struct pd_unmap - a mapping to hand back to the source (db_unmap)
+ * outside e->lock
+ * @handle: the datablock
+ * @addr: the mapping
+ * @bytes: its length
+ * @next: next in e->unmaps
+ */
+struct pd_unmap {
+	uint32_t handle;
+	void *addr;
+	uint64_t bytes;
+	struct pd_unmap *next;
+};
+
+/**
+ * struct pd_jport - one port of a job while it runs
+ * @rec: input: its datablock; output: the datablock made for it (NULL
+ *	for the peer of an in/out input)
+ * @view: the view in the job's space it uses (pinned)
+ * @src_view: a view in another space copied from (pinned until sync)
+ * @host: a mapping the job made or was given (@rec's bytes), or NULL
+ * @created: output: handle of the datablock made with db_create
+ * @by_value: input passed by value: the parameter is at @host
+ * @value: the device pointer passed (unless @by_value)
+ * @gen: input: the generation of @rec the job runs with
+ */
+struct pd_jport {
+	struct pd_dbrec *rec;
+	struct pd_view *view;
+	struct pd_view *src_view;
+	void *host;
+	uint32_t created;
+	bool by_value;
+	uint64_t value;
+	uint32_t gen;
+};
+
+/**
+ * struct pd_job - one invocation from take to complete
+ * @inv: as taken
+ * @ports: its port records (inv.n_ports of them, by port index order)
+ * @info: its ptask (one reference)
+ * @node: in e->queue while queued
+ * @seq: arrival order (FIFO ties)
+ * @queued_ns: when it became ready (the invocation's queued_ns)
+ * @eff: effective priority at the last placement
+ * @dev: the device it was placed on
+ * @space: the space it runs in (worker)
+ * @jp: per port, run state
+ * @alloc_ns: time spent getting device buffers (pools, backend, eviction)
+ * @source_ns: time spent in the source's db_map and db_create
+ * @copy_ns: time spent queueing copies before the launch
+ */
+struct pd_job {
+	struct ptask_invocation inv;
+	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
+	struct pd_ptask_info *info;
+	struct ptask_list node;
+	uint64_t seq;
+	uint64_t queued_ns;
+	double eff;
+	int dev;
+	struct pd_space *space;
+	struct pd_jport jp[PTASK_MAX_PORTS];
+	uint64_t alloc_ns;
+	uint64_t source_ns;
+	uint64_t copy_ns;
+};
+
+/**
+ * struct pd_device - one accelerator and its worker
+ * @e: the engine
+ * @index: its number in the backend
+ * @thread: its worker (written by the starting thread)
+ * @self: the thread holding the device (its worker, or the helper
+ *	that claimed @job), written under e->lock by whoever takes hold:
+ *	the assertions that backend calls come from the holder compare
+ *	with it
+ * @cond: the worker sleeps here for a job or exit
+ * @job: the job placed on it (NULL: idle)
+ * @claimed: @job is run by the helper that placed it, not the worker
+ * @tidying: the worker is writing back or closing spaces with e->lock
+ *	dropped: a job placed meanwhile waits for it (no helper claims)
+ * @spaces: its spaces (struct pd_space.node)
+ * @lru: views in its spaces, least recently used first
+ * @allocated: bytes of device memory taken from the backend (pools too)
+ * @limit: most bytes the engine takes (device_memory_limit or memory)
+ * @tidy_ns: when the worker next writes back idle data and closes idle
+ *	spaces
+ * @started: the worker thread runs (for unwinding a failed start)
+ */
+struct pd_device {
+	struct pd_engine *e;
+	uint32_t index;
+	pthread_t thread;
+	pthread_t self;
+	pthread_cond_t cond;
+	struct pd_job *job;
+	bool claimed;
+	bool tidying;
+	struct ptask_list spaces;
+	struct ptask_list lru;
+	uint64_t allocated;
+	uint64_t limit;
+	uint64_t tidy_ns;
+	bool started;
+};
+
+/**
+ * struct pd_engine - the engine
+ * @src: where invocations come from
+ * @be: the accelerators
+ * @cfg: as started (cfg.policy is the current policy)
+ * @own_policy: the policy ptaskd was started with (or last set through
+ *	pd_engine_set_policy), used while the administrator's is "default"
+ * @lock: see the top of this file
+ * @lock_owner: the thread holding @lock (valid while @locked)
+ * @locked: @lock is held
+ * @stopping: the taker must stop taking
+ * @draining: placement holds nothing back (stop is waiting for idle)
+ * @exiting: workers and the housekeeper must return
+ * @taker: the taker thread
+ * @housekeeper: the housekeeping thread
+ * @hk_cond: the housekeeper sleeps here
+ * @idle_cond: broadcast when a device goes idle (stop waits on it)
+ * @taker_cond: the taker waits here while @queue is full
+ * @queue: jobs waiting for placement, in arrival order
+ * @nqueued: jobs in @queue
+ * @next_seq: next job's @seq
+ * @held: jobs data-aware held back at the last placement
+ * @ndev: devices
+ * @dev: each device
+ * @recs: datablock records by handle
+ * @infos: ptask infos by handle
+ * @unmaps: mappings to give back to the source once the lock is off
+ *	(pd_views_flush_unmaps)
+ * @take_errors: failed takes (logged at powers of two)
+ * @stats: counters
+ * @avg_run_ns: moving average of every invocation's device time
+ * @avg_wait_ns: moving average of every invocation's wait for placement
+ */
+struct pd_engine {
+	struct pd_source *src;
+	struct pd_backend *be;
+	struct pd_engine_config cfg;
+	int own_policy;
+	pthread_mutex_t lock;
+	pthread_t lock_owner;
+	bool locked;
+	bool stopping;
+	bool draining;
+	bool exiting;
+	pthread_t taker;
+	pthread_t housekeeper;
+	pthread_cond_t hk_cond;
+	pthread_cond_t idle_cond;
+	pthread_cond_t taker_cond;
+	struct ptask_list queue;
+	uint32_t nqueued;
+	uint64_t next_seq;
+	uint32_t held;
+	uint32_t ndev;
+	struct pd_device dev[PD_MAX_DEVICES];
+	struct pd_dbrec *recs[PD_REC_BUCKETS];
+	struct pd_ptask_info *infos[PD_INFO_BUCKETS];
+	struct pd_unmap *unmaps;
+	uint64_t take_errors;
+	struct pd_engine_stats stats;
+	double avg_run_ns;
+	double avg_wait_ns;
+};
+
+static inline void pd_engine_lock(struct pd_engine *e)
+{
+	pthread_mutex_lock(&e->lock);
+	e->lock_owner = pthread_self();
+	e->locked = true;
+}
+
+static inline void pd_engine_unlock(struct pd_engine *e)
+{
+	e->locked = false;
+	pthread_mutex_unlock(&e->lock);
+}
+
+static inline void pd_assert_locked(struct pd_engine *e)
+{
+	PD_ASSERT(e->locked && pthread_equal(e->lock_owner, pthread_self()));
+}
+
+/* Is port @p a kernel parameter passed by value (template binding)? */
+static inline bool pd_port_by_value(const struct ptask_invocation_port *p)
+{
+	return PTASK_INVP_BINDING(p->flags) == PTASK_BIND_PARAM;
+}
+
+/* pthread_cond_wait on e->lock, keeping the owner bookkeeping right. */
+static inline void pd_engine_wait(struct pd_engine *e, pthread_cond_t *cond)
+{
+	pd_assert_locked(e);
+	e->locked = false;
+	pthread_cond_wait(cond, &e->lock);
+	e->lock_owner = pthread_self();
+	e->locked = true;
+}
+
+/* ... until CLOCK_MONOTONIC @deadline_ns (conds use that clock). */
+void pd_engine_timedwait(struct pd_engine *e, pthread_cond_t *cond,
+			 uint64_t deadline_ns);
+
+/* engine.c */
+void pd_info_put_locked(struct pd_engine *e, struct pd_ptask_info *info);
+void pd_job_free_locked(struct pd_engine *e, struct pd_job *job);
+/* Complete @job with @status < 0 and nothing else (no outputs). */
+void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status);
+
+/* sched.c */
+void pd_sched_enqueue_locked(struct pd_engine *e, struct pd_job *job);
+void pd_sched_dispatch_locked(struct pd_engine *e);
+/*
+ * Placement, as pd_sched_dispatch_locked, by a helper: the first job it
+ * places on a device that pd_worker_can_claim_locked allows is claimed
+ * for the calling thread (its worker is not woken).  Returns that
+ * device, or -1.
+ */
+int pd_sched_dispatch_claim_locked(struct pd_engine *e);
+void pd_sched_ran_locked(struct pd_engine *e, struct pd_job *job,
+			 uint64_t run_ns);
+uint64_t pd_sched_owner(const struct pd_engine *e, const struct pd_job *job);
+
+/* views.c */
+struct pd_dbrec *pd_rec_find_locked(struct pd_engine *e, uint32_t handle);
+struct pd_dbrec *pd_rec_get_locked(struct pd_engine *e, uint32_t handle,
+				   uint64_t bytes);
+void pd_rec_see_generation_locked(struct pd_engine *e, struct pd_dbrec *rec,
+				  uint32_t generation);
+void pd_rec_unpin_locked(struct pd_engine *e, struct pd_dbrec *rec);
+void pd_rec_maybe_free_locked(struct pd_engine *e, struct pd_dbrec *rec);
+void pd_rec_forget_locked(struct pd_engine *e, struct pd_dbrec *rec);
+void pd_rec_drop_map_locked(struct pd_engine *e, struct pd_dbrec *rec);
+void pd_rec_only_valid_locked(struct pd_engine *e, struct pd_dbrec *rec,
+			      struct pd_view *view);
+struct pd_view *pd_view_find_locked(struct pd_engine *e,
+				    struct pd_dbrec *rec,
+				    struct pd_space *space);
+struct pd_view *pd_view_add_locked(struct pd_engine *e, struct pd_dbrec *rec,
+				   struct pd_space *space, uint64_t dptr,
+				   uint64_t cap);
+void pd_view_drop_locked(struct pd_engine *e, struct pd_view *view);
+void pd_view_touch_locked(struct pd_engine *e, struct pd_view *view);
+struct pd_view *pd_rec_copy_source_locked(struct pd_engine *e,
+					  struct pd_dbrec *rec,
+					  struct pd_space *to);
+uint64_t pd_rec_bytes_on_locked(struct pd_engine *e, struct pd_dbrec *rec,
+				uint32_t dev, uint64_t owner);
+void pd_views_flush_unmaps(struct pd_engine *e);
+void pd_views_free_all_locked(struct pd_engine *e);
+
+/* devpool.c */
+unsigned int pd_pool_class(uint64_t bytes, uint64_t *cap);
+int pd_devmem_alloc_locked(struct pd_device *dev, struct pd_space *space,
+			   uint64_t bytes, uint64_t *dptr, uint64_t *cap);
+void pd_devmem_pool_locked(struct pd_space *space, uint64_t dptr,
+			   uint64_t cap);
+void pd_devmem_trim_locked(struct pd_device *dev);
+void pd_devmem_trim_space_locked(struct pd_space *space);
+int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view);
+
+/* worker.c */
+void *pd_worker_main(void *arg);
+/* May a helper run @job on idle device @dev itself (see PD_INLINE_*)? */
+bool pd_worker_can_claim_locked(struct pd_device *dev,
+				const struct pd_job *job);
+/* Run the job a helper claimed on @dev, and give the device back. */
+void pd_worker_run_claimed(struct pd_device *dev);
+void pd_worker_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
+void pd_worker_close_idle_locked(struct pd_device *dev, uint64_t now_ns);
+
+#endif /* PTASKD_ENGINE_PRIV_H */

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ns_user.c - user mode's shell of the core (see ns_user.h): the OS shim
+ * functions of core/ptask_os.h, clients, the call path and mappings.
+ * The executor source of this namespace is in source_user.c.
+ *
+ * Locking: pd_ns.lock is the core's namespace lock.  It also protects the
+ * arenas, the client list and every struct ptask_buf.  pd_ns.owner names
+ * the thread holding it, so ptask_os_assert_locked() can check.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include "daemon/user/arena.h"
+#include "daemon/engine/engine.h"
+#include "daemon/log.h"
+#include "daemon/user/ns_user_priv.h"
+
+/* Who allocates datablock memory now (set under the lock by callers). */
+static __thread uint32_t alloc_uid;
+static __thread bool alloc_zero = true;
+/*
+ * Executor wake-ups held back on this thread (pd_ns_defer_exec_wake): it
+ * will take the work itself (pd_engine_help), so waking the taker would
+ * only cost a context switch, or worse, race it for the work.
+ */
+static __thread bool exec_defer;
+static __thread bool exec_deferred;
+
+int ptask_os_warn(int cond, const char *file, int line, const char *what)
+{
+	if (cond)
+		pd_log_err("core: PTASK_WARN_ON(%s) at %s:%d", what, file, line);
+	return cond;
+}
+
+void *ptask_os_zalloc(size_t bytes)
+{
+	return calloc(1, bytes ? bytes : 1);
+}
+
+void ptask_os_free(void *p)
+{
+	free(p);
+}
+
+u64 ptask_os_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+int ptask_os_buf_alloc(struct ptask_ns *core_ns, u64 bytes,
+		       struct ptask_buf **out)
+{
+	struct pd_ns *ns = core_ns->os;
+	struct ptask_buf *b;
+	uint64_t used;
+	int err;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	err = pd_arenas_alloc(&ns->arenas, alloc_uid, bytes, &b->arena,
+			      &b->offset, &used);
+	if (err) {
+		free(b);
+		return err;
+	}
+	b->ns = ns;
+	b->bytes = bytes;
+	b->refs = 1;
+	/*
+	 * A client's new datablock is zero-filled: the ABI says so
+	 * (ptask_datablock_create(3)), the module's pages are, and a program
+	 * must behave the same in both modes.  Reused arena memory therefore
+	 * is zeroed, even though arenas are per uid and it could only show
+	 * the uid bytes of its own (or bytes a client given a datablock of
+	 * this uid wrote, who can read the whole arena anyway): the reason
+	 * is the contract, not secrecy.  Bytes never handed out since the
+	 * memfd was made are zero already and are not touched (a fresh
+	 * 64 MiB datablock costs no 64 MiB memset).  The engine's outputs
+	 * (alloc_zero false) are written by the device before a client can
+	 * read them.
+	 */
+	if (alloc_zero && used)
+		memset(b->arena->base + b->offset, 0,
+		       used < bytes ? used : bytes);
+	ns->core.counts[PTASK_COUNT_BUFFERS]++;
+	*out = b;
+	return 0;
+}
+
+void ptask_os_buf_get(struct ptask_buf *buf)
+{
+	buf->refs++;
+}
+
+void ptask_os_buf_put(struct ptask_buf *buf)
+{
+	struct pd_ns *ns = buf->ns;
+
+	if (--buf->refs)
+		return;
+	if (buf->handle && ns->engine)
+		pd_engine_forget(ns->engine, buf->handle);
+	pd_arenas_free(&ns->arenas, buf->arena, buf->offset, buf->bytes);
+	ns->core.counts[PTASK_COUNT_BUFFERS]--;
+	free(buf);
+}
+
+void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
+{
+	u32 gone = buf->handle;
+
+	buf->handle = handle;
+	/*
+	 * The datablock died: its device copies go now, not when the last
+	 * mapping (the engine's own host view among them) lets go of the
+	 * memory.  Waiting for that kept a dead frame's buffer per frame
+	 * for seconds (the gesture demo's fused clouds: gigabytes).
+	 */
+	if (!handle && gone && buf->ns->engine)
+		pd_engine_forget(buf->ns->engine, gone);
+}
+
+void ptask_os_client_wake(struct ptask_client *core)
+{
+	struct pd_client *c = core->os;
+
+	if (!c)
+		return;
+	/* core->wake_seq moved anyway: a taker asleep sees it within
+	 * PD_CANCEL_POLL_MS even if the wake-up were never made up for. */
+	if (core->executor && exec_defer) {
+		exec_deferred = true;
+		return;
+	}
+	pthread_cond_broadcast(&c->cond);
+}
+
+void pd_ns_defer_exec_wake(bool on)
+{
+	exec_defer = on;
+	if (on)
+		exec_deferred = false;
+}
+
+bool pd_ns_exec_wake_deferred(void)
+{
+	bool was = exec_deferred;
+
+	exec_deferred = false;
+	return was;
+}
+
+/* The wake-ups this thread held back, now (the namespace lock held). */
+static void exec_wake_now_locked(struct pd_ns *ns)
+{
+	bool defer = exec_defer;
+
+	exec_defer = false;
+	exec_deferred = false;
+	ptask_exec_wake(&ns->core);
+	exec_defer = defer;
+}
+
+void pd_ns_wake_executor(struct pd_ns *ns)
+{
+	pd_ns_lock(ns);
+	exec_wake_now_locked(ns);
+	pd_ns_unlock(ns);
+}
+
+void ptask_os_event(struct ptask_ns *core_ns, u32 event, u32 obj_type,
+		    u32 handle)
+{
+	(void)core_ns;
+	pd_log_debug("event %u on object %u (type %u)", event, handle, obj_type);
+}
+
+void ptask_os_assert_locked(struct ptask_ns *core_ns)
+{
+	struct pd_ns *ns = core_ns->os;
+
+	if (!ns->locked || !pthread_equal(ns->owner, pthread_self())) {
+		pd_log_err("core called without the namespace lock");
+		abort();
+	}
+}
+
+void pd_ns_lock(struct pd_ns *ns)
+{
+	pthread_mutex_lock(&ns->lock);
+	ns->owner = pthread_self();
+	ns->locked = true;
+}
+
+void pd_ns_unlock(struct pd_ns *ns)
+{
+	ns->locked = false;
+	pthread_mutex_unlock(&ns->lock);
+}
+
+/* Wait on @c's condition variable, the lock held; false at @deadline. */
+static bool wait_slice(struct pd_client *c, u64 deadline)
+{
+	struct pd_ns *ns = c->ns;
+	u64 now = ptask_os_now_ns();
+	u64 until = now + PD_CANCEL_POLL_MS * 1000000ull;
+	struct timespec ts;
+
+	if (deadline && deadline <= now)
+		return false;
+	if (deadline && deadline < until)
+		until = deadline;
+	ts.tv_sec = (time_t)(until / 1000000000ull);
+	ts.tv_nsec = (long)(until % 1000000000ull);
+	ns->locked = false;
+	pthread_cond_timedwait(&c->cond, &ns->lock, &ts);
+	ns->owner = pthread_self();
+	ns->locked = true;
+	return true;
+}
+
+void ptask_os_sched_timer(struct ptask_ns *core_ns, u64 when_ns)
+{
+	struct pd_ns *ns = core_ns->os;
+
+	/* Shutting down (clients going after the timer thread): no timer. */
+	if (ns->timer_stop)
+		return;
+	ns->timer_at = when_ns;
+	pthread_cond_signal(&ns->timer_cond);
+}
+
+/*
+ * PTSched's timer: sleeps (on a CLOCK_MONOTONIC condition variable, the
+ * namespace lock released) until the core's requested tick, then ticks.
+ */
+static void *timer_main(void *arg)
+{
+	struct pd_ns *ns = arg;
+
+	pd_ns_lock(ns);
+	while (!ns->timer_stop) {
+		u64 now = ptask_os_now_ns();
+		struct timespec ts;
+
+		if (ns->timer_at && ns->timer_at <= now) {
+			ns->timer_at = 0;
+			ptask_sched_tick(&ns->core);
+			continue;
+		}
+		ns->locked = false;
+		if (!ns->timer_at) {
+			pthread_cond_wait(&ns->timer_cond, &ns->lock);
+		} else {
+			ts.tv_sec = (time_t)(ns->timer_at / 1000000000ull);
+			ts.tv_nsec = (long)(ns->timer_at % 1000000000ull);
+			pthread_cond_timedwait(&ns->timer_cond, &ns->lock, &ts);
+		}
+		ns->owner = pthread_self();
+		ns->locked = true;
+	}
+	pd_ns_unlock(ns);
+	return NULL;
+}
+
+static int timer_start(struct pd_ns *ns)
+{
+	pthread_condattr_t attr;
+	int err;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	err = -pthread_cond_init(&ns->timer_cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (err)
+		return err;
+	err = -pthread_create(&ns->timer, NULL, timer_main, ns);
+	if (err)
+		pthread_cond_destroy(&ns->timer_cond);
+	return err;
+}
+
+static void timer_stop(struct pd_ns *ns)
+{
+	pd_ns_lock(ns);
+	ns->timer_stop = true;
+	pthread_cond_signal(&ns->timer_cond);
+	pd_ns_unlock(ns);
+	pthread_join(ns->timer, NULL);
+	pthread_cond_destroy(&ns->timer_cond);
+}
+
+void pd_ns_alloc_as(uint32_t uid, bool zero)
+{
+	alloc_uid = uid;
+	alloc_zero = zero;
+}
+
+int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
+{
+	pthread_mutexattr_t attr;
+	struct pd_ns *ns;
+	int err;
+
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	err = ptask_ns_init(&ns->core, ns);
+	if (err)
+		goto err_free;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
+	err = -pthread_mutex_init(&ns->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	if (err)
+		goto err_ns;
+	err = timer_start(ns);
+	if (err)
+		goto err_mutex;
+	pd_arenas_init(&ns->arenas, be, PD_ARENA_BYTES);
+	*out = ns;
+	return 0;
+
+err_mutex:
+	pthread_mutex_destroy(&ns->lock);
+err_ns:
+	ptask_ns_destroy(&ns->core);
+err_free:
+	free(ns);
+	return err;
+}
+
+void pd_ns_destroy(struct pd_ns *ns)
+{
+	timer_stop(ns);
+	pd_ns_lock(ns);
+	while (ns->nclients) {
+		struct pd_client *c = ns->clients[ns->nclients - 1];
+
+		c->conns = 1;
+		pd_ns_unlock(ns);
+		pd_ns_client_put(c);
+		pd_ns_lock(ns);
+	}
+	ptask_ns_destroy(&ns->core);
+	pd_arenas_fini(&ns->arenas);
+	pd_ns_unlock(ns);
+	pthread_mutex_destroy(&ns->lock);
+	free(ns->clients);
+	free(ns);
+}
+
+static int clients_add(struct pd_ns *ns, struct pd_client *c)
+{
+	struct pd_client **grown;
+
+	grown = realloc(ns->clients, (ns->nclients + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	ns->clients = grown;
+	ns->clients[ns->nclients++] = c;
+	return 0;
+}
+
+static void clients_remove(struct pd_ns *ns, struct pd_client *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < ns->nclients; i++) {
+		if (ns->clients[i] == c) {
+			ns->clients[i] = ns->clients[--ns->nclients];
+			return;
+		}
+	}
+}
+
+int pd_ns_client_open(struct pd_ns *ns, const struct ptask_caller *who,
+		      struct pd_client **out)
+{
+	pthread_condattr_t attr;
+	struct pd_client *c;
+	int err;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	err = -pthread_cond_init(&c->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	if (err)
+		goto err_free;
+	while (!c->token)	/* unguessable: attaching needs it (and the pid) */
+		if (getrandom(&c->token, sizeof(c->token), 0) != sizeof(c->token)) {
+			err = -errno;
+			goto err_cond;
+		}
+	c->ns = ns;
+	c->pid = who->pid;
+	c->uid = who->uid;
+	c->conns = 1;
+	pd_ns_lock(ns);
+	c->core = ptask_client_create(&ns->core, c);
+	err = c->core ? clients_add(ns, c) : -ENOMEM;
+	if (err && c->core)
+		ptask_client_destroy(c->core);
+	pd_ns_unlock(ns);
+	if (err)
+		goto err_cond;
+	*out = c;
+	return 0;
+
+err_cond:
+	pthread_cond_destroy(&c->cond);
+err_free:
+	free(c);
+	return err;
+}
+
+int pd_ns_client_attach(struct pd_ns *ns, uint64_t token, int32_t pid,
+			struct pd_client **out)
+{
+	int err = -ENOENT;
+	uint32_t i;
+
+	pd_ns_lock(ns);
+	for (i = 0; i < ns->nclients; i++) {
+		struct pd_client *c = ns->clients[i];
+
+		if (c->token != token)
+			continue;
+		if (c->pid != pid) {
+			err = -EPERM;
+			break;
+		}
+		c->conns++;
+		*out = c;
+		err = 0;
+		break;
+	}
+	pd_ns_unlock(ns);
+	return err;
+}
+
+void pd_ns_client_put(struct pd_client *c)
+{
+	struct pd_ns *ns = c->ns;
+
+	pd_ns_lock(ns);
+	if (--c->conns) {
+		pd_ns_unlock(ns);
+		return;
+	}
+	clients_remove(ns, c);
+	ptask_client_destroy(c->core);
+	pd_ns_unlock(ns);
+	pthread_cond_destroy(&c->cond);
+	free(c);
+}
+
+int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
+		      unsigned int cmd, void *arg,
+		      const struct ptask_call_io *io, pd_cancel_fn cancel,
+		      void *cancel_arg)
+{
+	u64 deadline = 0, seq;
+	bool may_block = ptask_args_blocking(cmd, arg, &deadline);
+	int err;
+
+	pd_ns_alloc_as(c->uid, true);
+	for (;;) {
+		err = ptask_call(c->core, who, cmd, arg, io);
+		if (err != -EAGAIN || !may_block)
+			return err;
+		/* Not while this thread sleeps: nobody would take the work. */
+		if (exec_deferred)
+			exec_wake_now_locked(c->ns);
+		seq = c->core->wake_seq;
+		while (c->core->wake_seq == seq) {
+			if (!wait_slice(c, deadline))
+				return -ETIMEDOUT;
+			if (c->core->wake_seq == seq && cancel &&
+			    cancel(cancel_arg))
+				return -EINTR;
+		}
+	}
+}
+
+int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
+	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
+	       pd_cancel_fn cancel, void *cancel_arg)
+{
+	int err;
+
+	pd_ns_lock(c->ns);
+	err = pd_ns_call_locked(c, who, cmd, arg, io, cancel, cancel_arg);
+	pd_ns_unlock(c->ns);
+	return err;
+}
+
+int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
+		     struct pd_map_info *mi, struct ptask_buf **bufp)
+{
+	struct ptask_buf *buf;
+	u64 bytes;
+	int err;
+
+	err = ptask_datablock_map(c->core, handle, &bytes, &buf);
+	if (err)
+		return err;
+	mi->arena = buf->arena->id;
+	mi->arena_fd = buf->arena->fd;
+	mi->arena_bytes = buf->arena->bytes;
+	mi->offset = buf->offset;
+	mi->bytes = bytes;
+	mi->addr = buf->arena->base + buf->offset;
+	if (bufp)
+		*bufp = buf;	/* the caller keeps the mapping's reference */
+	else
+		ptask_os_buf_put(buf);
+	return 0;
+}
+
+int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi)
+{
+	int err;
+
+	pd_ns_lock(c->ns);
+	err = pd_ns_map_locked(c, handle, mi, NULL);
+	pd_ns_unlock(c->ns);
+	return err;
+}
+
+void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e)
+{
+	pd_ns_lock(ns);
+	ns->engine = e;
+	pd_ns_unlock(ns);
+}
+
+struct pd_engine *pd_ns_engine(struct pd_ns *ns)
+{
+	struct pd_engine *e;
+
+	pd_ns_lock(ns);
+	e = ns->engine;
+	pd_ns_unlock(ns);
+	return e;
+}
+
+void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX])
+{
+	pd_ns_lock(ns);
+	memcpy(counts, ns->core.counts, sizeof(ns->core.counts));
+	pd_ns_unlock(ns);
+}
+
+int pd_ns_sched_set(struct pd_ns *ns, uint32_t mask,
+		    const struct ptask_sched_params *p)
+{
+	int err;
+
+	pd_ns_lock(ns);
+	err = ptask_sched_set(&ns->core, mask, p);
+	pd_ns_unlock(ns);
+	return err;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * ns_user.h - user mode's shell of the core: the namespace ptaskd holds
+ * itself when there is no ptask.ko (the third shell, next to kmod/ and
+ * the unit tests' os_user.c).
+ *
+ * Locking: one pthread mutex per namespace (pd_ns.lock) is the core's
+ * namespace lock.  Every core call goes through pd_ns_call(), which takes
+ * it, and which sleeps on the calling client's condition variable (with
+ * the lock dropped) while a blocking call says -EAGAIN, as the module's
+ * ioctl path sleeps on its wait queue.
+ *
+ * Datablock memory lives in arenas: memfd files of PD_ARENA_BYTES (or one
+ * datablock's size, rounded to pages, when larger) that the daemon maps
+ * once, hands to clients as file descriptors, and registers once with the
+ * backend for DMA (cuMemHostRegister), so no invocation pays for pinning.
+ * Arenas are per owner uid: a datablock is carved from an arena of the
+ * uid of the client that creates it (the engine's outputs: of the
+ * ptask's owner), so an arena fd never reaches a client of another uid
+ * unless that client is given a datablock in it.  An emptied arena is
+ * kept as a spare for the same uid (arena.h).
+ */
+#ifndef PTASKD_NS_USER_H
+#define PTASKD_NS_USER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "core/ptask_core.h"
+#include "daemon/backend/backend.h"
+
+#define PD_ARENA_BYTES		(64ULL << 20)
+
+struct pd_ns;
+struct pd_engine;
+struct pd_source;
+
+/**
+ * struct pd_client - one client of the user-mode namespace
+ * @core: the core's client
+ * @ns: its namespace
+ * @cond: where its blocked calls sleep (signalled on every wake_seq bump)
+ * @token: the token its connections attach with
+ * @pid: the process (SO_PEERCRED) that opened it
+ * @uid: its euid
+ * @conns: connections (or in-process users) holding it
+ */
+struct pd_client {
+	struct ptask_client *core;
+	struct pd_ns *ns;
+	pthread_cond_t cond;
+	uint64_t token;
+	int32_t pid;
+	uint32_t uid;
+	uint32_t conns;
+};
+
+/* Create a namespace.  @be (may be NULL) gets host_register per arena. */
+int pd_ns_create(struct pd_backend *be, struct pd_ns **out);
+/* Stop the executor source, destroy every client and object. */
+void pd_ns_destroy(struct pd_ns *ns);
+
+/* A new client for process @who (its pid and uid name it). */
+int pd_ns_client_open(struct pd_ns *ns, const struct ptask_caller *who,
+		      struct pd_client **out);
+/* Another connection of the same process joins client @token. */
+int pd_ns_client_attach(struct pd_ns *ns, uint64_t token, int32_t pid,
+			struct pd_client **out);
+/* One holder lets go; the last frees the client and all it held. */
+void pd_ns_client_put(struct pd_client *c);
+
+/*
+ * Asked about every PD_CANCEL_POLL_MS while a call sleeps: true makes the
+ * call give up with -EINTR (the connection went away, the engine stops).
+ */
+typedef bool (*pd_cancel_fn)(void *arg);
+#define PD_CANCEL_POLL_MS	100
+
+/*
+ * One call (cmd: a PTASK_IOC_* number) with its struct @arg, already
+ * checked with ptask_args_check(), and further buffers @io, exactly as
+ * the module's ioctl path makes it; blocking calls sleep until done,
+ * their deadline, or @cancel(@cancel_arg) says true.  @cancel may be
+ * NULL.  Returns 0 or -errno.
+ */
+int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
+	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
+	       pd_cancel_fn cancel, void *cancel_arg);
+
+/**
+ * struct pd_map_info - where a datablock's bytes are
+ * @arena: the arena's id
+ * @arena_fd: its memfd (owned by the namespace: dup it to pass it on)
+ * @arena_bytes: its size
+ * @offset: the datablock's first byte in the arena (page aligned)
+ * @bytes: the datablock's size
+ * @addr: the daemon's own address of the datablock's first byte
+ */
+struct pd_map_info {
+	uint64_t arena;
+	int arena_fd;
+	uint64_t arena_bytes;
+	uint64_t offset;
+	uint64_t bytes;
+	void *addr;
+};
+
+/* May @c map datablock @handle, and where is it?  -ENOENT if not. */
+int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi);
+
+/*
+ * The executor source of this namespace (engine.h): an in-process client
+ * registered as the executor with @n_accels devices.  Datablocks the
+ * engine creates come from arenas of the invocation owner's uid.
+ */
+int pd_ns_source_open(struct pd_ns *ns, uint32_t n_accels,
+		      struct pd_source **out);
+void pd_ns_source_close(struct pd_source *src);
+/* Tell @e about datablocks that die from now on (pd_engine_forget). */
+void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e);
+
+/* The engine set with pd_ns_set_engine (NULL before and after it runs). */
+struct pd_engine *pd_ns_engine(struct pd_ns *ns);
+
+/*
+ * Executor wake-ups held back on the calling thread, for a thread that
+ * will take the work itself (pd_engine_help) once it has answered its
+ * client.  pd_ns_defer_exec_wake(true) starts holding them back (a call
+ * that sleeps makes them first), false stops; pd_ns_exec_wake_deferred
+ * says whether one was held back since (and forgets it); whoever held
+ * one back and does not take all the work calls pd_ns_wake_executor.
+ */
+void pd_ns_defer_exec_wake(bool on);
+bool pd_ns_exec_wake_deferred(void);
+void pd_ns_wake_executor(struct pd_ns *ns);
+
+/* Counts of live objects (enum ptask_count), for ptaskctl and tests. */
+void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX]);
+
+/* PTSched's settings named by @mask (PTASK_SCHED_SET_*): 0 or -EINVAL. */
+int pd_ns_sched_set(struct pd_ns *ns, uint32_t mask,
+		    const struct ptask_sched_params *p);
+
+#endif /* PTASKD_NS_USER_H */

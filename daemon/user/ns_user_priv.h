@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * ns_user_priv.h - the insides of the user-mode namespace, shared by
+ * ns_user.c and source_user.c only.
+ */
+#ifndef PTASKD_NS_USER_PRIV_H
+#define PTASKD_NS_USER_PRIV_H
+
+#include "daemon/user/arena.h"
+#include "daemon/user/ns_user.h"
+
+/**
+ * struct ptask_buf - datablock memory in user mode
+ * @ns: the namespace
+ * @arena: the arena it is carved from
+ * @offset: where in the arena
+ * @bytes: the datablock's size
+ * @refs: the core's reference plus the engine's mappings
+ * @handle: the datablock it backs (0 before ptask_os_buf_bind)
+ */
+struct ptask_buf {
+	struct pd_ns *ns;
+	struct pd_arena *arena;
+	uint64_t offset;
+	uint64_t bytes;
+	uint32_t refs;
+	uint32_t handle;
+};
+
+/**
+ * struct pd_ns - the namespace
+ * @core: the core's namespace
+ * @lock: the namespace lock
+ * @owner: the thread holding @lock, valid while @locked
+ * @locked: is @lock held
+ * @arenas: datablock memory
+ * @clients: every pd_client (for attach by token)
+ * @nclients: entries in @clients
+ * @engine: told when datablocks die (may be NULL)
+ * @timer: PTSched's timer thread (ptask_sched_tick() at @timer_at)
+ * @timer_cond: wakes @timer when @timer_at or @timer_stop change
+ * @timer_at: CLOCK_MONOTONIC ns of the next tick, 0: none
+ * @timer_stop: @timer must return
+ */
+struct pd_ns {
+	struct ptask_ns core;
+	pthread_mutex_t lock;
+	pthread_t owner;
+	bool locked;
+	struct pd_arenas arenas;
+	struct pd_client **clients;
+	uint32_t nclients;
+	struct pd_engine *engine;
+	pthread_t timer;
+	pthread_cond_t timer_cond;
+	uint64_t timer_at;
+	bool timer_stop;
+};
+
+void pd_ns_lock(struct pd_ns *ns);
+void pd_ns_unlock(struct pd_ns *ns);
+/* The calls below expect the lock held. */
+int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
+		      unsigned int cmd, void *arg,
+		      const struct ptask_call_io *io, pd_cancel_fn cancel,
+		      void *cancel_arg);
+int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
+		     struct pd_map_info *mi, struct ptask_buf **buf);
+/* Datablock memory allocated from now on, on this thread, is @uid's. */
+void pd_ns_alloc_as(uint32_t uid, bool zero);
+
+#endif /* PTASKD_NS_USER_PRIV_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * server.h - ptaskd's UNIX socket in user mode (uapi/ptaskd.h).
+ *
+ * One thread accepts; one thread per connection reads a request, runs it
+ * (sleeping in the namespace when the call blocks) and answers.  A
+ * connection whose peer hangs up while its call sleeps gives up within
+ * PD_CANCEL_POLL_MS; its client dies with its last connection, which frees
+ * everything the client held, as closing /dev/ptask does.
+ *
+ * Spinning: a connection thread that has answered polls its socket for
+ * up to spin_us before it sleeps in recv, and a client's libptask does
+ * the same for the answer (PTASK_SPIN_US), because a sleeping thread's
+ * wake-up costs several microseconds each way, which is most of a small
+ * invocation's round trip.  Bounded, and adaptive: a connection whose
+ * client took longer than spin_us for its last call sleeps at once next
+ * time, and at most half the CPUs spin at a time.
+ */
+#ifndef PTASKD_SERVER_H
+#define PTASKD_SERVER_H
+
+#include <sys/types.h>
+#include "uapi/ptaskd.h"
+#include "daemon/user/ns_user.h"
+
+struct pd_server;
+
+/**
+ * pd_server_start() - listen on @path and serve @ns
+ * @mode: the socket file's permission bits
+ * @spin_us: how long a connection polls for the next call (0: never)
+ * @info: what PTASKD_OP_INFO answers (backend, devices, policy)
+ *
+ * A stale socket file (nobody listening) is replaced; a live one is
+ * -EADDRINUSE.
+ */
+#define PD_SERVER_SPIN_US	50	/* ptaskd's default --spin-us */
+
+int pd_server_start(struct pd_ns *ns, const char *path, mode_t mode,
+		    uint32_t spin_us, const struct ptaskd_info *info,
+		    struct pd_server **out);
+/* Update what INFO says (the policy changed). */
+void pd_server_set_info(struct pd_server *s, const struct ptaskd_info *info);
+/* Stop accepting, hang up every connection, join the threads, unlink. */
+void pd_server_stop(struct pd_server *s);
+
+#endif /* PTASKD_SERVER_H */
