@@ -49,10 +49,19 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
 NL_CFLAGS := $(or $(strip $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)),-I/usr/include/libnl3)
 NL_LIBS := -lnl-genl-3 -lnl-3 -lpthread
 STATIC_CFLAGS = $(CFLAGS) $(NL_CFLAGS) -static
-# Static glibc warns about getaddrinfo() & co. inside libnl (and inside
-# ptaskd's libcrypto), which nothing here calls; drop those two-line
-# warnings (a test's own are kept).
-NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|libcrypto-lib-bio_sock|warning: Using '(getaddrinfo|gethostbyname|getprotobyname|getprotobynumber)'" || true; }
+# Static glibc warns about getaddrinfo() & co. inside libnl, which nothing
+# here calls, and about dlopen() in ptaskd's CUDA and twin loaders, which
+# the guest's static ptaskd never reaches (sim backend, twins linked in);
+# drop those two-line warnings (a test's own are kept).
+NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|in function .(pd_cuda_dl_load|load_one).:|warning: Using '(getaddrinfo|gethostbyname|getprotobyname|getprotobynumber|dlopen)'" || true; }
+
+# Twin libraries (uapi/ptask_twin.h): the CPU stand-ins of GPU kernels that
+# ptaskd's cpu and sim backends load.  Each part that ships GPU kernels
+# builds its own as $(TWIN_B)/<name>.so and adds it to TWIN_SOS.
+TWIN_B := $(B)/twins
+TWIN_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC -shared -fvisibility=hidden \
+	-Wl,-z,defs -Wl,-z,noexecstack
+TWIN_SOS :=
 
 # --- discovery --------------------------------------------------------------
 # tests/kselftest: every *_test.c is a test program; test_executor.c is the
@@ -83,7 +92,7 @@ CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
 
-all: module kselftest examples bench-progs encfs-gpu libptask ptaskd ptaskctl gemm ioctl-raw
+all: module kselftest examples bench-progs encfs-gpu libptask ptaskd ptaskctl gemm ioctl-raw twins
 
 deps:
 	@scripts/deps.sh
@@ -205,14 +214,22 @@ $(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/kernel/source_k
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(NL_LIBS) $(NL_QUIET)
 
-$(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS)
+# (its GPU ptasks carry the gemm example's and the benchmarks' PTX: the
+# code the guest ptaskd's twins are bound to)
+$(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS) tests/twins/test_code.h \
+		$(B)/obj/examples/gemm/gemm_ptx.o $(B)/obj/bench/kernels_ptx.o
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -Iuapi -Ilibptask -I$(KSFT_DIR) -o $@ $(filter %.c,$^) \
+	$(Q)$(CC) $(STATIC_CFLAGS) -Iuapi -Ilibptask -I$(KSFT_DIR) -o $@ $(filter %.c %.o,$^) \
 		$(LIBPT_A) $(NL_LIBS) $(NL_QUIET)
 include examples/examples.mk
+include tests/twins/twins.mk
 include examples/gesture/gesture.mk
 include tests/gpu/gpu.mk
 # ptaskctl in kernel mode in the guest (adds to check-vm)
 include tests/vm/ptaskctl.mk
 include install.mk
+
+# Every twin library; tests point ptaskd at $(TWIN_B) (PTASKD_HOST_KERNELS).
+twins: $(TWIN_SOS)
+.PHONY: twins

@@ -15,7 +15,21 @@ $(BN_B)/bin/ptsched_client: bench/ptsched_client.c $(LIBPT_A)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(PD_CFLAGS) -o $@ $< $(LIBPT_A) -lpthread
 
-bench-sim-progs: $(BN_B)/bin/ptsched_client $(PD_B)/bin/ptask_gpu $(PD_BIN)
+# The benchmarks' host twins, bound to their PTX (bench/kernels.ptx)
+TWIN_SOS += $(TWIN_B)/bench.so
+BN_PTX_OBJ := $(BN_B)/obj/bench/kernels_ptx.o
+$(BN_PTX_OBJ): bench/kernels_ptx.S $(PD_BENCH_PTX)
+	@mkdir -p $(@D)
+	@echo "  AS      $@"
+	$(Q)$(CC) -c -DBENCH_PTX_FILE='"$(PD_BENCH_PTX)"' -o $@ $<
+
+$(TWIN_B)/bench.so: bench/twin.c uapi/ptask_twin.h $(BN_PTX_OBJ)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(TWIN_CFLAGS) -o $@ $< $(BN_PTX_OBJ)
+
+bench-sim-progs: $(BN_B)/bin/ptsched_client $(PD_B)/bin/ptask_gpu $(PD_BIN) \
+	$(TWIN_B)/bench.so $(PD_B)/gpu/bench_kernels.ptx
 
 bench-sim:
 	@$(MAKE) deps

@@ -276,7 +276,8 @@ if [[ " $ROWS " = *" gpu "* || " $ROWS " = *" auto "* ]]; then
 	elif [ ! -x "$PTASKD" ]; then
 		SKIP[gpu]="no $PTASKD (make ptaskd)"
 	else
-		"$PTASKD" --mode user --backend "$PD_BACKEND" --socket "$SOCK" >>"$BASE/ptaskd.log" 2>&1 &
+		"$PTASKD" --mode user --backend "$PD_BACKEND" --socket "$SOCK" \
+			--host-kernels "$ROOT/build/twins" >>"$BASE/ptaskd.log" 2>&1 &
 		PDPID=$!
 		for _ in $(seq 200); do
 			[ -S "$SOCK" ] && break

@@ -156,7 +156,7 @@ trap cleanup EXIT
 echo "gemm_chain.sh: results in $OUT"
 echo "gemm_chain.sh: starting ptaskd --mode user --backend $BACKEND"
 "$PTASKD" --mode user --backend "$BACKEND" --socket "$SOCK" \
-	>"$OUT/ptaskd.log" 2>&1 &
+	--host-kernels "$ROOT/build/twins" >"$OUT/ptaskd.log" 2>&1 &
 PD_PID=$!
 for _ in $(seq 300); do
 	[ -S "$SOCK" ] && break

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * kernels.cu - the GPU code of the ptask benchmarks (bench/ptask_gpu.c),
- * built to PTX by `make bench-gpu` (nvcc -ptx -arch=sm_90).
+ * built to bench/kernels.ptx (nvcc -ptx -arch=sm_90; committed, so builds
+ * without nvcc work, and bench/twin.c is bound to it).
  */
 
 /* Writes one word: the least a ptask with an output can do. */

@@ -26,7 +26,8 @@
 # Environment: BACKEND (sim; cuda on a GPU machine), SECONDS_PER_RUN (4),
 # OVERHEAD_ROUNDS (3),
 # FIG13_SECONDS (10), OUT (build/bench/ptsched: CSVs, PNGs, logs),
-# PTX (the PTX of bench/kernels.cu for cuda; sim and cpu need none),
+# PTX (the PTX of bench/kernels.cu: bench/kernels.ptx, which the sim and
+# cpu backends' twins in build/twins/bench.so are bound to),
 # BUDGETS (on|off: only that setting in table3/fig13).
 # Needs root (nice -20).  Prints progress on stderr, results on stdout.
 set -euo pipefail
@@ -37,7 +38,7 @@ backend=${BACKEND:-sim}
 secs=${SECONDS_PER_RUN:-4}
 fig_secs=${FIG13_SECONDS:-10}
 out=${OUT:-$root/build/bench/ptsched}
-ptx=${PTX:-}
+ptx=${PTX:-$root/bench/kernels.ptx}
 only=${BUDGETS:-}
 mkdir -p "$out"
 tmp=$(mktemp -d)
@@ -63,7 +64,8 @@ start_daemon() { # budgets on|off
 
 	[ "$backend" = sim ] && sim=(--sim-config "devices=1")
 	"$bin/ptaskd" --mode user --backend "$backend" "${sim[@]}" \
-		--socket "$tmp/sock" --budgets "$1" >"$tmp/ptaskd.log" 2>&1 &
+		--socket "$tmp/sock" --budgets "$1" --host-kernels "$root/build/twins" \
+		>"$tmp/ptaskd.log" 2>&1 &
 	daemon_pid=$!
 	for _ in $(seq 100); do
 		[ -S "$tmp/sock" ] && return 0
@@ -86,7 +88,7 @@ stop_daemon() {
 client() { # label nice kernel_us gap_us from until
 	PTASK_MODE=user PTASK_SOCKET=$tmp/sock "$bin/ptsched_client" \
 		--label "$1" --nice "$2" --kernel-us "$3" --gap-us "$4" \
-		--from "$5" --until "$6" ${ptx:+--ptx "$ptx"}
+		--from "$5" --until "$6" --ptx "$ptx"
 }
 
 # A window starting @1 s from now and lasting @2 s: "from until".
@@ -206,17 +208,12 @@ fig13() {
 }
 
 overhead() {
-	local b i line d ob=cpu code=$tmp/placeholder.ptx med_on med_off pct
+	local b i line d ob=cpu code=$ptx med_on med_off pct
 	local rounds=${OVERHEAD_ROUNDS:-3}
 	local -a on=() off=()
 
 	[ "$backend" = cuda ] && ob=cuda
 	[ -x "$bin/ptask_gpu" ] || die "no $bin/ptask_gpu: run 'make bench-sim-progs'"
-	if [ "$ob" = cuda ]; then
-		code=${ptx:?PTX must name bench/kernels.cu built to PTX on cuda}
-	else
-		echo "// ptask_empty: the cpu backend runs its host twin" >"$code"
-	fi
 	for ((i = 1; i <= rounds; i++)); do
 		for b in on off; do
 			say "overhead: budgets $b, round $i (backend $ob)"

@@ -22,8 +22,10 @@
  *   label=NAME nice=N kernel_us=K gap_us=G rounds=R seconds=S rate=R/S
  *   p50_ms=X p99_ms=Y
  *
- * (round latencies: push to result).  Without --ptx the code sent is a
- * placeholder: the sim and cpu backends run host twins by entry name.
+ * (round latencies: push to result).  --ptx names the PTX of
+ * bench/kernels.cu (default bench/kernels.ptx): on the sim and cpu
+ * backends, ptaskd runs the twin bound to exactly that code
+ * (build/twins/bench.so).
  * Exit status 0, or 1 with a message on any error.
  */
 #include <errno.h>
@@ -228,15 +230,12 @@ static int parse(int argc, char **argv, struct client_opts *o)
 
 int main(int argc, char **argv)
 {
-	static const char placeholder[] =
-		"// ptask_busy: the sim and cpu backends run its host twin\n";
 	struct client_opts o;
 	struct ptask_ctx *ctx;
 	struct busy_graph g;
 	double *lat = NULL, t_start, span;
-	size_t n = 0, cap = 0, code_len = sizeof(placeholder);
-	const char *code = placeholder;
-	char *ptx = NULL;
+	size_t n = 0, cap = 0, code_len = 0;
+	char *ptx;
 	int err;
 
 	if (parse(argc, argv, &o)) {
@@ -250,21 +249,18 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (o.ptx_path) {
-		ptx = read_ptx(o.ptx_path, &code_len);
-		if (!ptx) {
-			fprintf(stderr, "ptsched_client: cannot read %s\n",
-				o.ptx_path);
-			return 1;
-		}
-		code = ptx;
+	ptx = read_ptx(o.ptx_path ?: "bench/kernels.ptx", &code_len);
+	if (!ptx) {
+		fprintf(stderr, "ptsched_client: cannot read %s\n",
+			o.ptx_path ?: "bench/kernels.ptx");
+		return 1;
 	}
 	err = ptask_ctx_open(PTASK_MODE_AUTO, NULL, &ctx);
 	if (err) {
 		fprintf(stderr, "ptsched_client: no ptask: %s\n", strerror(-err));
 		return 1;
 	}
-	err = build(ctx, code, code_len, &g) ?:
+	err = build(ctx, ptx, code_len, &g) ?:
 	      push_ns(ctx, &g, (uint64_t)(o.kernel_us * 1e3));
 	if (o.until) {
 		/* Rounds ending before the window are warm-up. */

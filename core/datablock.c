@@ -8,20 +8,22 @@
 
 /**
  * ptask_datablock_alloc() - a new datablock with one reference
- * @ns: the namespace
+ * @c: the client it is made for (its shell picks the memory)
  * @bytes: its size (1..PTASK_DATABLOCK_MAX_BYTES)
  *
  * Return: the datablock, or NULL on -ENOMEM.
  */
-struct ptask_datablock *ptask_datablock_alloc(struct ptask_ns *ns, u64 bytes)
+struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
+					      u64 bytes)
 {
+	struct ptask_ns *ns = c->ns;
 	struct ptask_datablock *db;
 
 	ptask_os_assert_locked(ns);
 	db = ptask_os_zalloc(sizeof(*db));
 	if (!db)
 		return NULL;
-	if (ptask_os_buf_alloc(ns, bytes, &db->buf))
+	if (ptask_os_buf_alloc(c, bytes, &db->buf))
 		goto err_free_db;
 	if (ptask_ns_add(ns, &db->obj, PTASK_OBJ_DATABLOCK))
 		goto err_put_buf;
@@ -139,7 +141,7 @@ int ptask_datablock_create(struct ptask_client *c,
 		if (err)
 			return err;
 	}
-	db = ptask_datablock_alloc(c->ns, bytes);
+	db = ptask_datablock_alloc(c, bytes);
 	if (!db)
 		return -ENOMEM;
 	if (t) {

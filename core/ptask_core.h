@@ -538,7 +538,8 @@ int ptask_datablock_create(struct ptask_client *c,
 			   struct ptask_datablock_create *arg);
 int ptask_datablock_release(struct ptask_client *c,
 			    struct ptask_datablock_release *arg);
-struct ptask_datablock *ptask_datablock_alloc(struct ptask_ns *ns, u64 bytes);
+struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
+					      u64 bytes);
 void ptask_datablock_get(struct ptask_datablock *db);
 void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db);
 u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db);

@@ -73,9 +73,12 @@ u64 ptask_os_now_ns(void);
 /*
  * Datablock memory.  A buffer is reference-counted by the shell: the core
  * holds one reference per datablock; a shell adds its own for every
- * mapping, so memory outlives the datablock while it is mapped.
+ * mapping, so memory outlives the datablock while it is mapped.  @c is
+ * the client the datablock is made for (the user-mode shell draws its
+ * memory from that client's uid's arena).
  */
-int ptask_os_buf_alloc(struct ptask_ns *ns, u64 bytes, struct ptask_buf **out);
+int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
+		       struct ptask_buf **out);
 void ptask_os_buf_get(struct ptask_buf *buf);
 void ptask_os_buf_put(struct ptask_buf *buf);
 /*

@@ -5,7 +5,7 @@
  *   ptaskd [--mode kernel|user|auto] [--backend cuda|sim|cpu|auto]
  *          [--socket PATH] [--socket-mode OCTAL] [--policy NAME]
  *          [--isolation client|shared] [--sim-config FILE]
- *          [--spin-us N] [--budgets on|off] [-v]
+ *          [--spin-us N] [--budgets on|off] [--host-kernels DIR] [-v]
  *
  * kernel mode: register with ptask.ko as its executor (source_kernel.c);
  * user mode:   hold the namespace here and serve it on a UNIX socket
@@ -28,6 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "daemon/backend/backend.h"
+#include "daemon/backend/host.h"
+#include "daemon/backend/twins.h"
 #include "daemon/engine/engine.h"
 #include "uapi/ptaskd.h"
 #include "daemon/fatal.h"
@@ -37,6 +39,11 @@
 #include "daemon/kernel/source_kernel.h"
 
 #define PTASKD_VERSION	"1.0"
+
+/* Where `make install` puts twin libraries (the build passes it). */
+#ifndef PD_TWIN_DIR
+#define PD_TWIN_DIR	"/usr/local/lib/ptask/twins"
+#endif
 
 struct options {
 	const char *mode;
@@ -48,6 +55,8 @@ struct options {
 	const char *sim_config;
 	unsigned long spin_us;
 	int budgets;		/* -1: the core's default (on) */
+	const char *twin_dir;
+	bool twin_dir_named;	/* --host-kernels or $PTASKD_HOST_KERNELS */
 };
 
 static void usage(FILE *f)
@@ -68,11 +77,13 @@ static void usage(FILE *f)
 		"                            its client's next call before it sleeps (50)\n"
 		"  --budgets on|off          user mode: PTSched's per-process GPU budgets\n"
 		"                            (default on; kernel mode: /sys/kernel/ptask/sched)\n"
+		"  --host-kernels DIR        twin libraries for the cpu and sim backends\n"
+		"                            (env PTASKD_HOST_KERNELS; default %s)\n"
 		"  -v, --verbose             more log lines (twice: debug)\n"
 		"  -h, --help, --version\n"
 		"Logs go to stderr.  SIGTERM or SIGINT: finish the work taken, then exit.\n"
 		"Exit status 70: a GPU error poisoned CUDA for the process (restart it).\n",
-		PTASKD_SOCKET_DEFAULT);
+		PTASKD_SOCKET_DEFAULT, PD_TWIN_DIR);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -87,6 +98,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "sim-config", required_argument, NULL, 'c' },
 		{ "spin-us", required_argument, NULL, 'S' },
 		{ "budgets", required_argument, NULL, 'B' },
+		{ "host-kernels", required_argument, NULL, 'H' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -103,6 +115,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->sim_config = "";
 	o->spin_us = PD_SERVER_SPIN_US;
 	o->budgets = -1;
+	o->twin_dir = getenv("PTASKD_HOST_KERNELS");
+	o->twin_dir_named = o->twin_dir != NULL;
+	if (!o->twin_dir)
+		o->twin_dir = PD_TWIN_DIR;
 	while ((ch = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'm': o->mode = optarg; break;
@@ -137,6 +153,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			}
 			o->budgets = !strcmp(optarg, "on");
+			break;
+		case 'H':
+			o->twin_dir = optarg;
+			o->twin_dir_named = true;
 			break;
 		case 'v': pd_log_level++; break;
 		case 'h': usage(stdout); return 1;
@@ -316,9 +336,19 @@ int main(int argc, char **argv)
 	if (err)
 		return 1;
 	log_devices(&be);
+	/*
+	 * Only the host backends run twins: with cuda, ptaskd loads no
+	 * application's code at all.
+	 */
+	if (be.ops->kernel_load == pd_twin_kernel_load &&
+	    pd_twins_load_dir(o.twin_dir, o.twin_dir_named)) {
+		be.ops->fini(&be);
+		return 1;
+	}
 	err = kernel ? run_kernel(&be, &cfg, &set) :
 		       run_user(&o, &be, &cfg, &set);
 	be.ops->fini(&be);
+	pd_twins_unload_all();
 	if (pd_fatal_happened())
 		return PD_EXIT_FATAL;
 	if (err)

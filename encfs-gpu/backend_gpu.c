@@ -5,7 +5,7 @@
  * The kernel is gpu/aes_xts.cu, compiled to PTX and embedded in the binary
  * (gpu/aes_xts_ptx.S); libptask submits it to ptaskd, which owns the GPU
  * and schedules it among its other users.  ptaskd's cpu and sim backends
- * run its host twin (daemon/backend/host_kernels_xts.c), so the whole path is
+ * run its host twin (encfs-gpu/gpu/twin.c), so the whole path is
  * tested without a GPU.  Two graphs, one per direction, each one ptask:
  *
  *   data ---(in/out, param 0)--> [ xts_encrypt | xts_decrypt ] --> data

@@ -66,6 +66,14 @@ $(EX_GEMM_BIN): $(EX_GEMM_OBJS) $(EX_LIBPTASK_A)
 	$(Q)$(CC) $(EX_CFLAGS) -o $@ $(EX_GEMM_OBJS) $(EX_LIBPTASK_A) \
 		-lpthread -ldl -lm
 
+# sgemm's host twin (ptaskd's cpu and sim backends load it)
+TWIN_SOS += $(TWIN_B)/gemm.so
+$(TWIN_B)/gemm.so: examples/gemm/twin.c examples/gemm/gemm.h uapi/ptask_twin.h \
+		$(EX_OBJ)/gemm/gemm_ptx.o
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(TWIN_CFLAGS) -o $@ $< $(EX_OBJ)/gemm/gemm_ptx.o
+
 # -I. only: the raw client needs nothing but the uapi header
 $(EX_RAW_BIN): $(EX_RAW_SRCS) $(EX_GEMM_PTX) examples/gemm/gemm.h uapi/ptask.h
 	@mkdir -p $(@D)

@@ -13,14 +13,15 @@
 
 /**
  * ptask_os_buf_alloc() - zeroed pages for a datablock
- * @ns: the namespace (unused: one buffer pool for the module)
+ * @c: the client it is for (unused: one buffer pool for the module)
  * @bytes: the datablock's size, at most PTASK_DATABLOCK_MAX_BYTES
  * @out: set to the buffer, with one reference
  *
  * Context: any sleepable context; ptask_kernel.lock may be held.
  * Return: 0 or -ENOMEM.
  */
-int ptask_os_buf_alloc(struct ptask_ns *ns, u64 bytes, struct ptask_buf **out)
+int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
+		       struct ptask_buf **out)
 {
 	unsigned long npages = DIV_ROUND_UP(bytes, PAGE_SIZE), i;
 	struct ptask_buf *buf;

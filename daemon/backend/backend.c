@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "daemon/backend/host.h"
-#include "daemon/backend/host_kernels.h"
+#include "daemon/backend/twins.h"
 
 /*
  * Weak: a program that links the engine without backend/cuda.c (the
@@ -190,24 +190,38 @@ bool pd_hostspace_holds(struct pd_hostspace *hs, uint64_t addr,
 	return bytes && pd_hostspace_extent(hs, addr) >= bytes;
 }
 
-int pd_host_kernel_load(struct pd_backend *be, void *space, const void *code,
+int pd_twin_kernel_load(struct pd_backend *be, void *space, const void *code,
 			size_t code_len, const char *entry, void **kernel)
 {
-	const struct pd_host_kernel *k = pd_host_kernel_find(entry);
+	const struct ptask_twin *twin;
+	int err;
 
 	(void)be;
 	(void)space;
-	(void)code;
-	(void)code_len;
-	if (!k)
-		return -ENOENT;
-	*kernel = (void *)k;
+	err = pd_twin_find(entry, code, code_len, &twin);
+	if (err)
+		return err;
+	*kernel = (void *)twin;
 	return 0;
 }
 
-void pd_host_kernel_unload(struct pd_backend *be, void *space, void *kernel)
+void pd_twin_kernel_unload(struct pd_backend *be, void *space, void *kernel)
 {
 	(void)be;
 	(void)space;
 	(void)kernel;
+}
+
+void pd_twin_call_init(struct ptask_twin_call *call,
+		       const struct pd_launch *launch,
+		       uint64_t (*extent)(void *ctx, const void *p), void *ctx)
+{
+	memset(call, 0, sizeof(*call));
+	memcpy(call->grid, launch->grid, sizeof(call->grid));
+	memcpy(call->block, launch->block, sizeof(call->block));
+	call->nparams = launch->nparams;
+	call->param_bytes = launch->param_bytes;
+	call->params = launch->params;
+	call->extent = extent;
+	call->ctx = ctx;
 }

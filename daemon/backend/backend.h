@@ -12,8 +12,8 @@
  * overlap with work on other spaces.
  *
  * Kernels are found by entry name in code bytes (PTX or cubin for cuda).
- * The sim and cpu backends ignore the code and run the host implementation
- * registered under the same entry name (host_kernels.h); sim also models
+ * The sim and cpu backends run the host twin bound to that entry name
+ * and exactly those code bytes (twins.h); sim also models
  * the time the kernel and every copy would take on its simulated device.
  *
  * Device addresses are u64 (CUdeviceptr for cuda, host addresses for sim

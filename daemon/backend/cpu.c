@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * cpu.c - the host as the one "accelerator": device memory is
- * host memory, copies are memcpy, kernels are the host implementations
- * of host_kernels.h, and the GPU time reported is the measured wall time
- * of the launches.  For machines without a GPU that still want a graph
+ * host memory, copies are memcpy, kernels are the ptasks' host twins
+ * (twins.h), and the GPU time reported is the measured wall time of the
+ * launches.  For machines without a GPU that still want a graph
  * of GPU ptasks computed (and for comparing results with cuda).
  *
  * Device memory has no budget but the host's: pd_device_info.memory is
@@ -16,7 +16,6 @@
 #include <unistd.h>
 #include "uapi/ptask.h"
 #include "daemon/backend/host.h"
-#include "daemon/backend/host_kernels.h"
 
 /**
  * struct cpu_space - one space of the cpu backend
@@ -148,15 +147,13 @@ static int cpu_launch(struct pd_backend *be, void *space, void *kernel,
 		      const struct pd_launch *launch)
 {
 	struct cpu_space *s = space;
-	const struct pd_host_kernel *k = kernel;
-	struct pd_host_call call = {
-		.launch = launch, .params = launch->params,
-		.extent = cpu_extent, .ctx = s,
-	};
+	const struct ptask_twin *k = kernel;
+	struct ptask_twin_call call;
 	uint64_t start;
 	int err;
 
 	(void)be;
+	pd_twin_call_init(&call, launch, cpu_extent, s);
 	start = pd_now_ns();
 	err = k->run(&call);
 	s->pending_gpu_ns += pd_now_ns() - start;
@@ -185,8 +182,8 @@ const struct pd_backend_ops pd_backend_cpu = {
 	.copy_h2d = cpu_copy_h2d,
 	.copy_d2h = cpu_copy_d2h,
 	.copy_d2d = cpu_copy_d2d,
-	.kernel_load = pd_host_kernel_load,
-	.kernel_unload = pd_host_kernel_unload,
+	.kernel_load = pd_twin_kernel_load,
+	.kernel_unload = pd_twin_kernel_unload,
 	.launch = cpu_launch,
 	.sync = cpu_sync,
 };

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "daemon/backend/backend.h"
+#include "uapi/ptask_twin.h"
 
 /* Alignment of host "device" allocations, as cuMemAlloc gives at least. */
 #define PD_HOSTMEM_ALIGN	256
@@ -72,13 +73,18 @@ bool pd_hostspace_holds(struct pd_hostspace *hs, uint64_t addr,
 void pd_backend_rank(struct pd_backend *be);
 
 /*
- * kernel_load and kernel_unload of the host backends (cpu, sim): the code
- * is not looked at; the host kernel registered under @entry runs
- * (-ENOENT if none).
+ * kernel_load and kernel_unload of the host backends (cpu, sim): the
+ * kernel is the host twin of @entry in exactly @code (twins.h), -ENOENT
+ * if there is none.
  */
-int pd_host_kernel_load(struct pd_backend *be, void *space, const void *code,
+int pd_twin_kernel_load(struct pd_backend *be, void *space, const void *code,
 			size_t code_len, const char *entry, void **kernel);
-void pd_host_kernel_unload(struct pd_backend *be, void *space, void *kernel);
+void pd_twin_kernel_unload(struct pd_backend *be, void *space, void *kernel);
+
+/* The twin's view of @launch, with @extent(@ctx, p) for its buffers. */
+void pd_twin_call_init(struct ptask_twin_call *call,
+		       const struct pd_launch *launch,
+		       uint64_t (*extent)(void *ctx, const void *p), void *ctx);
 
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t pd_now_ns(void);

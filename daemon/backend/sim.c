@@ -8,13 +8,13 @@
  * a strength (cores x core clock x memory clock) and links: to the host
  * (bandwidth, latency) and to its peers (bandwidth, latency, or none, in
  * which case a device-to-device copy goes through host memory and costs
- * a D2H plus an H2D).  Copies are memcpy; kernels are the host
- * implementations of host_kernels.h.  Every operation sleeps until the
- * time it would have taken on the modelled hardware has passed (times
- * time_scale), measured from when it started: so the relative order in
- * which work finishes on several devices is the modelled one, whatever
- * the host's real speed, and a run with time_scale 0.01 keeps that order
- * at a hundredth of the wall time.  sync reports the modelled, unscaled
+ * a D2H plus an H2D).  Copies are memcpy; kernels are the host twins
+ * (twins.h).  Every operation sleeps until the time it would have taken
+ * on the modelled hardware has passed (times time_scale), measured from
+ * when it started: so the relative order in which work finishes on
+ * several devices is the modelled one, whatever the host's real speed,
+ * and a run with time_scale 0.01 keeps that order at a hundredth of the
+ * wall time.  sync reports the modelled, unscaled
  * device time of the launches.
  *
  * Model:
@@ -63,7 +63,6 @@
 #include <string.h>
 #include "uapi/ptask.h"
 #include "daemon/backend/host.h"
-#include "daemon/backend/host_kernels.h"
 
 #define SIM_CONFIG_MAX		(64 * 1024)
 
@@ -650,16 +649,14 @@ static int sim_launch(struct pd_backend *be, void *space, void *kernel,
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
 	const struct sim_dev_cfg *dev = &sim->cfg.dev[s->dev];
-	const struct pd_host_kernel *k = kernel;
-	struct pd_host_call call = {
-		.launch = launch, .params = launch->params,
-		.extent = sim_extent, .ctx = s,
-	};
-	struct pd_kernel_cost cost;
+	const struct ptask_twin *k = kernel;
+	struct ptask_twin_call call;
+	struct ptask_twin_cost cost;
 	uint64_t start = pd_now_ns();
 	double compute, memory, model;
 	int err;
 
+	pd_twin_call_init(&call, launch, sim_extent, s);
 	err = k->cost(&call, &cost);
 	if (err)
 		return err;
@@ -699,8 +696,8 @@ const struct pd_backend_ops pd_backend_sim = {
 	.copy_h2d = sim_copy_h2d,
 	.copy_d2h = sim_copy_d2h,
 	.copy_d2d = sim_copy_d2d,
-	.kernel_load = pd_host_kernel_load,
-	.kernel_unload = pd_host_kernel_unload,
+	.kernel_load = pd_twin_kernel_load,
+	.kernel_unload = pd_twin_kernel_unload,
 	.launch = sim_launch,
 	.sync = sim_sync,
 };

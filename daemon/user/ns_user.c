@@ -20,9 +20,6 @@
 #include "daemon/log.h"
 #include "daemon/user/ns_user_priv.h"
 
-/* Who allocates datablock memory now (set under the lock by callers). */
-static __thread uint32_t alloc_uid;
-static __thread bool alloc_zero = true;
 /*
  * Executor wake-ups held back on this thread (pd_ns_defer_exec_wake): it
  * will take the work itself (pd_engine_help), so waking the taker would
@@ -56,10 +53,11 @@ u64 ptask_os_now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-int ptask_os_buf_alloc(struct ptask_ns *core_ns, u64 bytes,
+int ptask_os_buf_alloc(struct ptask_client *core, u64 bytes,
 		       struct ptask_buf **out)
 {
-	struct pd_ns *ns = core_ns->os;
+	struct pd_ns *ns = core->ns->os;
+	struct pd_client *c = core->os;
 	struct ptask_buf *b;
 	uint64_t used;
 	int err;
@@ -67,7 +65,7 @@ int ptask_os_buf_alloc(struct ptask_ns *core_ns, u64 bytes,
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	err = pd_arenas_alloc(&ns->arenas, alloc_uid, bytes, &b->arena,
+	err = pd_arenas_alloc(&ns->arenas, c->alloc_uid, bytes, &b->arena,
 			      &b->offset, &used);
 	if (err) {
 		free(b);
@@ -86,10 +84,10 @@ int ptask_os_buf_alloc(struct ptask_ns *core_ns, u64 bytes,
 	 * is the contract, not secrecy.  Bytes never handed out since the
 	 * memfd was made are zero already and are not touched (a fresh
 	 * 64 MiB datablock costs no 64 MiB memset).  The engine's outputs
-	 * (alloc_zero false) are written by the device before a client can
-	 * read them.
+	 * (the executor's client: alloc_zero false) are written by the device
+	 * before a client can read them.
 	 */
-	if (alloc_zero && used)
+	if (c->alloc_zero && used)
 		memset(b->arena->base + b->offset, 0,
 		       used < bytes ? used : bytes);
 	ns->core.counts[PTASK_COUNT_BUFFERS]++;
@@ -300,12 +298,6 @@ static void timer_stop(struct pd_ns *ns)
 	pthread_cond_destroy(&ns->timer_cond);
 }
 
-void pd_ns_alloc_as(uint32_t uid, bool zero)
-{
-	alloc_uid = uid;
-	alloc_zero = zero;
-}
-
 int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 {
 	pthread_mutexattr_t attr;
@@ -408,6 +400,8 @@ int pd_ns_client_open(struct pd_ns *ns, const struct ptask_caller *who,
 	c->ns = ns;
 	c->pid = who->pid;
 	c->uid = who->uid;
+	c->alloc_uid = who->uid;
+	c->alloc_zero = true;
 	c->conns = 1;
 	pd_ns_lock(ns);
 	c->core = ptask_client_create(&ns->core, c);
@@ -477,7 +471,6 @@ int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 	bool may_block = ptask_args_blocking(cmd, arg, &deadline);
 	int err;
 
-	pd_ns_alloc_as(c->uid, true);
 	for (;;) {
 		err = ptask_call(c->core, who, cmd, arg, io);
 		if (err != -EAGAIN || !may_block)

@@ -44,6 +44,12 @@ struct pd_source;
  * @pid: the process (SO_PEERCRED) that opened it
  * @uid: its euid
  * @conns: connections (or in-process users) holding it
+ * @alloc_uid: whose arena the datablocks it creates come from: @uid,
+ *	except for the engine's own client, which sets it (under the
+ *	namespace lock) to the invocation owner's before it creates an
+ *	output
+ * @alloc_zero: zero reused arena memory for them (false only for the
+ *	engine's outputs, which the device writes whole)
  */
 struct pd_client {
 	struct ptask_client *core;
@@ -53,6 +59,8 @@ struct pd_client {
 	int32_t pid;
 	uint32_t uid;
 	uint32_t conns;
+	uint32_t alloc_uid;
+	bool alloc_zero;
 };
 
 /* Create a namespace.  @be (may be NULL) gets host_register per arena. */

@@ -67,6 +67,5 @@ int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
 		     struct pd_map_info *mi, struct ptask_buf **buf);
 /* Datablock memory allocated from now on, on this thread, is @uid's. */
-void pd_ns_alloc_as(uint32_t uid, bool zero);
 
 #endif /* PTASKD_NS_USER_PRIV_H */

@@ -176,7 +176,8 @@ static int us_db_create(struct pd_source *s, const struct ptask_invocation *inv,
 	pd_ns_lock(us->ns);
 	/* The owner's arena; the device writes every byte before a client
 	 * can see them, so no zeroing. */
-	pd_ns_alloc_as(inv ? inv->owner_uid : 0, false);
+	us->client->alloc_uid = inv ? inv->owner_uid : 0;
+	us->client->alloc_zero = false;
 	err = ptask_call(us->client->core, &us->who,
 			 PTASK_IOC_DATABLOCK_CREATE, &arg, &io);
 	if (err)

@@ -5,7 +5,7 @@
  * embedded in encfs-gpu) and run as a ptask by ptaskd for encfs-gpu's gpu
  * backend (backend_gpu.c), or loaded with the CUDA driver API directly by
  * xts_gpu_test.c.  ptaskd's cpu and sim backends run its host twin,
- * daemon/backend/host_kernels_xts.c, under the same entry names.
+ * encfs-gpu/gpu/twin.c, under the same entry names.
  *
  * Work: nunits data units back to back in `data`, unit u at u * unit_len,
  * every unit unit_len bytes (a multiple of 16) except the last, last_len

@@ -17,6 +17,7 @@
 eg_xts_ptx:
 	.incbin	EG_PTX_FILE
 	.byte	0
+	.globl	eg_xts_ptx_end
 eg_xts_ptx_end:
 	.size	eg_xts_ptx, eg_xts_ptx_end - eg_xts_ptx
 

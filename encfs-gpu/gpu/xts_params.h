@@ -3,9 +3,8 @@
  * xts_params.h - the by-value parameters of the kernels in aes_xts.cu,
  * shared by everything that must lay them out byte for byte the same:
  * the kernel (nvcc), the host code that fills them (aes_ks.c, the gpu
- * backend, xts_gpu_test.c) and ptaskd's host implementation of the same
- * kernels (daemon/backend/host_kernels_xts.c), which runs them on its cpu and sim
- * backends.  C and CUDA; fixed-width types, no implicit padding (checked
+ * backend, xts_gpu_test.c) and the kernels' host twin (twin.c), which
+ * ptaskd's cpu and sim backends run.  C and CUDA; fixed-width types, no implicit padding (checked
  * below), so gcc and nvcc agree on every offset.
  *
  * The kernels' signature (aes_xts.cu):

@@ -24,9 +24,10 @@
 /*
  * The PTX of gemm_kernels.cu, NUL-terminated, linked in by gemm_ptx.S;
  * gemm_ptx_len counts the NUL (what cuModuleLoadData and
- * ptask_gpu_ptask_open's @code_len expect).
+ * ptask_gpu_ptask_open's @code_len expect), and gemm_ptx_end is just
+ * past it (for the host twin's table, twin.c).
  */
-extern const char gemm_ptx[];
+extern const char gemm_ptx[], gemm_ptx_end[];
 extern const unsigned long gemm_ptx_len;
 
 /* --- gemm_ref.c: inputs, the CPU reference, comparison, clocks --------- */

@@ -16,6 +16,7 @@
 gemm_ptx:
 	.incbin	GEMM_PTX_FILE
 	.byte	0
+	.globl	gemm_ptx_end
 gemm_ptx_end:
 	.size	gemm_ptx, gemm_ptx_end - gemm_ptx
 

@@ -98,7 +98,8 @@ esac
 
 # --- the daemon -------------------------------------------------------------------
 # shellcheck disable=SC2086 # GESTURE_PTASKD_ARGS is a list of options
-"$D" --mode user --backend "$backend" --socket "$W/sock" ${GESTURE_PTASKD_ARGS:-} \
+"$D" --mode user --backend "$backend" --socket "$W/sock" \
+	--host-kernels "$ROOT/build/twins" ${GESTURE_PTASKD_ARGS:-} \
 	>"$LOGS/ptaskd.log" 2>&1 &
 DPID=$!
 for _ in $(seq 100); do [ -S "$W/sock" ] && break; sleep 0.1; done

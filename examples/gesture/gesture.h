@@ -49,7 +49,7 @@ const char *gesture_filter_entry(int n);
 #define GESTURE_BLOCK_Y		8
 
 /* The PTX of gesture_kernels.cu, NUL-terminated (gesture_ptx.S). */
-extern const char gesture_ptx[];
+extern const char gesture_ptx[], gesture_ptx_end[];
 extern const unsigned long gesture_ptx_len;
 
 /* --- events: what hidinput emits ---------------------------------------- */

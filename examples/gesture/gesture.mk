@@ -20,7 +20,8 @@ GS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffp-contract=off \
 GS_NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),$(shell command -v nvcc 2>/dev/null))
 GS_CU := examples/gesture/gesture_kernels.cu
 GS_PTX := examples/gesture/gesture_kernels.ptx
-GS_SRCS := $(sort $(wildcard examples/gesture/*.c))
+# twin.c is the kernels' host twin library, not part of the program
+GS_SRCS := $(sort $(filter-out examples/gesture/twin.c,$(wildcard examples/gesture/*.c)))
 GS_HDRS := $(wildcard examples/gesture/*.h) examples/common/cuda_dl.h \
 	libptask/libptask.h uapi/ptask.h
 GS_OBJS := $(GS_SRCS:examples/gesture/%.c=$(GS_OBJ)/%.o) \
@@ -54,24 +55,31 @@ $(GS_BIN): $(GS_OBJS) $(LIBPT_A)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(GS_CFLAGS) -o $@ $(GS_OBJS) $(LIBPT_A) -lpthread -ldl
 
-check-gesture: $(GS_BIN) $(PD_BIN)
+check-gesture: $(GS_BIN) $(PD_BIN) $(TWIN_B)/gesture.so
 	@tests/gesture/run.sh
 
-demo-gesture: $(GS_BIN) $(PD_BIN)
+demo-gesture: $(GS_BIN) $(PD_BIN) $(TWIN_B)/gesture.so
 	@examples/gesture/demo.sh
 
-# ptaskd's host twins of the kernels, alone, under ASan and UBSan
-GS_HK_TEST := $(GS_B)/tests/gesture/host_kernels_test
-GS_HK_SRCS := tests/gesture/host_kernels_test.c daemon/backend/host_kernels.c \
-	daemon/backend/host_kernels_xts.c daemon/backend/host_kernels_gesture.c \
-	examples/gesture/scene.c examples/gesture/stages_cpu.c
-
-$(GS_HK_TEST): $(GS_HK_SRCS) $(GS_HDRS) daemon/backend/host_kernels.h daemon/backend/backend.h
+# The kernels' host twins (ptaskd's cpu and sim backends load them)
+TWIN_SOS += $(TWIN_B)/gesture.so
+$(TWIN_B)/gesture.so: examples/gesture/twin.c $(GS_HDRS) uapi/ptask_twin.h \
+		$(GS_OBJ)/gesture_ptx.o
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(GS_CFLAGS) -Icore -Icore/user -fsanitize=address,undefined \
+	$(Q)$(CC) $(TWIN_CFLAGS) -ffp-contract=off -o $@ $< $(GS_OBJ)/gesture_ptx.o
+
+# the twins alone, under ASan and UBSan
+GS_HK_TEST := $(GS_B)/tests/gesture/twin_test
+GS_HK_SRCS := tests/gesture/twin_test.c examples/gesture/twin.c \
+	examples/gesture/scene.c examples/gesture/stages_cpu.c
+
+$(GS_HK_TEST): $(GS_HK_SRCS) $(GS_HDRS) uapi/ptask_twin.h $(GS_OBJ)/gesture_ptx.o
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(GS_CFLAGS) -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ \
-		$(GS_HK_SRCS) -lpthread -lcrypto
+		$(GS_HK_SRCS) $(GS_OBJ)/gesture_ptx.o -lpthread
 
 check-gesture: $(GS_HK_TEST)
 

@@ -3,7 +3,7 @@
  * gesture_math.h - the per-pixel arithmetic of the xform and filter stages,
  * compiled three times: by nvcc into gesture_kernels.ptx, by gcc into the
  * examples' CPU stages (stages_cpu.c), and by gcc into ptaskd's host twins
- * of the kernels (daemon/backend/host_kernels_gesture.c).
+ * of the kernels (examples/gesture/twin.c).
  *
  * Why one source: the CPU paths (host-based, modular and pipes on the CPU,
  * ptask on ptaskd's cpu backend) must give bit-identical clouds so that

@@ -16,6 +16,7 @@
 gesture_ptx:
 	.incbin	GESTURE_PTX_FILE
 	.byte	0
+	.globl	gesture_ptx_end
 gesture_ptx_end:
 	.size	gesture_ptx, gesture_ptx_end - gesture_ptx
 

@@ -14,7 +14,7 @@
  * hidinput is a CPU ptask whose body is the tracker and the uinput/print
  * output, run by libptask's worker thread in this process.  On ptaskd's
  * cpu backend the GPU ptasks run ptaskd's host twins of the kernels
- * (daemon/backend/host_kernels_gesture.c), which share gesture_math.h.
+ * (examples/gesture/twin.c), which share gesture_math.h.
  *
  * The source writes each frame straight into mapped datablocks (one per
  * camera and slot) and pushes them; a slot is rewritten only after its

@@ -6,7 +6,8 @@
  *             -> [double (CPU ptask in this program)] -> pull
  *
  * on the cpu and sim backends, from one and from two threads; then the
- * failure cases: bad calls, an unknown kernel, a client killed while it
+ * failure cases: bad calls, an unknown kernel, kernels named like a twin
+ * ptaskd has but with other code (the twin must not run), a client killed while it
  * sleeps in push, the daemon killed under a sleeping pull and started
  * again, SIGTERM with clients connected.  After each case the daemon's
  * object counts must fall back to where they were (nothing leaked).
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "libptask.h"
+#include "tests/twins/test_code.h"
 #include "util.h"
 
 #define N	4096	/* floats per vector */
@@ -61,10 +63,13 @@ static int push_n(struct ptask_ctx *ctx, uint32_t n_tmpl, uint32_t ch)
 	return err;
 }
 
-/* The graph of the header comment; @entry is the GPU ptask's kernel. */
-static int build_chain(struct chain *ch, const char *entry)
+/*
+ * The graph of the header comment; @entry in @code (@code_len bytes) is
+ * the GPU ptask's kernel.
+ */
+static int build_chain_code(struct chain *ch, const char *entry,
+			    const char *code, size_t code_len)
 {
-	static const char ptx[] = "// host kernels on the cpu and sim backends\n";
 	const uint32_t vec_dims[3] = { N, 1, 1 }, one[3] = { 1, 1, 1 };
 	uint32_t vec, n_tmpl, add, dbl, pa, pb, pc, pn, din, dout, n_ch;
 	struct ptask_ctx *ctx = ch->ctx;
@@ -75,7 +80,7 @@ static int build_chain(struct chain *ch, const char *entry)
 					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
 	err = err ?: ptask_template_open(ctx, ch->graph, "n", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
-	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add", ptx, sizeof(ptx),
+	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add", code, code_len,
 					  entry, 4, &add);
 	err = err ?: ptask_port_open(ctx, add, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &pa);
 	err = err ?: ptask_port_open(ctx, add, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);
@@ -94,6 +99,13 @@ static int build_chain(struct chain *ch, const char *entry)
 	return err ?: ptask_graph_run(ctx, ch->graph);
 }
 
+/* The chain with the tests' code (tests/twins: vec_add has a twin). */
+static int build_chain(struct chain *ch, const char *entry)
+{
+	return build_chain_code(ch, entry, ptask_test_code,
+				sizeof(ptask_test_code));
+}
+
 /*
  * The same result with GPU stages only: c = a + b; d = c + c (the output
  * c fans out to both inputs of a second vec_add), so pull_round's check
@@ -101,7 +113,7 @@ static int build_chain(struct chain *ch, const char *entry)
  */
 static int build_gpu_chain(struct chain *ch)
 {
-	static const char ptx[] = "// host kernels on the cpu and sim backends\n";
+	const char *ptx = ptask_test_code;
 	const uint32_t vec_dims[3] = { N, 1, 1 }, one[3] = { 1, 1, 1 };
 	uint32_t vec, n_tmpl, add, add2, pa, pb, pc, pn, qa, qb, qd, qn, n1, n2;
 	struct ptask_ctx *ctx = ch->ctx;
@@ -112,13 +124,13 @@ static int build_gpu_chain(struct chain *ch)
 					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
 	err = err ?: ptask_template_open(ctx, ch->graph, "n", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
-	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add", ptx, sizeof(ptx),
+	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add", ptx, sizeof(ptask_test_code),
 					  "vec_add", 4, &add);
 	err = err ?: ptask_port_open(ctx, add, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &pa);
 	err = err ?: ptask_port_open(ctx, add, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);
 	err = err ?: ptask_port_open(ctx, add, "c", PTASK_PORT_OUTPUT, 0, vec, 2, 0, &pc);
 	err = err ?: ptask_port_open(ctx, add, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
-	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add2", ptx, sizeof(ptx),
+	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add2", ptx, sizeof(ptask_test_code),
 					  "vec_add", 4, &add2);
 	err = err ?: ptask_port_open(ctx, add2, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &qa);
 	err = err ?: ptask_port_open(ctx, add2, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &qb);
@@ -318,6 +330,49 @@ static bool test_errors(void)
 	return true;
 }
 
+/* Does ptaskd's log hold @text? */
+static bool log_has(const struct td_daemon *d, const char *text)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen(d->log, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A client's own kernel named like a twin ptaskd has (tests.so's vec_add,
+ * gemm.so's sgemm), with other code: the twin must not run.  The first
+ * run fails (-EIO on the pull) and ptaskd says why, by name.
+ */
+static bool test_wrong_twin(const struct td_daemon *d, const char *entry)
+{
+	static const char own[] = "// this client's own kernels, not the tests'\n";
+	struct ptask_ctx *ctx;
+	struct chain ch = { };
+	char why[128];
+	int err;
+
+	err = ptask_ctx_open(PTASK_MODE_USER, NULL, &ctx);
+	TD_CHECK(!err, "ctx_open: %s", strerror(-err));
+	ch.ctx = ctx;
+	err = build_chain_code(&ch, entry, own, sizeof(own));
+	TD_CHECK(!err, "build: %s", strerror(-err));
+	err = push_round(&ch, 0);
+	TD_CHECK(!err || err == -EIO, "push: %s", strerror(-err));
+	err = pull_round(&ch, 0);
+	TD_CHECK(err == -EIO, "pull with a wrong twin's name: %d (want -EIO)", err);
+	ptask_ctx_close(ctx);
+	snprintf(why, sizeof(why), "kernel '%s': 1 twin(s) of that name, none for this code",
+		 entry);
+	TD_CHECK(log_has(d, why), "ptaskd's log %s does not say \"%s\"", d->log, why);
+	return true;
+}
+
 /* A client killed while it sleeps in push: the daemon frees all it held. */
 static bool test_killed_client(const struct td_daemon *d)
 {
@@ -429,6 +484,12 @@ int main(void)
 		td_result(test_chain(backends[i], 16), "%s: vec_add -> CPU ptask, 16 rounds", backends[i]);
 		td_result(test_threads(), "%s: a pusher and a puller thread on one context", backends[i]);
 		td_result(test_errors(), "%s: bad calls and an unknown kernel", backends[i]);
+		td_result(test_wrong_twin(&d, "vec_add"),
+			  "%s: a client's own vec_add (other code than the tests' twin's): -EIO, not the twin",
+			  backends[i]);
+		td_result(test_wrong_twin(&d, "sgemm"),
+			  "%s: a client's own sgemm (not the gemm example's PTX): -EIO, not the twin",
+			  backends[i]);
 		td_result(test_dead_memory_goes_at_once(&d),
 			  "%s: 24 rounds later, their datablocks' memory is gone within 0.3 s",
 			  backends[i]);

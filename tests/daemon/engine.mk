@@ -12,18 +12,20 @@ PD_ENGINE_TEST := $(PD_B)/tests/daemon/engine_test
 PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c \
 	$(addprefix daemon/engine/,engine.c sched.c views.c devpool.c worker.c \
 		policy.c) \
-	$(addprefix daemon/backend/,backend.c sim.c cpu.c host_kernels.c \
-		host_kernels_xts.c host_kernels_gesture.c) \
+	$(addprefix daemon/backend/,backend.c sim.c cpu.c twins.c) \
+	tests/twins/twin.c examples/gemm/twin.c \
 	$(addprefix daemon/user/,ns_user.c source_user.c arena.c) \
 	$(sort $(wildcard core/*.c))
 PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Iuapi \
 	-Icore -Icore/user -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 
-$(PD_ENGINE_TEST): $(PD_ENGINE_TEST_SRCS) $(wildcard daemon/*.h daemon/*/*.h core/*.h) uapi/ptask.h
+$(PD_ENGINE_TEST): $(PD_ENGINE_TEST_SRCS) $(wildcard daemon/*.h daemon/*/*.h core/*.h) \
+		uapi/ptask.h uapi/ptask_twin.h tests/twins/test_code.h $(PD_B)/obj/examples/gemm/gemm_ptx.o
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(PD_ENGINE_TEST_CFLAGS) -o $@ $(PD_ENGINE_TEST_SRCS) -lpthread -lm -lcrypto
+	$(Q)$(CC) $(PD_ENGINE_TEST_CFLAGS) -o $@ $(PD_ENGINE_TEST_SRCS) \
+		$(PD_B)/obj/examples/gemm/gemm_ptx.o -lpthread -lm -ldl
 
 .PHONY: engine-test
 engine-test: $(PD_ENGINE_TEST)

@@ -25,7 +25,9 @@
 #include "daemon/user/arena.h"
 #include "daemon/engine/engine.h"
 #include "daemon/engine/engine_priv.h"
-#include "daemon/backend/host_kernels.h"
+#include "daemon/backend/twins.h"
+#include "examples/gemm/gemm.h"
+#include "tests/twins/test_code.h"
 #include "daemon/log.h"
 #include "daemon/user/ns_user.h"
 
@@ -213,7 +215,9 @@ static uint32_t tmpl_new(struct rig *r, uint32_t g, uint32_t stride,
 static uint32_t ptask_new(struct rig *r, uint32_t g, uint32_t kind,
 			  const char *entry, uint32_t nports)
 {
-	static const uint8_t code[] = "// PTX is not read by sim and cpu";
+	/* sgemm is the gemm example's, with its twin; the rest the tests' */
+	const bool gemm = !strcmp(entry, GEMM_ENTRY);
+	const char *code = gemm ? gemm_ptx : ptask_test_code;
 	struct ptask_ptask_open a = {
 		.graph = g, .kind = kind, .nports = nports,
 	};
@@ -221,8 +225,8 @@ static uint32_t ptask_new(struct rig *r, uint32_t g, uint32_t kind,
 
 	if (kind == PTASK_KIND_GPU) {
 		a.code = (uintptr_t)code;
-		a.code_len = sizeof(code);
-		io.code = code;
+		a.code_len = gemm ? gemm_ptx_len : sizeof(ptask_test_code);
+		io.code = (const u8 *)code;
 		snprintf(a.entry, sizeof(a.entry), "%s", entry);
 	}
 	int err = call(r, PTASK_IOC_PTASK_OPEN, &a, &io);
@@ -326,29 +330,29 @@ static int set_prio(struct rig *r, uint32_t pt, uint32_t static_prio)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Host kernels only the tests use.                                        */
+/* Host twins only these tests use, bound to the tests' code.             */
 
 /* test_inc(int *buf, int n): buf[i] += 1, in place. */
-static int inc_cost(const struct pd_host_call *call,
-		    struct pd_kernel_cost *cost)
+static int inc_cost(const struct ptask_twin_call *call,
+		    struct ptask_twin_cost *cost)
 {
 	int err = 0;
-	int32_t n = pd_param_i32(call, 1, &err);
+	int32_t n = ptask_twin_i32(call, 1, &err);
 
 	cost->flops = n > 0 ? (uint64_t)n : 0;
 	cost->bytes = 2 * cost->flops * 4;
 	return err;
 }
 
-static int inc_run(const struct pd_host_call *call)
+static int inc_run(const struct ptask_twin_call *call)
 {
 	int err = 0;
-	int32_t n = pd_param_i32(call, 1, &err), i;
+	int32_t n = ptask_twin_i32(call, 1, &err), i;
 	int32_t *buf;
 
 	if (err || n < 0)
 		return -EINVAL;
-	buf = pd_param_buf(call, 0, (uint64_t)n * 4, &err);
+	buf = ptask_twin_buf(call, 0, (uint64_t)n * 4, &err);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
@@ -364,15 +368,15 @@ static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static bool gate_open, gate_entered;
 
-static int zero_cost(const struct pd_host_call *call,
-		     struct pd_kernel_cost *cost)
+static int zero_cost(const struct ptask_twin_call *call,
+		     struct ptask_twin_cost *cost)
 {
 	(void)call;
 	cost->flops = cost->bytes = 0;
 	return 0;
 }
 
-static int gate_run(const struct pd_host_call *call)
+static int gate_run(const struct ptask_twin_call *call)
 {
 	(void)call;
 	pthread_mutex_lock(&gate_lock);
@@ -387,10 +391,10 @@ static int gate_run(const struct pd_host_call *call)
 /* test_record(int id): appends @id to the run log. */
 static int run_log[64], run_log_n;
 
-static int record_run(const struct pd_host_call *call)
+static int record_run(const struct ptask_twin_call *call)
 {
 	int err = 0;
-	int32_t id = pd_param_i32(call, 0, &err);
+	int32_t id = ptask_twin_i32(call, 0, &err);
 
 	if (err)
 		return err;
@@ -409,14 +413,14 @@ static int record_run(const struct pd_host_call *call)
 static pthread_t test_thread;
 static int runs_here, runs_elsewhere;
 
-static int tid_run(const struct pd_host_call *call)
+static int tid_run(const struct ptask_twin_call *call)
 {
 	const uint32_t *in;
 	uint32_t *out;
 	int err = 0;
 
-	in = pd_param_buf(call, 0, sizeof(*in), &err);
-	out = pd_param_buf(call, 1, sizeof(*out), &err);
+	in = ptask_twin_buf(call, 0, sizeof(*in), &err);
+	out = ptask_twin_buf(call, 1, sizeof(*out), &err);
 	if (err)
 		return err;
 	out[0] = in[0] + 1;
@@ -429,15 +433,46 @@ static int tid_run(const struct pd_host_call *call)
 	return 0;
 }
 
-static const struct pd_host_kernel test_kernels[] = {
-	{ "test_tid", tid_run, zero_cost },
-	{ "test_inc", inc_run, inc_cost },
-	{ "test_gate", gate_run, zero_cost },
-	{ "test_record", record_run, zero_cost },
+#define TEST_CODE	ptask_test_code, ptask_test_code + sizeof(ptask_test_code)
+
+static const struct ptask_twin engine_twins[] = {
+	{ "test_tid", TEST_CODE, tid_run, zero_cost },
+	{ "test_inc", TEST_CODE, inc_run, inc_cost },
+	{ "test_gate", TEST_CODE, gate_run, zero_cost },
+	{ "test_record", TEST_CODE, record_run, zero_cost },
 };
+PTASK_TWIN_LIBRARY(engine_twin_table, engine_twins);
+
+/* The tests' and the gemm example's twin libraries, linked in. */
+extern const struct ptask_twin_table test_twin_table, gemm_twin_table;
 
 /* ---------------------------------------------------------------------- */
 /* Tests.                                                                  */
+
+/*
+ * A twin is found by its entry name and exactly its code: a kernel named
+ * like one with other bytes (one more, one less, one changed) has none,
+ * and a second twin for the same pair is refused.
+ */
+static bool twin_binding_test(void)
+{
+	char other[sizeof(ptask_test_code)];
+	const struct ptask_twin *t;
+
+	memcpy(other, ptask_test_code, sizeof(other));
+	other[3] ^= 1;
+	CHECK_EQ(pd_twin_find("vec_add", ptask_test_code, sizeof(ptask_test_code), &t), 0);
+	CHECK(t->run && !strcmp(t->entry, "vec_add"));
+	CHECK_EQ(pd_twin_find("vec_add", other, sizeof(other), &t), -ENOENT);
+	CHECK_EQ(pd_twin_find("vec_add", ptask_test_code, sizeof(ptask_test_code) - 1, &t),
+		 -ENOENT);
+	CHECK_EQ(pd_twin_find("sgemm", ptask_test_code, sizeof(ptask_test_code), &t), -ENOENT);
+	CHECK_EQ(pd_twin_find("sgemm", gemm_ptx, gemm_ptx_len, &t), 0);
+	CHECK_EQ(pd_twin_find("no_such", ptask_test_code, sizeof(ptask_test_code), &t),
+		 -ENOENT);
+	CHECK_EQ(pd_twins_add(&test_twin_table, "again"), -EEXIST);
+	return true;
+}
 
 /* Start a rig, run @body, stop and leak-check (both must pass). */
 static bool with_rig(const char *backend, const char *config,
@@ -1033,7 +1068,9 @@ static bool sim_memory_test(void)
 	TRY(!ops->mem_alloc(&be, space, 64, &b));
 	TRY(!ops->mem_alloc(&be, space, 64, &c));
 	TRY(ops->kernel_load(&be, space, "", 0, "nope", &k) == -ENOENT);
-	TRY(!ops->kernel_load(&be, space, "", 0, "sgemm", &k));
+	TRY(ops->kernel_load(&be, space, ptask_test_code, sizeof(ptask_test_code),
+			     "sgemm", &k) == -ENOENT);
+	TRY(!ops->kernel_load(&be, space, gemm_ptx, gemm_ptx_len, "sgemm", &k));
 	for (i = 0; i < 16; i++)
 		host[i] = (float)i;
 	l.params[0] = &a;
@@ -1361,18 +1398,17 @@ int main(void)
 	};
 	struct gemm_args small = { 2, 3, 3, 32, { 0 } };
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
-	size_t i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (getenv("ENGINE_TEST_DEBUG"))
 		pd_log_level = PD_LOG_DEBUG;
-	for (i = 0; i < sizeof(test_kernels) / sizeof(test_kernels[0]); i++)
-		if (pd_host_kernel_register(&test_kernels[i])) {
-			printf("cannot register %s\n", test_kernels[i].name);
-			return 1;
-		}
-	result(pd_host_kernel_register(&test_kernels[0]) == -EEXIST,
-	       "host kernel names are unique");
+	if (pd_twins_add(&engine_twin_table, "engine_test") ||
+	    pd_twins_add(&test_twin_table, "tests/twins") ||
+	    pd_twins_add(&gemm_twin_table, "examples/gemm")) {
+		printf("cannot add the twins\n");
+		return 1;
+	}
+	result(twin_binding_test(), "twins: bound to entry and code; one per pair");
 	result(sim_config_test(), "sim configuration: defaults, inline, file, errors");
 	result(sim_memory_test(), "sim device memory, copy bounds, sgemm and its bounds");
 	result(pool_class_test(), "device buffer size classes");

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "libptask.h"
+#include "tests/twins/test_code.h"
 
 #define N	1024	/* floats per vector */
 
@@ -41,7 +42,6 @@ struct graph {
 
 static int build(struct graph *g, const char *name)
 {
-	static const char ptx[] = "// host kernels on the cpu and sim backends\n";
 	const uint32_t vec_dims[3] = { N, 1, 1 }, one[3] = { 1, 1, 1 };
 	uint32_t vec, n_tmpl, pa, pb, pc, pn, n_ch;
 	struct ptask_ctx *ctx = g->ctx;
@@ -54,7 +54,7 @@ static int build(struct graph *g, const char *name)
 					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
 	err = err ?: ptask_template_open(ctx, g->graph, "n", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
-	err = err ?: ptask_gpu_ptask_open(ctx, g->graph, "add", ptx, sizeof(ptx),
+	err = err ?: ptask_gpu_ptask_open(ctx, g->graph, "add", ptask_test_code, sizeof(ptask_test_code),
 					  "vec_add", 4, &g->add);
 	err = err ?: ptask_port_open(ctx, g->add, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &pa);
 	err = err ?: ptask_port_open(ctx, g->add, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);

@@ -10,6 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 timeout_s=${DAEMON_TEST_TIMEOUT:-300}
+# Every ptaskd these tests start runs the build's twin libraries.
+export PTASKD_HOST_KERNELS=$PWD/build/twins
 passed=0 failed=0 skipped=0
 mkdir -p build/tests/daemon/logs
 

@@ -4,7 +4,7 @@
 #
 # The test starts its own ptaskd (--mode user --backend cpu) on a private
 # socket; its cpu backend runs the host twin of the CUDA kernel
-# (daemon/backend/host_kernels_xts.c), so everything but the GPU itself is the real
+# (encfs-gpu/gpu/twin.c, build/twins/encfs-gpu.so), so everything but the GPU itself is the real
 # path: the embedded PTX handed to ptaskd, the graphs, the by-value key and
 # shape parameters, the in/out datablock, the engine.  Then:
 #   - the known-answer vectors through the ptask path (vectors_test gpu);
@@ -33,7 +33,8 @@ ptask_tests() {
 
 	pt_ptaskd_start() {
 		rm -f "$S"
-		"$PTASKD" --mode user --backend "$PT_BACKEND" --socket "$S" 2>>"$W/ptaskd.log" &
+		"$PTASKD" --mode user --backend "$PT_BACKEND" --socket "$S" \
+			--host-kernels "$TWINS" 2>>"$W/ptaskd.log" &
 		PT_PD=$!
 		for _ in $(seq 200); do
 			[ -S "$S" ] && return 0

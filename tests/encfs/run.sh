@@ -39,6 +39,8 @@ BIN=${ENCFS_BIN:-$B/encfs-gpu}
 LIBPTASK=build/lib/libptask.a
 PTASKD=${ENCFS_PTASKD:-build/bin/ptaskd}
 PTASKCTL=${ENCFS_PTASKCTL:-build/bin/ptaskctl}
+# encfs-gpu's twin library (build/twins/encfs-gpu.so) for ptaskd --backend cpu
+TWINS=${ENCFS_TWINS:-$PWD/build/twins}
 CC_SAN=${CC_SAN:-clang}
 FUZZ_SECONDS=${ENCFS_FUZZ_SECONDS:-10}
 BIG_MB=${ENCFS_BIG_MB:-200}

@@ -3,7 +3,7 @@
 #
 # tests/gesture/run.sh - the gesture pipeline's tests (`make check-gesture`).
 #
-#   build/tests/gesture/host_kernels_test: ptaskd's host twins of the kernels
+#   build/tests/gesture/twin_test: the host twins of the kernels
 #   build/tests/gesture/recording_fuzz: the recording reader, 8 s of libFuzzer
 #   gesture record (56 frames, seed 1) --> rec
 #        |
@@ -88,10 +88,10 @@ run_impl() {
 	fi
 }
 
-# --- ptaskd's host twins of the kernels, alone ----------------------------------
+# --- the host twins of the kernels, alone ---------------------------------------
 # (make check-gesture builds both; a machine given only build/bin, as
 # the GPU machine is, skips them)
-HK=build/tests/gesture/host_kernels_test
+HK=build/tests/gesture/twin_test
 if [ ! -x "$HK" ]; then
 	skipped "host twins: $HK not built"
 elif timeout -k 5 120 "$HK" >"$W/hk.out" 2>&1; then
@@ -129,7 +129,8 @@ run_impl host --impl host --cpu
 run_impl modular-cpu --impl modular --cpu
 run_impl pipes-cpu --impl pipes --cpu
 
-"$D" --mode user --backend cpu --socket "$W/sock" >"$W/ptaskd.log" 2>&1 &
+"$D" --mode user --backend cpu --socket "$W/sock" --host-kernels "$PWD/build/twins" \
+	>"$W/ptaskd.log" 2>&1 &
 DPID=$!
 for _ in $(seq 100); do [ -S "$W/sock" ] && break; sleep 0.1; done
 if [ -S "$W/sock" ]; then

@@ -87,11 +87,12 @@ u64 ptask_os_now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-int ptask_os_buf_alloc(struct ptask_ns *ns, u64 bytes, struct ptask_buf **out)
+int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
+		       struct ptask_buf **out)
 {
 	struct ptask_buf *b;
 
-	(void)ns;
+	(void)c;
 	if (alloc_should_fail())
 		return -ENOMEM;
 	if (os_user_buf_limit && bytes > os_user_buf_limit - os_user_buf_bytes)

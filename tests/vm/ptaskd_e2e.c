@@ -31,6 +31,7 @@
 
 #include "pt_harness.h"
 #include "libptask.h"
+#include "tests/twins/test_code.h"
 
 #define PTASKD_ENV	"PTASK_PTASKD"
 #define PTASKD_DEFAULT	"/bin/ptaskd"
@@ -40,7 +41,13 @@
 /* A sim device whose every launch sleeps 3 s: work is in flight a while. */
 #define SLOW_SIM	"launch_ns=3000000000"
 
-static const char ptx[] = "// host kernels on the sim backend\n";
+/*
+ * The code each GPU ptask carries is the one its twin (linked into the
+ * guest's ptaskd) is bound to: the tests' own, the gemm example's PTX,
+ * the benchmarks' PTX.
+ */
+#define ptx ptask_test_code
+extern const char gemm_ptx[], gemm_ptx_end[], bench_ptx[], bench_ptx_end[];
 
 static const char *ptaskd_path(void)
 {
@@ -264,7 +271,8 @@ static int gemm_once(struct ptask_ctx *ctx, int k)
 					 PTASK_BIND_GLOBAL, sizeof(float), dims, &mat);
 	err = err ?: ptask_template_open(ctx, g, "n", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
-	err = err ?: ptask_gpu_ptask_open(ctx, g, "mm", ptx, sizeof(ptx), "sgemm",
+	err = err ?: ptask_gpu_ptask_open(ctx, g, "mm", gemm_ptx,
+					  (size_t)(gemm_ptx_end - gemm_ptx), "sgemm",
 					  4, &mm);
 	err = err ?: ptask_port_open(ctx, mm, "A", PTASK_PORT_INPUT, 0, mat, 0, 0, &pa);
 	err = err ?: ptask_port_open(ctx, mm, "B", PTASK_PORT_INPUT, 0, mat, 1, 0, &pb);
@@ -511,8 +519,9 @@ static int busy_build(struct busy *b, uint64_t ns)
 	err = err ?: ptask_template_open(b->ctx, b->graph, "ns",
 					 PTASK_TEMPLATE_ARRAY, PTASK_BIND_PARAM,
 					 8, one, &tn);
-	err = err ?: ptask_gpu_ptask_open(b->ctx, b->graph, "busy", ptx,
-					  sizeof(ptx), "ptask_busy", 3, &p);
+	err = err ?: ptask_gpu_ptask_open(b->ctx, b->graph, "busy", bench_ptx,
+					  (size_t)(bench_ptx_end - bench_ptx),
+					  "ptask_busy", 3, &p);
 	err = err ?: ptask_port_open(b->ctx, p, "in", PTASK_PORT_INPUT, 0, tw,
 				     0, 0, &pin);
 	err = err ?: ptask_port_open(b->ctx, p, "out", PTASK_PORT_OUTPUT, 0, tw,

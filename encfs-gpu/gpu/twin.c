@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * host_kernels_xts.c - host twins of encfs-gpu's XTS-AES kernels
- * (encfs-gpu/gpu/aes_xts.cu), so that encfs-gpu's gpu backend runs
- * unchanged on ptaskd's cpu and sim backends: CI exercises the whole path
- * (libptask, the daemon's engine, the parameter layout) without a GPU.
+ * twin.c - host twins of encfs-gpu's XTS-AES kernels (aes_xts.cu), so
+ * that encfs-gpu's gpu backend runs unchanged on ptaskd's cpu and sim
+ * backends: CI exercises the whole path (libptask, the daemon's engine,
+ * the parameter layout) without a GPU.  Built as encfs-gpu's twin
+ * library (build/twins/encfs-gpu.so, uapi/ptask_twin.h), bound to the
+ * PTX encfs-gpu embeds (aes_xts_ptx.S): ptaskd loads it, and it brings
+ * its own libcrypto, which ptaskd does not link.
  *
  *   xts_encrypt(uint8_t *data, const uint8_t *tweaks,
  *               struct xts_key_param keys, struct xts_shape_param shape)
@@ -36,20 +39,18 @@
 
 #include <openssl/evp.h>
 
-#include "daemon/backend/host_kernels.h"
-#include "../encfs-gpu/gpu/xts_params.h"
+#include "uapi/ptask_twin.h"
+#include "encfs-gpu/gpu/xts_params.h"
 
 /* XTS-AES-256's 14 rounds: about 20 table lookups and XORs per byte */
 #define XTS_OPS_PER_BYTE	20
 #define XTS_UNIT_MAX		(16u << 20)
 
 /* By-value parameter @i of exactly @bytes bytes, or NULL (*@err set). */
-static const void *param_val(const struct pd_host_call *call, uint32_t i, uint32_t bytes,
-			     int *err)
+static const void *param_val(const struct ptask_twin_call *call, uint32_t i,
+			     uint32_t bytes, int *err)
 {
-	const struct pd_launch *l = call->launch;
-
-	if (i >= l->nparams || l->param_bytes[i] != bytes) {
+	if (i >= call->nparams || call->param_bytes[i] != bytes) {
 		*err = -EINVAL;
 		return NULL;
 	}
@@ -57,7 +58,7 @@ static const void *param_val(const struct pd_host_call *call, uint32_t i, uint32
 }
 
 /* The shape, checked, and the bytes of data it covers. */
-static int xts_shape(const struct pd_host_call *call, struct xts_shape_param *sh,
+static int xts_shape(const struct ptask_twin_call *call, struct xts_shape_param *sh,
 		     uint64_t *bytes)
 {
 	const void *p;
@@ -96,7 +97,7 @@ static int xts_key(const struct xts_key_param *k, uint8_t key[64])
 	return 8 * nk;
 }
 
-static int xts_run(const struct pd_host_call *call, int enc)
+static int xts_run(const struct ptask_twin_call *call, int enc)
 {
 	struct xts_shape_param sh;
 	const struct xts_key_param *k;
@@ -109,8 +110,8 @@ static int xts_run(const struct pd_host_call *call, int enc)
 	if (err)
 		return err;
 	k = param_val(call, 2, sizeof(*k), &err);
-	data = pd_param_buf(call, 0, bytes, &err);
-	tweaks = pd_param_buf(call, 1, 16 * sh.nunits, &err);
+	data = ptask_twin_buf(call, 0, bytes, &err);
+	tweaks = ptask_twin_buf(call, 1, 16 * sh.nunits, &err);
 	if (err)
 		return err;
 	if (!sh.nunits)
@@ -145,17 +146,17 @@ out_wipe:
 	return err;
 }
 
-int pd_xts_encrypt_run(const struct pd_host_call *call)
+static int xts_encrypt_run(const struct ptask_twin_call *call)
 {
 	return xts_run(call, 1);
 }
 
-int pd_xts_decrypt_run(const struct pd_host_call *call)
+static int xts_decrypt_run(const struct ptask_twin_call *call)
 {
 	return xts_run(call, 0);
 }
 
-int pd_xts_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost)
+static int xts_cost(const struct ptask_twin_call *call, struct ptask_twin_cost *cost)
 {
 	struct xts_shape_param sh;
 	uint64_t bytes;
@@ -169,3 +170,12 @@ int pd_xts_cost(const struct pd_host_call *call, struct pd_kernel_cost *cost)
 	cost->bytes = 2 * bytes + 16 * sh.nunits;
 	return 0;
 }
+
+/* The PTX encfs-gpu hands ptaskd (aes_xts_ptx.S), NUL included. */
+extern const char eg_xts_ptx[], eg_xts_ptx_end[];
+
+static const struct ptask_twin xts_twins[] = {
+	{ "xts_encrypt", eg_xts_ptx, eg_xts_ptx_end, xts_encrypt_run, xts_cost },
+	{ "xts_decrypt", eg_xts_ptx, eg_xts_ptx_end, xts_decrypt_run, xts_cost },
+};
+PTASK_TWIN_LIBRARY(encfs_xts_twin_table, xts_twins);

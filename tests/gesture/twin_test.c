@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * host_kernels_test - ptaskd's host twins of the gesture kernels
- * (daemon/backend/host_kernels_gesture.c), called as the cpu backend calls them:
+ * twin_test - the host twins of the gesture kernels
+ * (examples/gesture/twin.c), called as ptaskd's cpu backend calls them:
  *
- *   - found by entry name in ptaskd's table;
+ *   - found by entry name and the demo's PTX in the library's table;
  *   - gesture_xform and every gesture_filter* give bit for bit what the
  *     example's CPU stages give (the golden test's premise);
  *   - every bad parameter is refused, in the order the code checks them:
@@ -18,8 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/backend/host_kernels.h"
+#include "uapi/ptask_twin.h"
 #include "examples/gesture/gesture.h"
+
+#define MAX_PARAMS	8
+
+extern const struct ptask_twin_table gesture_twin_table;
 
 #define W	64
 #define H	48
@@ -63,50 +67,66 @@ static uint64_t extent(void *ctx, const void *p)
 
 /* A launch of @n parameters: pointers (8-byte u64 addresses) or structs. */
 struct call {
-	struct pd_launch l;
-	struct pd_host_call c;
-	uint64_t addr[PD_MAX_PARAMS];
+	struct ptask_twin_call c;
+	void *params[MAX_PARAMS];
+	uint32_t param_bytes[MAX_PARAMS];
+	uint64_t addr[MAX_PARAMS];
 };
 
 static void call_init(struct call *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->c.launch = &k->l;
-	k->c.params = k->l.params;
+	k->c.params = k->params;
+	k->c.param_bytes = k->param_bytes;
 	k->c.extent = extent;
 }
 
 static void arg_ptr(struct call *k, const void *p)
 {
-	uint32_t i = k->l.nparams++;
+	uint32_t i = k->c.nparams++;
 
 	k->addr[i] = (uint64_t)(uintptr_t)p;
-	k->l.params[i] = &k->addr[i];
-	k->l.param_bytes[i] = sizeof(uint64_t);
+	k->params[i] = &k->addr[i];
+	k->param_bytes[i] = sizeof(uint64_t);
 }
 
 static void arg_val(struct call *k, void *v, uint32_t bytes)
 {
-	uint32_t i = k->l.nparams++;
+	uint32_t i = k->c.nparams++;
 
-	k->l.params[i] = v;
-	k->l.param_bytes[i] = bytes;
+	k->params[i] = v;
+	k->param_bytes[i] = bytes;
+}
+
+/* The twin of @entry for the demo's PTX, as ptaskd would find it. */
+static const struct ptask_twin *twin(const char *entry)
+{
+	const struct ptask_twin_table *t = &gesture_twin_table;
+	size_t len = (size_t)(gesture_ptx_end - gesture_ptx);
+	uint32_t i;
+
+	for (i = 0; i < t->count; i++)
+		if (!strcmp(t->twins[i].entry, entry) &&
+		    (size_t)(t->twins[i].code_end - t->twins[i].code) == len &&
+		    !memcmp(t->twins[i].code, gesture_ptx, len))
+			return &t->twins[i];
+	return NULL;
 }
 
 static int run(const char *entry, struct call *k)
 {
-	const struct pd_host_kernel *hk = pd_host_kernel_find(entry);
+	const struct ptask_twin *t = twin(entry);
 
-	return hk ? hk->run(&k->c) : -ENOENT;
+	return t ? t->run(&k->c) : -ENOENT;
 }
 
 /* The cost function (the sim backend's model) with the same parameters. */
 static int cost(const char *entry, struct call *k)
 {
-	const struct pd_host_kernel *hk = pd_host_kernel_find(entry);
-	struct pd_kernel_cost c;
+	const struct ptask_twin *t = twin(entry);
+	struct ptask_twin_cost c;
 
-	return hk ? hk->cost(&k->c, &c) : -ENOENT;
+	return t ? t->cost(&k->c, &c) : -ENOENT;
 }
 
 int main(void)
@@ -175,8 +195,11 @@ int main(void)
 	result(run("gesture_filter2", &k) == 0 &&
 	       !memcmp(out, ref_out, 2 * plane * sizeof(*out)),
 	       "gesture_filter2 (separate inputs): bit-identical to gesture_filter_rows");
-	result(pd_host_kernel_find("gesture_filter3") && pd_host_kernel_find("gesture_filter4"),
-	       "gesture_filter3 and gesture_filter4 are registered");
+	result(twin("gesture_filter3") && twin("gesture_filter4"),
+	       "gesture_filter3 and gesture_filter4 are in the table, bound to the PTX");
+	result(gesture_twin_table.abi == PTASK_TWIN_ABI && gesture_twin_table.count == 5 &&
+	       !twin("gesture_nope"),
+	       "the table: twin ABI, five twins, no others");
 
 	/* --- bad parameters: xform ----------------------------------------- */
 	cam = rig.cam[0];

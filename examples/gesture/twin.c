@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * host_kernels_gesture.c - host twins of the gesture pipeline's kernels
- * (examples/gesture/gesture_kernels.cu), so the demo's ptask graph runs on
- * ptaskd's cpu and sim backends, in CI and on machines without a GPU.
+ * twin.c - host twins of the gesture pipeline's kernels
+ * (gesture_kernels.cu), so the demo's ptask graph runs on ptaskd's cpu
+ * and sim backends, in CI and on machines without a GPU.  Built as the
+ * demo's twin library (build/twins/gesture.so, uapi/ptask_twin.h), bound
+ * to the PTX the demo embeds (gesture_ptx.S).
  *
  *   gesture_xform(const u16 *depth, struct gesture_point *cloud,
  *		   struct gesture_cam cam)
@@ -20,14 +22,15 @@
  *
  * Parameters are checked as every host kernel checks them: the structs'
  * sizes, the shape's ranges, and each buffer against the allocation it is
- * in (pd_param_buf), because the sizes come from the client.
+ * in (ptask_twin_buf), because the sizes come from the client.
  */
 #pragma GCC optimize("fp-contract=off")
 
 #include <errno.h>
 #include <string.h>
 
-#include "daemon/backend/host_kernels.h"
+#include "uapi/ptask_twin.h"
+#include "examples/gesture/gesture.h"
 #include "examples/gesture/gesture_math.h"
 
 #define GESTURE_SIDE_MAX	16384
@@ -35,33 +38,21 @@
 #define XFORM_FLOPS		24	/* per pixel: 2 divisions, a 3x4 transform */
 #define FILTER_FLOPS		(9 * 14)	/* per pixel: 9 taps */
 
-/* By-value parameter @i of exactly @bytes bytes, copied to @out. */
-static int param_struct(const struct pd_host_call *call, uint32_t i,
-			void *out, uint32_t bytes)
-{
-	const struct pd_launch *l = call->launch;
-
-	if (i >= l->nparams || l->param_bytes[i] != bytes)
-		return -EINVAL;
-	memcpy(out, call->params[i], bytes);
-	return 0;
-}
-
 static int side_ok(int32_t v)
 {
 	return v >= 1 && v <= GESTURE_SIDE_MAX;
 }
 
-static int xform_cam(const struct pd_host_call *call, struct gesture_cam *cam)
+static int xform_cam(const struct ptask_twin_call *call, struct gesture_cam *cam)
 {
-	int err = param_struct(call, 2, cam, sizeof(*cam));
+	int err = ptask_twin_val(call, 2, cam, sizeof(*cam));
 
 	if (err)
 		return err;
 	return side_ok(cam->width) && side_ok(cam->height) ? 0 : -EINVAL;
 }
 
-int pd_gesture_xform_run(const struct pd_host_call *call)
+static int gesture_xform_run(const struct ptask_twin_call *call)
 {
 	struct gesture_cam cam;
 	const uint16_t *depth;
@@ -73,8 +64,8 @@ int pd_gesture_xform_run(const struct pd_host_call *call)
 	if (err)
 		return err;
 	n = (uint64_t)cam.width * (uint64_t)cam.height;
-	depth = pd_param_buf(call, 0, n * sizeof(*depth), &err);
-	cloud = pd_param_buf(call, 1, n * sizeof(*cloud), &err);
+	depth = ptask_twin_buf(call, 0, n * sizeof(*depth), &err);
+	cloud = ptask_twin_buf(call, 1, n * sizeof(*cloud), &err);
 	if (err)
 		return err;
 	for (v = 0; v < cam.height; v++)
@@ -84,8 +75,8 @@ int pd_gesture_xform_run(const struct pd_host_call *call)
 	return 0;
 }
 
-int pd_gesture_xform_cost(const struct pd_host_call *call,
-			  struct pd_kernel_cost *cost)
+static int gesture_xform_cost(const struct ptask_twin_call *call,
+			      struct ptask_twin_cost *cost)
 {
 	struct gesture_cam cam;
 	uint64_t n;
@@ -103,10 +94,10 @@ int pd_gesture_xform_cost(const struct pd_host_call *call,
  * The shape (parameter @i): ncams planes of width x height; @inputs
  * separate input clouds (0: one stacked input), which must be ncams.
  */
-static int filter_shape(const struct pd_host_call *call, uint32_t i,
+static int filter_shape(const struct ptask_twin_call *call, uint32_t i,
 			uint32_t inputs, struct gesture_filter_shape *s)
 {
-	int err = param_struct(call, i, s, sizeof(*s));
+	int err = ptask_twin_val(call, i, s, sizeof(*s));
 
 	if (err)
 		return err;
@@ -118,7 +109,7 @@ static int filter_shape(const struct pd_host_call *call, uint32_t i,
 }
 
 /* @inputs separate clouds (0: one stacked) in params 0.., then out, shape. */
-static int filter_run(const struct pd_host_call *call, uint32_t inputs)
+static int filter_run(const struct ptask_twin_call *call, uint32_t inputs)
 {
 	const uint32_t nin = inputs ? inputs : 1;
 	const struct gesture_point *in[GESTURE_NCAMS_MAX];
@@ -132,10 +123,10 @@ static int filter_run(const struct pd_host_call *call, uint32_t inputs)
 		return err;
 	plane = (uint64_t)s.width * (uint64_t)s.height;
 	for (k = 0; k < (int)nin; k++)
-		in[k] = pd_param_buf(call, (uint32_t)k,
+		in[k] = ptask_twin_buf(call, (uint32_t)k,
 				     (inputs ? 1 : (uint64_t)s.ncams) * plane * sizeof(*out),
 				     &err);
-	out = pd_param_buf(call, nin, (uint64_t)s.ncams * plane * sizeof(*out), &err);
+	out = ptask_twin_buf(call, nin, (uint64_t)s.ncams * plane * sizeof(*out), &err);
 	if (err)
 		return err;
 	for (k = 0; k < s.ncams; k++) {
@@ -150,8 +141,8 @@ static int filter_run(const struct pd_host_call *call, uint32_t inputs)
 	return 0;
 }
 
-static int filter_cost(const struct pd_host_call *call, uint32_t inputs,
-		       struct pd_kernel_cost *cost)
+static int filter_cost(const struct ptask_twin_call *call, uint32_t inputs,
+		       struct ptask_twin_cost *cost)
 {
 	struct gesture_filter_shape s;
 	uint64_t n;
@@ -165,46 +156,60 @@ static int filter_cost(const struct pd_host_call *call, uint32_t inputs,
 	return 0;
 }
 
-int pd_gesture_filter_run(const struct pd_host_call *call)
+static int gesture_filter_run(const struct ptask_twin_call *call)
 {
 	return filter_run(call, 0);
 }
 
-int pd_gesture_filter2_run(const struct pd_host_call *call)
+static int gesture_filter2_run(const struct ptask_twin_call *call)
 {
 	return filter_run(call, 2);
 }
 
-int pd_gesture_filter3_run(const struct pd_host_call *call)
+static int gesture_filter3_run(const struct ptask_twin_call *call)
 {
 	return filter_run(call, 3);
 }
 
-int pd_gesture_filter4_run(const struct pd_host_call *call)
+static int gesture_filter4_run(const struct ptask_twin_call *call)
 {
 	return filter_run(call, 4);
 }
 
-int pd_gesture_filter_cost(const struct pd_host_call *call,
-			   struct pd_kernel_cost *cost)
+static int gesture_filter_cost(const struct ptask_twin_call *call,
+			       struct ptask_twin_cost *cost)
 {
 	return filter_cost(call, 0, cost);
 }
 
-int pd_gesture_filter2_cost(const struct pd_host_call *call,
-			    struct pd_kernel_cost *cost)
+static int gesture_filter2_cost(const struct ptask_twin_call *call,
+				struct ptask_twin_cost *cost)
 {
 	return filter_cost(call, 2, cost);
 }
 
-int pd_gesture_filter3_cost(const struct pd_host_call *call,
-			    struct pd_kernel_cost *cost)
+static int gesture_filter3_cost(const struct ptask_twin_call *call,
+				struct ptask_twin_cost *cost)
 {
 	return filter_cost(call, 3, cost);
 }
 
-int pd_gesture_filter4_cost(const struct pd_host_call *call,
-			    struct pd_kernel_cost *cost)
+static int gesture_filter4_cost(const struct ptask_twin_call *call,
+				struct ptask_twin_cost *cost)
 {
 	return filter_cost(call, 4, cost);
 }
+
+static const struct ptask_twin gesture_twins[] = {
+	{ "gesture_xform", gesture_ptx, gesture_ptx_end,
+	  gesture_xform_run, gesture_xform_cost },
+	{ "gesture_filter", gesture_ptx, gesture_ptx_end,
+	  gesture_filter_run, gesture_filter_cost },
+	{ "gesture_filter2", gesture_ptx, gesture_ptx_end,
+	  gesture_filter2_run, gesture_filter2_cost },
+	{ "gesture_filter3", gesture_ptx, gesture_ptx_end,
+	  gesture_filter3_run, gesture_filter3_cost },
+	{ "gesture_filter4", gesture_ptx, gesture_ptx_end,
+	  gesture_filter4_run, gesture_filter4_cost },
+};
+PTASK_TWIN_LIBRARY(gesture_twin_table, gesture_twins);
