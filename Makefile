@@ -45,7 +45,12 @@ Q := $(if $(V),,@)
 ifeq ($(origin CC),default)
 CC := gcc
 endif
-CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I.
+# One set of warning flags for all user-space code: every part's flags
+# start from it (scripts get it as $PTASK_WARN_FLAGS).
+WARN_FLAGS := -Wall -Wextra -Werror
+export PTASK_WARN_FLAGS := $(WARN_FLAGS)
+comma := ,
+CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -I.
 NL_CFLAGS := $(or $(strip $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)),-I/usr/include/libnl3)
 NL_LIBS := -lnl-genl-3 -lnl-3 -lpthread
 STATIC_CFLAGS = $(CFLAGS) $(NL_CFLAGS) -static
@@ -59,7 +64,7 @@ NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|in function .(pd_cuda_dl_load|load_on
 # ptaskd's cpu and sim backends load.  Each part that ships GPU kernels
 # builds its own as $(TWIN_B)/<name>.so and adds it to TWIN_SOS.
 TWIN_B := $(B)/twins
-TWIN_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -fPIC -shared -fvisibility=hidden \
+TWIN_CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -I. -fPIC -shared -fvisibility=hidden \
 	-Wl,-z,defs -Wl,-z,noexecstack
 TWIN_SOS :=
 
@@ -134,9 +139,6 @@ $(B)/bench/%: bench/%.c uapi/ptask.h
 	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(NL_LIBS) $(NL_QUIET)
 
 # --- tests -----------------------------------------------------------------
-check-unit:
-	@scripts/run-unit.sh
-
 # ptaskd in the guest: the kernel-mode source alone, and ptaskd end to end.
 VM_DAEMON_PROGS := $(B)/vm/source_kernel_test $(B)/vm/ptaskd_e2e
 VM_HELPERS += $(B)/vm/ptaskd
@@ -224,6 +226,7 @@ $(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS) tests/twins/te
 		$(LIBPT_A) $(NL_LIBS) $(NL_QUIET)
 include examples/examples.mk
 include tests/twins/twins.mk
+include tests/unit/unit.mk
 include examples/gesture/gesture.mk
 include tests/gpu/gpu.mk
 # ptaskctl in kernel mode in the guest (adds to check-vm)

@@ -5,7 +5,8 @@
 # their own ptaskd on a private socket) and every tests/daemon/*_test.sh,
 # each under a timeout, counts their "ok"/"not ok" lines and ends with
 # "N passed, M failed, K skipped".  A program that dies or times out
-# counts one failure more.
+# counts one failure more.  T=NAME[,NAME...] (make check-daemon T=...)
+# runs only those (e2e_user, engine_test, twins_test, ...).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -28,13 +29,28 @@ run_one() { # name command...
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
+selected() { # name: is it in $T (or is T empty)?
+	[ -z "${T:-}" ] && return 0
+	case ",$T," in *",$1,"*) return 0 ;; esac
+	return 1
+}
+
+ran=0
 for t in build/tests/daemon/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
+	selected "$(basename "$t")" || continue
 	run_one "$(basename "$t")" "$t"
+	ran=$((ran + 1))
 done
 for t in tests/daemon/*_test.sh; do
 	[ -f "$t" ] || continue
+	selected "$(basename "$t" .sh)" || continue
 	run_one "$(basename "$t" .sh)" bash "$t"
+	ran=$((ran + 1))
 done
+if [ -n "${T:-}" ] && [ "$ran" = 0 ]; then
+	echo "daemon: no test named '$T'"
+	failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
