@@ -21,6 +21,10 @@
 #                  examples/gesture/gesture.mk)
 #   demo-vm        $(DEMO_PROG) in the guest (tests/vm/run.sh demo)
 #   bench          deps, then $(BENCH_PROGS) in the guest (tests/vm/run.sh bench)
+#   install        libptask, ptaskd, ptaskctl, encfs-gpu, headers, man pages,
+#                  unit into $(DESTDIR)$(PREFIX); uninstall (install.mk)
+#   deb            the Debian packages in build/deb (debian/deb.mk; also
+#                  deps-deb, lint-deb, check-deb)
 #   checkpatch     checkpatch.pl --strict on kmod/ and core/
 #   sparse         the module built with sparse (C=2); fails on any warning
 #   clean          remove build/ and the module's build outputs
@@ -78,7 +82,7 @@ BENCH_PROGS ?= $(BENCH_BINS)
 VM_HELPERS ?=
 # The parts of `make check`, in order; each ends with an "N passed, ..." line.
 CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
-	check-gesture
+	check-gesture check-deb
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
@@ -216,3 +220,4 @@ include tests/gpu/gpu.mk
 # ptaskctl in kernel mode in the guest (adds to check-vm)
 include tests/vm/ptaskctl.mk
 include install.mk
+include debian/deb.mk
