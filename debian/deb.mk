@@ -49,7 +49,7 @@ deb-build:
 
 lint-deb: deb
 	@scripts/deps.sh lint
-	lintian --info --display-info --pedantic $(DEB_CHANGES)
+	lintian --display-info --pedantic $(DEB_CHANGES)
 
 check-deb: deps-deb
 	@tests/deb/deb_test.sh

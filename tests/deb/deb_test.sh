@@ -64,11 +64,13 @@ trap cleanup EXIT
 # dpkg_locked ARGS...: dpkg, waiting (up to 5 min) while another apt or
 # dpkg holds the lock: `make deps` may be running beside the test
 dpkg_locked() {
-	local try rc
-	for try in $(seq 60); do
+	local rc
+	for _ in $(seq 60); do
 		dpkg "$@" 2>"$tmp/dpkg.err"
 		rc=$?
-		grep -qi 'lock' "$tmp/dpkg.err" && [ "$rc" != 0 ] || break
+		if [ "$rc" = 0 ] || ! grep -qi 'lock' "$tmp/dpkg.err"; then
+			break
+		fi
 		sleep 5
 	done
 	cat "$tmp/dpkg.err" >&2
@@ -106,6 +108,7 @@ for p in "${PACKAGES[@]}"; do
 	dpkg-deb -c "${deb[$p]}" | awk '$1 !~ /^d/ { print substr($6, 2) }' | sort >"$tmp/$p.files"
 	mkdir -p "$tmp/x/$p" && dpkg-deb -x "${deb[$p]}" "$tmp/x/$p"
 done
+# shellcheck disable=SC2317 # called through check
 has_all() { # PACKAGE FILE...: the package holds every FILE
 	local p=$1 f miss=()
 	shift
@@ -334,6 +337,7 @@ fi
 if [ -c /dev/fuse ] && command -v unshare >/dev/null; then
 	mkdir -p "$tmp/c" "$tmp/m"
 	echo "deb test password" >"$tmp/pw"
+	# shellcheck disable=SC2016 # the script's own variables
 	unshare --mount --propagation private bash -c '
 		set -e
 		c=$1 m=$2 pw=$3

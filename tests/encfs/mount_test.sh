@@ -74,8 +74,7 @@ mkdir -p "$C" "$M"
 echo "correct horse battery staple" >"$PW"
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
-	local i
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		mountpoint -q "$M" 2>/dev/null || break
 		umount "$M" 2>/dev/null || umount -l "$M"
 	done
@@ -104,6 +103,7 @@ mount --bind "$prefix/bin" /usr/local/bin ||
 
 # mounted_once: exactly one encfs-gpu mount on $M, with the cipher directory
 # as its source (what `mount -a` and systemd compare with fstab's)
+# shellcheck disable=SC2317 # called through check
 mounted_once() {
 	local lines
 	lines=$(findmnt -rn -o SOURCE,FSTYPE --mountpoint "$M")
@@ -111,6 +111,7 @@ mounted_once() {
 }
 # round_trip NAME: write a file through the mount, read it back, unmount,
 # and read it with `encfs-gpu mount` (the same volume, the same bytes)
+# shellcheck disable=SC2317 # called through check
 round_trip() {
 	local name=$1 want
 	want="$name: $(date +%s.%N)"
