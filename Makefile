@@ -21,6 +21,10 @@
 #                  examples/gesture/gesture.mk)
 #   demo-vm        $(DEMO_PROG) in the guest (tests/vm/run.sh demo)
 #   bench          deps, then $(BENCH_PROGS) in the guest (tests/vm/run.sh bench)
+#   install        libptask, ptaskd, ptaskctl, encfs-gpu, headers, man pages,
+#                  unit into $(DESTDIR)$(PREFIX); uninstall (install.mk)
+#   deb            the Debian packages in build/deb (debian/deb.mk; also
+#                  deps-deb, lint-deb, check-deb)
 #   checkpatch     checkpatch.pl --strict on kmod/ and core/
 #   sparse         the module built with sparse (C=2); fails on any warning
 #   clean          remove build/ and the module's build outputs
@@ -92,7 +96,7 @@ BENCH_PROGS ?= $(BENCH_BINS)
 VM_HELPERS ?=
 # The parts of `make check`, in order; each ends with an "N passed, ..." line.
 CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
-	check-gesture
+	check-gesture check-deb
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
@@ -236,3 +240,4 @@ include install.mk
 # Every twin library; tests point ptaskd at $(TWIN_B) (PTASKD_HOST_KERNELS).
 twins: $(TWIN_SOS)
 .PHONY: twins
+include debian/deb.mk

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * main.c - the encfs-gpu command: init, mount, passwd, --version, --help.
+ * main.c - the encfs-gpu command: init, mount, passwd, --version, --help,
+ * and mount(8)'s FUSE form "encfs-gpu CIPHERDIR MOUNTPOINT -o OPTIONS" (what
+ * mount.fuse3 runs for `mount -t fuse.encfs-gpu` and /etc/fstab lines).
  *
  * Everything that can fail for a reason the user must hear (no config, a
  * truncated or tampered config, a wrong password, a backend that cannot
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <fuse.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,7 @@ static const char usage_text[] =
 	"  encfs-gpu mount [-f] [-d] [-s] [-o OPTIONS] [--backend gpu|cpu|auto]\n"
 	"                  [--passfile F] CIPHERDIR MOUNTPOINT\n"
 	"  encfs-gpu passwd [--passfile F] [--new-passfile F] [--scrypt-logn N] CIPHERDIR\n"
+	"  encfs-gpu CIPHERDIR MOUNTPOINT [-o OPTIONS]   (mount(8)'s form: a mount)\n"
 	"  encfs-gpu --version | --help\n"
 	"\n"
 	"  --passfile F      read the password from the first line of F (\"-\": stdin);\n"
@@ -57,7 +61,10 @@ static const char usage_text[] =
 	"                    cpu alone when ptaskd cannot be reached\n"
 	"  -f                stay in the foreground    -d  FUSE debug output\n"
 	"  -s                single-threaded           -o  FUSE mount options\n"
-	"Unmount with: fusermount3 -u MOUNTPOINT (or umount as root).\n";
+	"  -o passfile=F,backend=B   the same as --passfile F --backend B (for fstab);\n"
+	"                    \\, is a comma inside a value\n"
+	"Unmount with: fusermount3 -u MOUNTPOINT (or umount as root).\n"
+	"fstab: CIPHERDIR MOUNTPOINT fuse.encfs-gpu passfile=F,nofail 0 0\n";
 
 static void usage(FILE *f)
 {
@@ -182,7 +189,93 @@ struct opts {
 	int foreground, debug, single;
 	char *fuse_opts[16];
 	int nfuse_opts;
+	/* passfile= and backend= taken out of -o, unescaped */
+	char passfile_opt[PATH_MAX], backend_opt[16];
 };
+
+/* Copy [s, e) to dst (dstsz bytes with the NUL), dropping each backslash
+ * that escapes the next character: libfuse's escaping inside -o. */
+static int unescape(const char *s, const char *e, char *dst, size_t dstsz)
+{
+	size_t n = 0;
+
+	for (; s < e; s++) {
+		if (*s == '\\' && s + 1 < e)
+			s++;
+		if (n + 1 >= dstsz)
+			return -ENAMETOOLONG;
+		dst[n++] = *s;
+	}
+	dst[n] = '\0';
+	return 0;
+}
+
+/* An own option "NAME=VALUE" of the token [tok, end): its value unescaped
+ * into dst.  1 if the token is NAME=..., 0 if not, -errno on a bad value. */
+static int own_opt(const char *tok, const char *end, const char *name, char *dst,
+		   size_t dstsz)
+{
+	size_t len = strlen(name);
+
+	if ((size_t)(end - tok) <= len || strncmp(tok, name, len) || tok[len] != '=')
+		return 0;
+	if (end - tok == (ptrdiff_t)len + 1) {
+		fprintf(stderr, "encfs-gpu: -o %s= needs a value\n", name);
+		return -EINVAL;
+	}
+	if (unescape(tok + len + 1, end, dst, dstsz)) {
+		fprintf(stderr, "encfs-gpu: -o %s=: value too long\n", name);
+		return -ENAMETOOLONG;
+	}
+	return 1;
+}
+
+/*
+ * One -o argument: takes encfs-gpu's own options out of it (passfile=F,
+ * backend=B: an /etc/fstab line can carry nothing else, as mount.fuse3
+ * runs "encfs-gpu SOURCE MOUNTPOINT -o OPTIONS") and keeps the rest, in
+ * place, for FUSE.  Options are split at commas not escaped by a
+ * backslash; what FUSE gets keeps its escapes.
+ */
+static int add_mount_opts(char *arg, struct opts *o)
+{
+	char *out = arg, *tok = arg;
+	int ret;
+
+	while (*tok) {
+		char *end = tok;
+
+		while (*end && *end != ',')
+			end += (end[0] == '\\' && end[1]) ? 2 : 1;
+		ret = own_opt(tok, end, "passfile", o->passfile_opt, sizeof(o->passfile_opt));
+		if (ret > 0)
+			o->passfile = o->passfile_opt;
+		if (!ret) {
+			ret = own_opt(tok, end, "backend", o->backend_opt, sizeof(o->backend_opt));
+			if (ret > 0)
+				o->backend = o->backend_opt;
+		}
+		if (ret < 0)
+			return EXIT_USAGE;
+		if (!ret && end > tok) {
+			/* a FUSE option: move it down over what was taken out */
+			if (out != arg)
+				*out++ = ',';
+			memmove(out, tok, (size_t)(end - tok));
+			out += end - tok;
+		}
+		tok = *end ? end + 1 : end;
+	}
+	*out = '\0';
+	if (out == arg)
+		return 0;
+	if (o->nfuse_opts == 16) {
+		fprintf(stderr, "encfs-gpu: more than 16 -o options\n");
+		return EXIT_USAGE;
+	}
+	o->fuse_opts[o->nfuse_opts++] = arg;
+	return 0;
+}
 
 /* Options of a subcommand; leaves optind at the first operand. */
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -218,9 +311,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->single = 1;
 			break;
 		case 'o':
-			if (o->nfuse_opts == 16)
+			if (add_mount_opts(optarg, o))
 				return EXIT_USAGE;
-			o->fuse_opts[o->nfuse_opts++] = optarg;
 			break;
 		case 'h':
 		case OPT_HELP:
@@ -356,6 +448,30 @@ out:
 	return ret;
 }
 
+/*
+ * The mount's source, as /proc/self/mountinfo, df and findmnt show it: the
+ * cipher directory's absolute path, so that `mount -a` and systemd find an
+ * /etc/fstab line's mount already done (they compare source and target).
+ * Commas and backslashes escaped for -o; "encfs-gpu" if the path cannot be
+ * had.
+ */
+static void fsname_of(const char *dir, char *out, size_t outsz)
+{
+	char path[PATH_MAX];
+	size_t n = 0;
+
+	if (!realpath(dir, path)) {
+		snprintf(out, outsz, "encfs-gpu");
+		return;
+	}
+	for (const char *p = path; *p && n + 3 < outsz; p++) {
+		if (*p == ',' || *p == '\\')
+			out[n++] = '\\';
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+}
+
 static int cmd_mount(int argc, char **argv)
 {
 	uint8_t master[EG_MASTER_LEN], iv[EG_DIRIV_LEN];
@@ -364,7 +480,7 @@ static int cmd_mount(int argc, char **argv)
 	struct eg_keys keys;
 	struct eg_fs *fs;
 	const char *why;
-	char *fargv[48], opts[512];
+	char *fargv[48], opts[2 * PATH_MAX + 64], fsname[2 * PATH_MAX];
 	int fargc = 0, ret;
 	struct opts o;
 	struct rlimit nocore = { 0, 0 };
@@ -424,7 +540,8 @@ static int cmd_mount(int argc, char **argv)
 	}
 	/* modes come from the caller, already masked by the kernel */
 	umask(0);
-	snprintf(opts, sizeof(opts), "fsname=encfs-gpu,subtype=encfs-gpu,default_permissions");
+	fsname_of(dir, fsname, sizeof(fsname));
+	snprintf(opts, sizeof(opts), "fsname=%s,subtype=encfs-gpu,default_permissions", fsname);
 	fargv[fargc++] = argv[0];
 	fargv[fargc++] = (char *)mnt;
 	fargv[fargc++] = "-o";
@@ -468,6 +585,13 @@ err_keys:
 	return ret;
 }
 
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -489,6 +613,12 @@ int main(int argc, char **argv)
 		return cmd_mount(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "passwd"))
 		return cmd_passwd(argc - 1, argv + 1);
+	/* mount(8)'s FUSE form: for `mount -t fuse.encfs-gpu` and fstab lines
+	 * mount.fuse3 runs "encfs-gpu CIPHERDIR MOUNTPOINT -o OPTIONS"; a
+	 * directory where a command was expected is that form (commands win,
+	 * so ./init names a directory called init) */
+	if (argv[1][0] != '-' && is_dir(argv[1]))
+		return cmd_mount(argc, argv);
 	fprintf(stderr, "encfs-gpu: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # deps.sh - install everything ptask needs to build and test (`make deps`).
 #
+#   scripts/deps.sh        everything `make check` needs but the packages
+#   scripts/deps.sh deb    only what `make deb` needs (debian/DEPS)
+#   scripts/deps.sh lint   that, and lintian (`make lint-deb`)
+#
 # For Debian 12 (bookworm).  Idempotent and fast when all is there: it asks
 # dpkg what is installed and runs `apt-get update` + `apt-get install` only
 # for what is missing (noninteractive, --no-install-recommends).  Installs:
@@ -24,6 +28,12 @@ export DEBIAN_FRONTEND=noninteractive
 
 say() { printf 'deps: %s\n' "$*"; }
 die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
+
+part=${1:-}
+case "$part" in
+'' | deb | lint) ;;
+*) die "unknown part '$part': 'deb', 'lint', or nothing for everything" ;;
+esac
 
 sudo=()
 if [ "$(id -u)" != 0 ]; then
@@ -70,12 +80,28 @@ base=(
 	linux-source
 	python3 python3-matplotlib
 )
+# read_deps FILE: the packages a DEPS file lists (one a line, # comments)
+read_deps() {
+	local pkg
+	while read -r pkg; do
+		case "$pkg" in '' | '#'*) ;; *) printf '%s\n' "$pkg" ;; esac
+	done <"$1"
+}
+
+# The packages are a part of their own: a machine that never runs
+# `make deb` or `make check-deb` never gets debhelper and dkms.
+if [ -n "$part" ]; then
+	mapfile -t pkgs < <(read_deps "$root/debian/DEPS")
+	[ "$part" = lint ] && pkgs+=(lintian)
+	say "checking ${#pkgs[@]} packages for make $([ "$part" = lint ] && echo lint-deb || echo deb)"
+	ensure "${pkgs[@]}"
+	exit 0
+fi
+
 # Every other part lists its own packages in a DEPS file (one per line).
 for deps_file in "$root"/encfs-gpu/DEPS "$root"/examples/gesture/DEPS; do
 	[ -f "$deps_file" ] || continue
-	while read -r pkg; do
-		case "$pkg" in '' | '#'*) ;; *) base+=("$pkg") ;; esac
-	done <"$deps_file"
+	mapfile -t -O "${#base[@]}" base < <(read_deps "$deps_file")
 done
 say "checking ${#base[@]} packages"
 ensure "${base[@]}"

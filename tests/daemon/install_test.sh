@@ -5,9 +5,9 @@
 # daemon.
 #
 #   make install DESTDIR=$tmp/root PREFIX=/usr
-#     $tmp/root/usr/bin/{ptaskd,ptaskctl}  usr/lib/libptask.so*  .a
-#     usr/include/ptask/  usr/lib/pkgconfig/libptask.pc  usr/share/man/
-#     usr/lib/systemd/system/ptaskd.service
+#     $tmp/root/usr/bin/{ptaskd,ptaskctl,encfs-gpu}  usr/lib/libptask.so*  .a
+#     usr/include/ptask/ (libptask.h, uapi/*.h)  usr/lib/pkgconfig/libptask.pc
+#     usr/share/man/man{1,3,7,8}  usr/lib/systemd/system/ptaskd.service
 #
 #   $tmp/root/usr/bin/ptaskd --mode user --backend cpu --socket $tmp/s
 #        ^  SOCK_SEQPACKET, memfd datablocks
@@ -17,8 +17,10 @@
 #       [in] -> twice (a CPU ptask hello runs itself) -> [out]
 #       pushes 0..15, pulls 2i+1
 #
-# Then: the same program linked with libptask.a, ptaskctl info against the
-# daemon, SIGTERM stops the daemon, `make uninstall` leaves nothing.
+# Then: the same program linked with libptask.a, each installed header
+# compiled alone, ptaskctl info against the daemon, SIGTERM stops the
+# daemon, `make uninstall` leaves nothing.  (encfs-gpu's mounts through
+# mount(8) and fstab: tests/encfs/mount_test.sh.)
 # Prints TAP ("ok"/"not ok" lines, the plan last), then "N passed, M
 # failed, K skipped"; exits 1 on any failure.  Needs cc, make and
 # pkg-config; man-db and systemd-analyze only for the checks that say so
@@ -73,9 +75,11 @@ fi
 ok "make install DESTDIR=... PREFIX=/usr"
 
 missing=()
-for f in bin/ptaskd bin/ptaskctl lib/libptask.so.1.0 lib/libptask.a \
-	include/ptask/libptask.h include/ptask/ptask.h lib/pkgconfig/libptask.pc \
-	share/man/man3/ptask_ctx_open.3 share/man/man7/ptask.7 \
+uapi_headers=()
+for h in uapi/*.h; do uapi_headers+=("include/ptask/${h#uapi/}"); done
+for f in bin/ptaskd bin/ptaskctl bin/encfs-gpu lib/libptask.so.1.0 lib/libptask.a \
+	include/ptask/libptask.h "${uapi_headers[@]}" lib/pkgconfig/libptask.pc \
+	share/man/man1/encfs-gpu.1 share/man/man3/ptask_ctx_open.3 share/man/man7/ptask.7 \
 	share/man/man8/ptaskd.8 share/man/man8/ptaskctl.8 \
 	lib/systemd/system/ptaskd.service; do
 	[ -f "$usr/$f" ] || missing+=("$f")
@@ -111,7 +115,7 @@ check "ptaskd.service: ExecStart=/usr/bin/ptaskd" \
 # --- 2. man pages and the unit, with the tools that check them ------------------
 if command -v man >/dev/null && command -v lexgrog >/dev/null; then
 	bad=()
-	for p in "$usr"/share/man/man[378]/*.[378]; do
+	for p in "$usr"/share/man/man[1378]/*.[1378]; do
 		rel=${p#"$usr/share/man/"}
 		if ! grep -q '^\.so ' "$p"; then
 			w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
@@ -233,6 +237,25 @@ awk '/^\.EX/ { n++; on = (n == 1); next } /^\.EE/ { on = 0 } on' \
 # shellcheck disable=SC2086
 check "cc ptask(7)'s example \$(pkg-config ...)" \
 	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/twice" "$tmp/twice.c" $pc_flags
+# Every installed header compiles on its own with pkg-config's flags, as
+# the first include of a program (it includes what it needs, by the names
+# it has once installed).
+# shellcheck disable=SC2317 # called through check
+headers_alone() {
+	local h bad=0 flags
+	flags=$(pkg-config --cflags libptask) || return 1
+	for h in "$usr"/include/ptask/*.h; do
+		# shellcheck disable=SC2086 # the flags are words
+		if ! printf '#include <%s>\nint main(void) { return 0; }\n' "${h##*/}" |
+			"$CC" -std=gnu11 -Wall -Wextra -Werror $flags -x c -o /dev/null - \
+			2>"$tmp/header.err"; then
+			sed "s/^/    ${h##*/}: /" "$tmp/header.err" | head -5
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ]
+}
+check "each installed header compiles alone (cc -I\$(pkg-config --cflags))" headers_alone
 # shellcheck disable=SC2046
 check "cc hello.c libptask.a \$(pkg-config --static --libs) (static libptask)" \
 	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/hello-static" "$tmp/hello.c" \

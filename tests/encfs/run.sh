@@ -18,7 +18,10 @@
 #      log;
 #   5. the gpu backend through a ptaskd --backend cpu the test starts
 #      (tests/encfs/ptask.sh): vectors, FUSE operations, one format with
-#      the cpu backend, ptaskd killed under the mount.
+#      the cpu backend, ptaskd killed under the mount;
+#   6. encfs-gpu installed (make install PREFIX=tmp) and mounted the way
+#      mount(8) does it: `mount -t fuse.encfs-gpu`, fstab lines
+#      (tests/encfs/mount_test.sh; root only).
 # Everything before 5 sees no ptaskd (PTASK_MODE=user, a socket that does
 # not exist), so --backend auto is the cpu there whatever runs on the host.
 # Prints "N passed, M failed, K skipped" last; exits 1 on any failure.
@@ -569,6 +572,13 @@ else
 		ptask_tests "$W/gpu"
 	else
 		bad "gpu backend tests: $PTASKD or $PTASKCTL missing (make ptaskd ptaskctl)"
+	fi
+	if [ "$ONLY" != gpu ]; then
+		say "running mount_test (make install, mount -t fuse.encfs-gpu, fstab)"
+		timeout -k 10 300 bash tests/encfs/mount_test.sh >"$T/mount_test.log" 2>&1
+		rc=$?
+		grep -E '^(not ok|    )|# SKIP' "$T/mount_test.log" | head -30
+		tap mount_test "$T/mount_test.log" "$rc"
 	fi
 fi
 
