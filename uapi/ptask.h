@@ -473,7 +473,8 @@ enum ptask_object_type {
 };
 /*
  * In events only (PTASK_EVENT_CREATED / _DESTROYED): a process's GPU
- * accounting record appeared or went away; the handle is its pid.
+ * accounting record appeared or went away; the handle is its pid in the
+ * initial pid namespace.
  */
 #define PTASK_OBJ_PROCESS		16
 
@@ -647,8 +648,9 @@ struct ptask_geometry {
  * @ptask: the ptask handle (EXEC_PTASK_INFO gives its code)
  * @graph: its graph
  * @kind: enum ptask_ptask_kind
- * @owner_pid: the process that created the ptask (its tgid as seen in
- *	its own pid namespace when it created the ptask)
+ * @owner_pid: the process that created the ptask: its tgid in the
+ *	initial pid namespace, whatever namespace it runs in (in user mode:
+ *	as ptaskd's SO_PEERCRED gives it)
  * @owner_uid: its euid
  * @static_prio: the ptask's static priority
  * @proxy_nice: the ptask's proxy priority (a nice value)
@@ -911,6 +913,7 @@ struct ptask_exec_ptask_info {
  *	One message per object: PTASK_A_OBJ_TYPE, _HANDLE, _GRAPH, _NAME,
  *	_STATE, _OWNER_UID, _OWNER_PID; ptasks add _KIND, _PRIO,
  *	_PROXY_NICE, _ACCEL, _GPU_NS, _INVOCATIONS.  For the admin tool.
+ *	_OWNER_PID is a pid in the initial pid namespace.
  *
  * PTASK_CMD_GET_SCHED (do)
  *	Reply: PTASK_A_SCHED_* (every field of struct ptask_sched_params).
@@ -923,13 +926,15 @@ struct ptask_exec_ptask_info {
  *
  * PTASK_CMD_GET_PROC (dump)
  *	One message per process with GPU accounting, in pid order:
- *	PTASK_A_PROC_* (every field of struct ptask_proc_info).
+ *	PTASK_A_PROC_* (every field of struct ptask_proc_info).  The pid is
+ *	the process's pid in the initial pid namespace.
  *
  * PTASK_CMD_SET_PRIO (do; admin)
  *	Either PTASK_A_OBJ_HANDLE and PTASK_A_OBJ_PRIO (a ptask's static
  *	priority, 0..99) or PTASK_A_PROC_PID and PTASK_A_PROC_WEIGHT (a
- *	process's weight override, 0 clears it).  Errors: -EPERM, -EINVAL,
- *	-ENOENT (no such ptask), -ESRCH (no accounting for that pid).
+ *	process's weight override, 0 clears it; the pid in the initial pid
+ *	namespace).  Errors: -EPERM, -EINVAL, -ENOENT (no such ptask),
+ *	-ESRCH (no accounting for that pid).
  *
  * Multicast group PTASK_GENL_MCGRP_EVENTS: PTASK_CMD_EVENT messages with
  * PTASK_A_EVENT (enum ptask_event), PTASK_A_OBJ_TYPE and PTASK_A_OBJ_HANDLE.
@@ -1159,7 +1164,9 @@ struct ptask_sched_params {
 
 /**
  * struct ptask_proc_info - one process's accounting
- * @pid: its thread-group id
+ * @pid: its thread-group id in the initial pid namespace, the key of its
+ *	record: two processes that are both pid 1 of their own namespaces
+ *	have two records (in user mode: the pid ptaskd's SO_PEERCRED gives)
  * @uid: its uid when it first created a ptask
  * @nice: its nice value as of its last call
  * @weight: the weight in use (override, else CFS weight of @nice)
