@@ -23,6 +23,8 @@
 #   bench          deps, then $(BENCH_PROGS) in the guest (tests/vm/run.sh bench)
 #   checkpatch     checkpatch.pl --strict on kmod/ and core/
 #   sparse         the module built with sparse (C=2); fails on any warning
+#   check-kernels  the module built against newer Debian kernel headers
+#                  (downloaded to build/compat/; not in `make check`)
 #   clean          remove build/ and the module's build outputs
 #
 # All outputs go under build/, except what Kbuild writes next to the module's
@@ -81,7 +83,8 @@ CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
 	check-gesture
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
-	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
+	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok \
+	check-kernels
 
 all: module kselftest examples bench-progs encfs-gpu libptask ptaskd ptaskctl gemm ioctl-raw
 
@@ -180,6 +183,9 @@ checkpatch:
 
 sparse: kernel-ok
 	@scripts/sparse.sh $(KDIR)
+
+check-kernels:
+	@scripts/kernel-compat-build.sh $(KERNEL_SUITES)
 
 clean:
 	rm -rf $(B)

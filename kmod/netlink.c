@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <net/genetlink.h>
 #include "ptask_kmod.h"
+#include "compat.h"
 
 static const struct nla_policy accel_policy[PTASK_ACCEL_A_MAX + 1] = {
 	[PTASK_ACCEL_A_INDEX] = { .type = NLA_U32 },
@@ -85,9 +86,9 @@ static int exec_file(struct genl_info *info, struct fd *f)
 		return -EINVAL;
 	}
 	*f = fdget(nla_get_u32(info->attrs[PTASK_A_EXEC_FD]));
-	if (!f->file)
+	if (!fd_file(*f))
 		return -EBADF;
-	if (f->file->f_op != &ptask_fops) {
+	if (fd_file(*f)->f_op != &ptask_fops) {
 		fdput(*f);
 		GENL_SET_ERR_MSG(info, "PTASK_A_EXEC_FD is not a /dev/ptask fd");
 		return -EBADF;
@@ -133,7 +134,7 @@ static int cmd_exec_register(struct sk_buff *skb, struct genl_info *info)
 	err = exec_file(info, &f);
 	if (err)
 		return err;
-	pf = f.file->private_data;
+	pf = fd_file(f)->private_data;
 	mutex_lock(&ptask_kernel.lock);
 	err = ptask_exec_register(pf->client, n);
 	mutex_unlock(&ptask_kernel.lock);
@@ -150,7 +151,7 @@ static int cmd_exec_unregister(struct sk_buff *skb, struct genl_info *info)
 	err = exec_file(info, &f);
 	if (err)
 		return err;
-	pf = f.file->private_data;
+	pf = fd_file(f)->private_data;
 	mutex_lock(&ptask_kernel.lock);
 	err = ptask_exec_unregister(pf->client);
 	mutex_unlock(&ptask_kernel.lock);
