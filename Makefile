@@ -25,6 +25,9 @@
 #   sparse         the module built with sparse (C=2); fails on any warning
 #   check-kernels  the module built against newer Debian kernel headers
 #                  (downloaded to build/compat/; not in `make check`)
+#   dkms-install   the module's source under DKMS (/usr/src/ptask-<ver>),
+#                  built and installed for $(KVER); dkms-uninstall undoes it
+#   check-dkms     dkms-install and -uninstall in scratch trees (build/)
 #   clean          remove build/ and the module's build outputs
 #
 # All outputs go under build/, except what Kbuild writes next to the module's
@@ -84,7 +87,7 @@ CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
 	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok \
-	check-kernels
+	check-kernels check-dkms
 
 all: module kselftest examples bench-progs encfs-gpu libptask ptaskd ptaskctl gemm ioctl-raw
 
@@ -187,6 +190,9 @@ sparse: kernel-ok
 check-kernels:
 	@scripts/kernel-compat-build.sh $(KERNEL_SUITES)
 
+check-dkms: kernel-ok
+	@scripts/dkms-test.sh
+
 clean:
 	rm -rf $(B)
 	@if [ -f kmod/Kbuild ] && [ -f "$(KDIR)/Makefile" ]; then \
@@ -222,3 +228,5 @@ include tests/gpu/gpu.mk
 # ptaskctl in kernel mode in the guest (adds to check-vm)
 include tests/vm/ptaskctl.mk
 include install.mk
+# ptask.ko under DKMS: make dkms-install, dkms-uninstall
+include kmod/dkms.mk
