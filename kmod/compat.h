@@ -63,8 +63,9 @@
  * @flags: VM_* flags to add
  *
  * 6.3, "mm: introduce vma->vm_flags wrapper functions": vma->vm_flags is
- * const and vm_flags_set() the only writer (it also takes the per-vma
- * lock).  Before, the field was written directly.
+ * const and vm_flags_set() the only writer (it asserts mmap_lock, and from
+ * the per-vma locks of 6.4 on also write-locks the vma).  Before, the
+ * field was written directly; the 6.1 branch keeps the assertion.
  *
  * Context: mmap_lock held for writing (f_op->mmap).
  */
