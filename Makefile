@@ -27,6 +27,11 @@
 #                  deps-deb, lint-deb, check-deb)
 #   checkpatch     checkpatch.pl --strict on kmod/ and core/
 #   sparse         the module built with sparse (C=2); fails on any warning
+#   check-kernels  the module built against newer Debian kernel headers
+#                  (downloaded to build/compat/; not in `make check`)
+#   dkms-install   the module's source under DKMS (/usr/src/ptask-<ver>),
+#                  built and installed for $(KVER); dkms-uninstall undoes it
+#   check-dkms     dkms-install and -uninstall in scratch trees (build/)
 #   clean          remove build/ and the module's build outputs
 #
 # All outputs go under build/, except what Kbuild writes next to the module's
@@ -99,7 +104,8 @@ CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
 	check-gesture check-deb
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
-	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok
+	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok \
+	check-kernels check-dkms
 
 all: module kselftest examples bench-progs encfs-gpu libptask ptaskd ptaskctl gemm ioctl-raw twins
 
@@ -196,6 +202,12 @@ checkpatch:
 sparse: kernel-ok
 	@scripts/sparse.sh $(KDIR)
 
+check-kernels:
+	@scripts/kernel-compat-build.sh $(KERNEL_SUITES)
+
+check-dkms: kernel-ok
+	@scripts/dkms-test.sh
+
 clean:
 	rm -rf $(B)
 	@if [ -f kmod/Kbuild ] && [ -f "$(KDIR)/Makefile" ]; then \
@@ -241,3 +253,5 @@ include install.mk
 twins: $(TWIN_SOS)
 .PHONY: twins
 include debian/deb.mk
+# ptask.ko under DKMS: make dkms-install, dkms-uninstall
+include kmod/dkms.mk

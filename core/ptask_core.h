@@ -62,7 +62,11 @@ struct ptask_obj {
  * struct ptask_caller - who makes a call (filled by the shell per call)
  * @uid: effective uid
  * @gid: effective gid
- * @pid: thread-group id (0 when not visible)
+ * @pid: the process, as a key unique on the host while it lives: the
+ *	shell's choice, never a pid of the caller's own pid namespace
+ *	(ptask.ko: the tgid in the initial pid namespace; ptaskd: the
+ *	SO_PEERCRED pid, in ptaskd's namespace; 0 when not visible).  PTSched
+ *	keys a process's record by it and the admin interfaces show it
  * @nice: the caller's nice value
  * @dac_override: may open any graph (CAP_DAC_OVERRIDE)
  * @sys_nice: may raise proxy priorities (CAP_SYS_NICE)
@@ -82,7 +86,7 @@ struct ptask_caller {
 /**
  * struct ptask_proc - a process's GPU accounting (PTSched)
  * @node: in ns->sched.procs
- * @pid: the process (thread-group id, as struct ptask_caller has it)
+ * @pid: the process, as struct ptask_caller's @pid (its key)
  * @uid: its uid when the record was made
  * @nice: its nice value as of its last call that created a ptask
  * @weight_override: 0, or the administrator's weight

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/overflow.h>
 #include "ptask_kmod.h"
+#include "compat.h"
 
 /**
  * ptask_os_buf_alloc() - zeroed pages for a datablock
@@ -121,8 +122,7 @@ int ptask_buf_mmap(struct ptask_buf *buf, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED) || npages > buf->npages)
 		return -EINVAL;
-	/* Written for 6.1 (Debian 12); from 6.3 this is vm_flags_set(). */
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	ptask_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &buf_vm_ops;
 	vma->vm_private_data = buf;
 	err = vm_insert_pages(vma, vma->vm_start, buf->pages, &npages);

@@ -16,6 +16,7 @@
 #include <linux/uaccess.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/pid.h>
 #include <linux/cred.h>
 #include <linux/capability.h>
 #include <linux/hrtimer.h>
@@ -29,16 +30,19 @@ static int ptask_open(struct inode *inode, struct file *file)
 	if (!pf)
 		return -ENOMEM;
 	init_waitqueue_head(&pf->wq);
-	pf->pid = task_tgid_vnr(current);
+	pf->opener = get_task_pid(current, PIDTYPE_TGID);
 	mutex_lock(&ptask_kernel.lock);
 	pf->client = ptask_client_create(&ptask_kernel.ns, pf);
 	mutex_unlock(&ptask_kernel.lock);
-	if (!pf->client) {
-		kfree(pf);
-		return -ENOMEM;
-	}
+	if (!pf->client)
+		goto err_put_opener;
 	file->private_data = pf;
 	return nonseekable_open(inode, file);
+
+err_put_opener:
+	put_pid(pf->opener);
+	kfree(pf);
+	return -ENOMEM;
 }
 
 /* The last close of the fd, or the death of its last holder. */
@@ -49,8 +53,26 @@ static int ptask_release(struct inode *inode, struct file *file)
 	mutex_lock(&ptask_kernel.lock);
 	ptask_client_destroy(pf->client);
 	mutex_unlock(&ptask_kernel.lock);
+	put_pid(pf->opener);
 	kfree(pf);
 	return 0;
+}
+
+/*
+ * process_key() - the pid PTSched keys a process's record by
+ * @task: any thread of the process
+ *
+ * The thread-group id in the initial pid namespace: unique on the host
+ * while the process lives, whichever pid namespace it runs in (two
+ * containers' pid 1 are two processes with two budgets), and the number
+ * an administrator sees in /sys/kernel/ptask/procs/.  Never
+ * task_tgid_vnr(), the pid in the caller's own namespace.
+ *
+ * Return: the pid, 0 for a task already past exit_notify().
+ */
+static s32 process_key(struct task_struct *task)
+{
+	return task_tgid_nr(task);
 }
 
 static bool caller_in_group(const struct ptask_caller *who, u32 gid)
@@ -62,7 +84,7 @@ static void fill_caller(struct ptask_caller *who)
 {
 	who->uid = __kuid_val(current_euid());
 	who->gid = __kgid_val(current_egid());
-	who->pid = task_tgid_vnr(current);
+	who->pid = process_key(current);
 	who->nice = task_nice(current);
 	who->dac_override = ns_capable_noaudit(&init_user_ns, CAP_DAC_OVERRIDE);
 	who->sys_nice = ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE);

@@ -13,11 +13,14 @@
  *                                   swapped)
  *
  * and ptask's own keys, prefixed "ptask-": invocations, live ptasks, and
- * the GPU budget of the process that opened the fd (PTSched).
+ * the GPU budget of the process that opened the fd (PTSched), while that
+ * process lives (its record is keyed by its pid in the initial pid
+ * namespace, which a later process may get once it exited).
  */
 #include <linux/fs.h>
 #include <linux/seq_file.h>
 #include <linux/sched.h>
+#include <linux/pid.h>
 #include "ptask_kmod.h"
 
 /**
@@ -30,12 +33,14 @@ void ptask_show_fdinfo(struct seq_file *m, struct file *file)
 	struct ptask_file *pf = file->private_data;
 	struct ptask_client_usage u;
 	struct ptask_proc_info info = {};
-	struct ptask_proc *proc;
+	struct ptask_proc *proc = NULL;
 
 	mutex_lock(&ptask_kernel.lock);
 	ptask_client_usage(pf->client, &u);
 	ptask_sched_update(&ptask_kernel.ns);
-	proc = ptask_proc_find(&ptask_kernel.ns, pf->pid);
+	/* Its pid, once it exited, may be another process's. */
+	if (pid_has_task(pf->opener, PIDTYPE_TGID))
+		proc = ptask_proc_find(&ptask_kernel.ns, pid_nr(pf->opener));
 	if (proc)
 		ptask_proc_describe(proc, &info);
 	mutex_unlock(&ptask_kernel.lock);

@@ -9,6 +9,7 @@
 #include <linux/capability.h>
 #include <net/genetlink.h>
 #include "ptask_kmod.h"
+#include "compat.h"
 
 static const struct nla_policy accel_policy[PTASK_ACCEL_A_MAX + 1] = {
 	[PTASK_ACCEL_A_INDEX] = { .type = NLA_U32 },
@@ -85,9 +86,9 @@ static int exec_file(struct genl_info *info, struct fd *f)
 		return -EINVAL;
 	}
 	*f = fdget(nla_get_u32(info->attrs[PTASK_A_EXEC_FD]));
-	if (!f->file)
+	if (!fd_file(*f))
 		return -EBADF;
-	if (f->file->f_op != &ptask_fops) {
+	if (fd_file(*f)->f_op != &ptask_fops) {
 		fdput(*f);
 		GENL_SET_ERR_MSG(info, "PTASK_A_EXEC_FD is not a /dev/ptask fd");
 		return -EBADF;
@@ -111,21 +112,29 @@ static int count_accels(struct genl_info *info)
 	return n;
 }
 
+/*
+ * GENL_ADMIN_PERM has already asked for CAP_NET_ADMIN.  An executor sees
+ * the code and the datablocks of every client of every uid, so it also
+ * needs CAP_SYS_ADMIN, as before the flag (and as sysfs writes do).  A
+ * doit's error always reaches the sender as the request's ack.
+ */
 static int cmd_exec_register(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ptask_file *pf;
 	struct fd f;
 	int n, err;
 
-	if (!netlink_capable(skb, CAP_SYS_ADMIN))
+	if (!netlink_capable(skb, CAP_SYS_ADMIN)) {
+		GENL_SET_ERR_MSG(info, "an executor needs CAP_SYS_ADMIN");
 		return -EPERM;
+	}
 	n = count_accels(info);
 	if (n < 0)
 		return n;
 	err = exec_file(info, &f);
 	if (err)
 		return err;
-	pf = f.file->private_data;
+	pf = fd_file(f)->private_data;
 	mutex_lock(&ptask_kernel.lock);
 	err = ptask_exec_register(pf->client, n);
 	mutex_unlock(&ptask_kernel.lock);
@@ -139,12 +148,10 @@ static int cmd_exec_unregister(struct sk_buff *skb, struct genl_info *info)
 	struct fd f;
 	int err;
 
-	if (!netlink_capable(skb, CAP_SYS_ADMIN))
-		return -EPERM;
 	err = exec_file(info, &f);
 	if (err)
 		return err;
-	pf = f.file->private_data;
+	pf = fd_file(f)->private_data;
 	mutex_lock(&ptask_kernel.lock);
 	err = ptask_exec_unregister(pf->client);
 	mutex_unlock(&ptask_kernel.lock);
@@ -242,8 +249,6 @@ static int dump_objects(struct sk_buff *skb, struct netlink_callback *cb)
 	struct ptask_obj_info info;
 	struct ptask_obj *o;
 
-	if (!netlink_capable(cb->skb, CAP_SYS_ADMIN))
-		return -EPERM;
 	mutex_lock(&ptask_kernel.lock);
 	for (;;) {
 		before = cursor;
@@ -292,13 +297,35 @@ void ptask_netlink_event(u32 event, u32 obj_type, u32 handle)
 	genlmsg_multicast(&ptask_genl_family, msg, 0, 0, GFP_KERNEL);
 }
 
+/*
+ * Permissions are flags, checked by the genetlink core before a doit runs
+ * or a dump starts, so a refusal is the request's NLMSG_ERROR ack.  (A
+ * dumpit that returns -EPERM itself only puts the error in the payload of
+ * NLMSG_DONE, which libnl and other clients take for a normal end: the
+ * refusal was lost.)
+ *
+ * GENL_ADMIN_PERM (CAP_NET_ADMIN in the initial user namespace) on every
+ * op that changes host-wide state or lists every user's objects.  Not
+ * GENL_UNS_ADMIN_PERM: the family is not netnsok (it lives in init_net
+ * only), and the executors, budgets and priorities it sets are the host's,
+ * not a network namespace's, so a namespace's own admin must not pass.
+ * GET_INFO, GET_SCHED and GET_PROC are for everyone, as the 0444 sysfs
+ * files that show the same.  EXEC_REGISTER also needs CAP_SYS_ADMIN
+ * (cmd_exec_register()).
+ *
+ * resv_start_op stays 0 (a new family): every command has its header's
+ * reserved bytes and flags checked and its attributes validated against
+ * ptask_policy.
+ */
 static const struct genl_small_ops ptask_genl_ops[] = {
 	{
 		.cmd = PTASK_CMD_EXEC_REGISTER,
+		.flags = GENL_ADMIN_PERM,
 		.doit = cmd_exec_register,
 	},
 	{
 		.cmd = PTASK_CMD_EXEC_UNREGISTER,
+		.flags = GENL_ADMIN_PERM,
 		.doit = cmd_exec_unregister,
 	},
 	{
@@ -307,6 +334,7 @@ static const struct genl_small_ops ptask_genl_ops[] = {
 	},
 	{
 		.cmd = PTASK_CMD_GET_OBJECT,
+		.flags = GENL_ADMIN_PERM,
 		.dumpit = dump_objects,
 	},
 	{
@@ -315,6 +343,7 @@ static const struct genl_small_ops ptask_genl_ops[] = {
 	},
 	{
 		.cmd = PTASK_CMD_SET_SCHED,
+		.flags = GENL_ADMIN_PERM,
 		.doit = ptask_nl_set_sched,
 	},
 	{
@@ -323,6 +352,7 @@ static const struct genl_small_ops ptask_genl_ops[] = {
 	},
 	{
 		.cmd = PTASK_CMD_SET_PRIO,
+		.flags = GENL_ADMIN_PERM,
 		.doit = ptask_nl_set_prio,
 	},
 };

@@ -3,8 +3,10 @@
  * netlink_sched.c - PTSched over generic netlink: GET_SCHED, SET_SCHED,
  * GET_PROC (dump) and SET_PRIO (uapi/ptask.h has the contract).  The
  * same settings as /sys/kernel/ptask/sched and procs/, for ptaskctl.
+ *
+ * SET_SCHED and SET_PRIO carry GENL_ADMIN_PERM (netlink.c's op table): the
+ * genetlink core refuses a sender without CAP_NET_ADMIN before they run.
  */
-#include <linux/capability.h>
 #include <net/genetlink.h>
 #include "ptask_kmod.h"
 
@@ -68,8 +70,6 @@ int ptask_nl_set_sched(struct sk_buff *skb, struct genl_info *info)
 	u32 mask = 0;
 	int err;
 
-	if (!netlink_capable(skb, CAP_SYS_ADMIN))
-		return -EPERM;
 	take_u32(info, PTASK_A_SCHED_BUDGETS, PTASK_SCHED_SET_BUDGETS,
 		 &p.budgets, &mask);
 	take_u32(info, PTASK_A_SCHED_ALPHA, PTASK_SCHED_SET_ALPHA,
@@ -158,8 +158,6 @@ int ptask_nl_set_prio(struct sk_buff *skb, struct genl_info *info)
 	bool by_pid = a[PTASK_A_PROC_PID] && a[PTASK_A_PROC_WEIGHT];
 	int err;
 
-	if (!netlink_capable(skb, CAP_SYS_ADMIN))
-		return -EPERM;
 	if (by_ptask == by_pid) {
 		GENL_SET_ERR_MSG(info,
 				 "give OBJ_HANDLE + OBJ_PRIO or PROC_PID + PROC_WEIGHT");

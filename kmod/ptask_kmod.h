@@ -37,12 +37,14 @@ extern struct ptask_kernel ptask_kernel;
  * struct ptask_file - private data of one open /dev/ptask
  * @client: the core's client; protected by ptask_kernel.lock
  * @wq: woken whenever @client->wake_seq changes
- * @pid: the thread-group id that opened it (whose budget fdinfo shows)
+ * @opener: the thread group that opened it, whose budget fdinfo shows (a
+ *	reference: the process itself, not a number another namespace or a
+ *	later process may also have); set at open, constant
  */
 struct ptask_file {
 	struct ptask_client *client;
 	wait_queue_head_t wq;
-	s32 pid;
+	struct pid *opener;
 };
 
 /**

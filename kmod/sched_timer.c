@@ -11,6 +11,7 @@
 #include <linux/hrtimer.h>
 #include <linux/workqueue.h>
 #include "ptask_kmod.h"
+#include "compat.h"
 
 static struct hrtimer sched_timer;
 static struct work_struct sched_work;
@@ -52,8 +53,8 @@ void ptask_os_sched_timer(struct ptask_ns *ns, u64 when_ns)
 void ptask_sched_timer_init(void)
 {
 	INIT_WORK(&sched_work, sched_work_fn);
-	hrtimer_init(&sched_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	sched_timer.function = sched_timer_fn;
+	ptask_hrtimer_setup(&sched_timer, sched_timer_fn, CLOCK_MONOTONIC,
+			    HRTIMER_MODE_ABS);
 }
 
 /**

@@ -14,6 +14,7 @@
 #     loaded on the host), qemu-system-x86, busybox-static, cpio
 #   - kselftests: libnl-genl-3-dev, libnl-3-dev (static libs), pkg-config
 #   - linux-source (checkpatch.pl comes from it)
+#   - dkms (make dkms-install; make check-dkms tests it)
 #   - python3, python3-matplotlib (plots)
 #   - linux-headers-<ver> for exactly the kernel scripts/kver.sh picks; when
 #     the archive no longer carries headers for that version, it installs
@@ -77,7 +78,7 @@ base=(
 	clang sparse pkg-config
 	linux-image-amd64 qemu-system-x86 busybox-static cpio
 	libnl-genl-3-dev libnl-3-dev
-	linux-source
+	linux-source dkms
 	python3 python3-matplotlib
 )
 # read_deps FILE: the packages a DEPS file lists (one a line, # comments)

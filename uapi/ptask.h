@@ -473,7 +473,8 @@ enum ptask_object_type {
 };
 /*
  * In events only (PTASK_EVENT_CREATED / _DESTROYED): a process's GPU
- * accounting record appeared or went away; the handle is its pid.
+ * accounting record appeared or went away; the handle is its pid in the
+ * initial pid namespace.
  */
 #define PTASK_OBJ_PROCESS		16
 
@@ -647,8 +648,9 @@ struct ptask_geometry {
  * @ptask: the ptask handle (EXEC_PTASK_INFO gives its code)
  * @graph: its graph
  * @kind: enum ptask_ptask_kind
- * @owner_pid: the process that created the ptask (its tgid as seen in
- *	its own pid namespace when it created the ptask)
+ * @owner_pid: the process that created the ptask: its tgid in the
+ *	initial pid namespace, whatever namespace it runs in (in user mode:
+ *	as ptaskd's SO_PEERCRED gives it)
  * @owner_uid: its euid
  * @static_prio: the ptask's static priority
  * @proxy_nice: the ptask's proxy priority (a nice value)
@@ -877,37 +879,46 @@ struct ptask_exec_ptask_info {
  * Generic netlink: family PTASK_GENL_NAME, version PTASK_GENL_VERSION
  * ======================================================================
  *
- * PTASK_CMD_EXEC_REGISTER (do; needs CAP_SYS_ADMIN, else -EPERM)
+ * Permissions: an "admin" command needs CAP_NET_ADMIN in the initial user
+ * namespace (GENL_ADMIN_PERM): the genetlink core checks it before it
+ * validates the attributes, runs the command or starts the dump, and
+ * refuses with -EPERM as the ack of the request (for a dump too: an
+ * NLMSG_ERROR, not an NLMSG_DONE).  EXEC_REGISTER needs CAP_SYS_ADMIN as
+ * well, checked after validation.  The family lives in the initial network
+ * namespace only.
+ *
+ * PTASK_CMD_EXEC_REGISTER (do; admin and CAP_SYS_ADMIN)
  *	Make the /dev/ptask fd PTASK_A_EXEC_FD of the sending process an
  *	executor, with its accelerator inventory PTASK_A_ACCELS (nested: one
  *	PTASK_A_ACCEL nest per device, PTASK_ACCEL_A_*).  Several executors
  *	may be registered; queued invocations go to whichever takes them
- *	first.  Errors: -EPERM, -EINVAL (missing fd attribute), -EBADF (not a
+ *	first.  Errors: -EPERM (no CAP_NET_ADMIN; after validation, no
+ *	CAP_SYS_ADMIN), -EINVAL (missing fd attribute), -EBADF (not a
  *	/dev/ptask fd), -EALREADY, -E2BIG (over PTASK_MAX_ACCELS devices).
  *
- * PTASK_CMD_EXEC_UNREGISTER (do; CAP_SYS_ADMIN)
+ * PTASK_CMD_EXEC_UNREGISTER (do; admin)
  *	Drop the executor role of fd PTASK_A_EXEC_FD; invocations it took and
  *	did not complete fail their graphs with -EIO.  Closing the fd does
  *	the same.  Errors: -EPERM, -EINVAL, -EBADF, -ENOENT (not an
  *	executor).
  *
  * Attributes are validated strictly (unknown attributes, and nests
- * without NLA_F_NESTED, are -EINVAL) before the permission check.  The
- * family lives in the initial network namespace only.
+ * without NLA_F_NESTED, are -EINVAL).
  *
  * PTASK_CMD_GET_INFO (do)
  *	Reply: PTASK_A_ABI_VERSION, PTASK_A_EXECUTORS (u32 count) and
  *	PTASK_A_COUNTS (nest of u64, one per enum ptask_count).
  *
- * PTASK_CMD_GET_OBJECT (dump; CAP_SYS_ADMIN)
+ * PTASK_CMD_GET_OBJECT (dump; admin)
  *	One message per object: PTASK_A_OBJ_TYPE, _HANDLE, _GRAPH, _NAME,
  *	_STATE, _OWNER_UID, _OWNER_PID; ptasks add _KIND, _PRIO,
  *	_PROXY_NICE, _ACCEL, _GPU_NS, _INVOCATIONS.  For the admin tool.
+ *	_OWNER_PID is a pid in the initial pid namespace.
  *
  * PTASK_CMD_GET_SCHED (do)
  *	Reply: PTASK_A_SCHED_* (every field of struct ptask_sched_params).
  *
- * PTASK_CMD_SET_SCHED (do; CAP_SYS_ADMIN)
+ * PTASK_CMD_SET_SCHED (do; admin)
  *	Any of PTASK_A_SCHED_BUDGETS, _ALPHA, _POLICY, _TIMER_US,
  *	_WINDOW_MS; all checked before any is applied.  Errors: -EPERM,
  *	-EINVAL (none given, or a value out of range; see
@@ -915,13 +926,15 @@ struct ptask_exec_ptask_info {
  *
  * PTASK_CMD_GET_PROC (dump)
  *	One message per process with GPU accounting, in pid order:
- *	PTASK_A_PROC_* (every field of struct ptask_proc_info).
+ *	PTASK_A_PROC_* (every field of struct ptask_proc_info).  The pid is
+ *	the process's pid in the initial pid namespace.
  *
- * PTASK_CMD_SET_PRIO (do; CAP_SYS_ADMIN)
+ * PTASK_CMD_SET_PRIO (do; admin)
  *	Either PTASK_A_OBJ_HANDLE and PTASK_A_OBJ_PRIO (a ptask's static
  *	priority, 0..99) or PTASK_A_PROC_PID and PTASK_A_PROC_WEIGHT (a
- *	process's weight override, 0 clears it).  Errors: -EPERM, -EINVAL,
- *	-ENOENT (no such ptask), -ESRCH (no accounting for that pid).
+ *	process's weight override, 0 clears it; the pid in the initial pid
+ *	namespace).  Errors: -EPERM, -EINVAL, -ENOENT (no such ptask),
+ *	-ESRCH (no accounting for that pid).
  *
  * Multicast group PTASK_GENL_MCGRP_EVENTS: PTASK_CMD_EVENT messages with
  * PTASK_A_EVENT (enum ptask_event), PTASK_A_OBJ_TYPE and PTASK_A_OBJ_HANDLE.
@@ -1151,7 +1164,9 @@ struct ptask_sched_params {
 
 /**
  * struct ptask_proc_info - one process's accounting
- * @pid: its thread-group id
+ * @pid: its thread-group id in the initial pid namespace, the key of its
+ *	record: two processes that are both pid 1 of their own namespaces
+ *	have two records (in user mode: the pid ptaskd's SO_PEERCRED gives)
  * @uid: its uid when it first created a ptask
  * @nice: its nice value as of its last call
  * @weight: the weight in use (override, else CFS weight of @nice)

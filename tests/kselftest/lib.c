@@ -1010,6 +1010,7 @@ int pt_nl_dump_next(struct pt_nl_dump *d, struct pt_nl_obj *objs, int max,
 			return -EBADMSG;
 		if (nlh->nlmsg_type == NLMSG_DONE) {
 			d->done = true;
+			d->end_type = NLMSG_DONE;
 			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(int)))
 				return 0;
 			memcpy(&r, NLMSG_DATA(nlh), sizeof(r));
@@ -1019,6 +1020,7 @@ int pt_nl_dump_next(struct pt_nl_dump *d, struct pt_nl_obj *objs, int max,
 			struct nlmsgerr e;
 
 			d->done = true;
+			d->end_type = NLMSG_ERROR;
 			if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
 				return -EBADMSG;
 			memcpy(&e, NLMSG_DATA(nlh), sizeof(e));
@@ -1159,6 +1161,22 @@ int pt_drop_all_caps(void)
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+int pt_keep_caps(__u64 mask)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int i;
+
+	memset(data, 0, sizeof(data));
+	for (i = 0; i < 2; i++) {
+		data[i].effective = (__u32)(mask >> (32 * i));
+		data[i].permitted = data[i].effective;
+	}
 	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }
 

@@ -204,6 +204,7 @@ struct pt_nl_dump {
 	__u32 seq;
 	int datagrams;		/* datagrams read so far */
 	bool done;
+	int end_type;		/* NLMSG_DONE or NLMSG_ERROR, once done */
 };
 
 /* Opens a socket and sends the dump request; 0 or -errno. */
@@ -258,6 +259,8 @@ void pt_nl_events_close(struct pt_nl_events *ev);
 
 /* --- capabilities and identities (for forked children) --- */
 int pt_drop_all_caps(void);
+/* Keeps only the capabilities of @mask (bit n: capability n); 0 or -errno. */
+int pt_keep_caps(__u64 mask);
 /* setgroups/setgid/setuid to @uid; 0 or -errno. */
 int pt_become(uid_t uid);
 

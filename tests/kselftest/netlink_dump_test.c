@@ -3,7 +3,7 @@
  * netlink_dump_test - the parts of the "ptask" generic netlink family that
  * netlink_test leaves out: the PTASK_CMD_GET_OBJECT dump (every object
  * exactly once with its type, handle, graph, name, owner and state; dumps
- * spanning several datagrams; -EPERM without CAP_SYS_ADMIN), the "events"
+ * spanning several datagrams; -EPERM without CAP_NET_ADMIN), the "events"
  * multicast group (CREATED, GRAPH_RUN, GRAPH_TERMINATED, GRAPH_FAILED,
  * DESTROYED, EXECUTOR_UP/DOWN, each with its object type and handle), and
  * GET_INFO's counts nest against sysfs while an invocation is taken and a
@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/netlink.h>
 
 #include "pt_harness.h"
 
@@ -539,20 +540,31 @@ TEST_F(nldump, resumed_dump_survives_changes)
 }
 
 /*
- * Without CAP_SYS_ADMIN the dump ends at once with -EPERM (an NLMSG_DONE
- * carrying it) and lists nothing: as another user, and as root with every
- * capability dropped.
+ * Without CAP_NET_ADMIN (GENL_ADMIN_PERM) the dump never starts: the
+ * request's ack is an NLMSG_ERROR carrying -EPERM, and nothing is listed:
+ * as another user, and as root with every capability dropped.  (A refusal
+ * from inside the dump would come as the payload of an NLMSG_DONE, which
+ * libnl and most clients take for a normal end.)
  */
 static void child_dump_eperm(bool become_nobody)
 {
-	int n = -1, r;
+	struct pt_nl_dump d;
+	int n = 0, r;
 
 	if (become_nobody ? pt_become(PT_NOBODY) : pt_drop_all_caps())
 		_exit(CHILD_STEP(0));
-	r = pt_nl_dump_objects(objs, DUMP_MAX, &n, NULL);
-	if (r != -EPERM)
+	r = pt_nl_dump_start(&d);
+	if (r)
 		_exit(CHILD_STEP(1));
-	_exit(n == 0 ? PT_CHILD_OK : CHILD_STEP(2));
+	do
+		r = pt_nl_dump_next(&d, objs, DUMP_MAX, &n);
+	while (r == 1);
+	pt_nl_dump_close(&d);
+	if (r != -EPERM)
+		_exit(CHILD_STEP(2));
+	if (d.end_type != NLMSG_ERROR)
+		_exit(CHILD_STEP(3));
+	_exit(n == 0 ? PT_CHILD_OK : CHILD_STEP(4));
 }
 
 TEST_F(nldump, dump_as_other_user_eperm)

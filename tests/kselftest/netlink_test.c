@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netlink_test - the "ptask" generic netlink family: executor registration
- * (PTASK_CMD_EXEC_REGISTER / _EXEC_UNREGISTER) and PTASK_CMD_GET_INFO,
- * against /sys/kernel/ptask/{abi_version,executors,objects/}.
+ * (PTASK_CMD_EXEC_REGISTER / _EXEC_UNREGISTER: CAP_NET_ADMIN through
+ * GENL_ADMIN_PERM, CAP_SYS_ADMIN as well to register) and
+ * PTASK_CMD_GET_INFO, against /sys/kernel/ptask/{abi_version,executors,
+ * objects/}.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <string.h>
+#include <linux/capability.h>
 
 #include "pt_harness.h"
 
@@ -170,9 +173,9 @@ TEST_F(netlink, register_too_many_accels_e2big)
 }
 
 /*
- * Without CAP_SYS_ADMIN the kernel refuses in the handler; the netlink
- * ack carries -EPERM.  Two ways to lose it: drop every capability as root,
- * or become another user.
+ * Without CAP_NET_ADMIN the genetlink core refuses (GENL_ADMIN_PERM) before
+ * the handler runs; the netlink ack carries -EPERM.  Two ways to lose it:
+ * drop every capability as root, or become another user.
  */
 TEST_F(netlink, register_without_cap_eperm)
 {
@@ -214,6 +217,90 @@ TEST_F(netlink, register_as_other_user_eperm)
 			_exit(PT_CHILD_FAIL + 1);
 		_exit(pt_nl_register(fd) == -EPERM ? PT_CHILD_OK
 						   : PT_CHILD_FAIL + 2);
+	}
+	pt_env_track_pid(&self->env, pid);
+	PT_WAIT_CHILD(&self->env, pid, 5000);
+}
+
+/*
+ * A child that keeps only the capabilities of @caps, then registers and
+ * unregisters @fd (a /dev/ptask fd that is no executor): both results
+ * must match, else the exit code (PT_CHILD_FAIL + 11.., never
+ * PT_CHILD_SKIP) names the step.
+ */
+static void child_register_with_caps(int fd, __u64 caps, int want_register,
+				     int want_unregister)
+{
+	if (pt_keep_caps(caps))
+		_exit(PT_CHILD_FAIL + 11);
+	if (pt_nl_register(fd) != want_register)
+		_exit(PT_CHILD_FAIL + 12);
+	if (pt_nl_unregister(fd) != want_unregister)
+		_exit(PT_CHILD_FAIL + 13);
+	_exit(PT_CHILD_OK);
+}
+
+/*
+ * CAP_NET_ADMIN passes GENL_ADMIN_PERM: enough to unregister (-ENOENT: the
+ * fd is no executor), but an executor sees every user's data and needs
+ * CAP_SYS_ADMIN as well.
+ */
+TEST_F(netlink, register_needs_cap_sys_admin_too)
+{
+	__u64 before = executors_now();
+	pid_t pid;
+
+	PT_NEED_ROOT();
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		child_register_with_caps(self->fd, 1ULL << CAP_NET_ADMIN,
+					 -EPERM, -ENOENT);
+	pt_env_track_pid(&self->env, pid);
+	PT_WAIT_CHILD(&self->env, pid, 5000);
+	ASSERT_EQ(before, executors_now());
+}
+
+/* CAP_SYS_ADMIN alone does not pass GENL_ADMIN_PERM. */
+TEST_F(netlink, admin_commands_need_cap_net_admin)
+{
+	__u64 before = executors_now();
+	pid_t pid;
+
+	PT_NEED_ROOT();
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		child_register_with_caps(self->fd, 1ULL << CAP_SYS_ADMIN,
+					 -EPERM, -EPERM);
+	pt_env_track_pid(&self->env, pid);
+	PT_WAIT_CHILD(&self->env, pid, 5000);
+	ASSERT_EQ(before, executors_now());
+}
+
+/*
+ * The permission flag is checked before the attributes: a request with
+ * no PTASK_A_EXEC_FD (-EINVAL for root, register_missing_fd_einval) is
+ * -EPERM without CAP_NET_ADMIN.
+ */
+TEST_F(netlink, permission_checked_before_attributes)
+{
+	pid_t pid;
+
+	PT_NEED_ROOT();
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (pt_drop_all_caps())
+			_exit(PT_CHILD_FAIL + 1);
+		_exit(pt_nl_register_ex(-1, 1) == -EPERM ? PT_CHILD_OK
+							 : PT_CHILD_FAIL + 2);
 	}
 	pt_env_track_pid(&self->env, pid);
 	PT_WAIT_CHILD(&self->env, pid, 5000);

@@ -551,27 +551,60 @@ TEST_F(sched, netlink_sched_commands)
 	EXPECT_EQ(-EINVAL, nl_cmd(PTASK_CMD_SET_PRIO, false, kv, 1, &r));
 }
 
-TEST_F(sched, netlink_set_needs_cap_sys_admin)
+/*
+ * Without CAP_NET_ADMIN: SET_SCHED and SET_PRIO are refused (-EPERM), and
+ * so is the GET_OBJECT dump, whose refusal reaches libnl as the error it
+ * is (GENL_ADMIN_PERM refuses before the dump starts; a refusal from
+ * inside the dump came as an NLMSG_DONE that libnl reports as success).
+ * GET_SCHED and the GET_PROC dump are for everyone.  Failed steps exit
+ * PT_CHILD_FAIL + 10 and up, never PT_CHILD_SKIP.
+ */
+static int child_admin_eperm(__s32 pid)
 {
-	pid_t pid = fork();
+	struct nl_kv sched = { PTASK_A_SCHED_BUDGETS, 0 };
+	struct nl_kv prio[2] = {
+		{ PTASK_A_PROC_PID, (__u32)pid }, { PTASK_A_PROC_WEIGHT, 3 },
+	};
+	struct nl_reply r;
 
+	if (pt_drop_all_caps())
+		return PT_CHILD_FAIL + 10;
+	memset(&r, 0, sizeof(r));
+	if (nl_cmd(PTASK_CMD_SET_SCHED, false, &sched, 1, &r) != -EPERM)
+		return PT_CHILD_FAIL + 11;
+	memset(&r, 0, sizeof(r));
+	if (nl_cmd(PTASK_CMD_SET_PRIO, false, prio, 2, &r) != -EPERM)
+		return PT_CHILD_FAIL + 12;
+	memset(&r, 0, sizeof(r));
+	if (nl_cmd(PTASK_CMD_GET_OBJECT, true, NULL, 0, &r) != -EPERM ||
+	    r.msgs != 0)
+		return PT_CHILD_FAIL + 13;
+	memset(&r, 0, sizeof(r));
+	if (nl_cmd(PTASK_CMD_GET_SCHED, false, NULL, 0, &r))
+		return PT_CHILD_FAIL + 14;
+	memset(&r, 0, sizeof(r));
+	r.want_pid = pid;
+	if (nl_cmd(PTASK_CMD_GET_PROC, true, NULL, 0, &r) || !r.saw_pid)
+		return PT_CHILD_FAIL + 15;
+	return PT_CHILD_OK;
+}
+
+TEST_F(sched, netlink_admin_needs_cap_net_admin)
+{
+	struct pt_copy_graph g;
+	pid_t pid;
+
+	/* A record for GET_PROC to list and SET_PRIO to aim at. */
+	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		struct nl_kv kv = { PTASK_A_SCHED_BUDGETS, 0 };
-		struct nl_reply r;
-
-		memset(&r, 0, sizeof(r));
-		if (pt_drop_all_caps())
-			_exit(PT_CHILD_FAIL);
-		if (nl_cmd(PTASK_CMD_SET_SCHED, false, &kv, 1, &r) != -EPERM)
-			_exit(PT_CHILD_FAIL);
-		memset(&r, 0, sizeof(r));
-		/* Reading is for everyone. */
-		_exit(nl_cmd(PTASK_CMD_GET_SCHED, false, NULL, 0, &r) ?
-		      PT_CHILD_FAIL : PT_CHILD_OK);
-	}
+	if (pid == 0)
+		_exit(child_admin_eperm(getppid()));
 	pt_env_track_pid(&self->env, pid);
 	PT_WAIT_CHILD(&self->env, pid, 5000);
+	EXPECT_EQ(1024, proc_file(getpid(), "weight"));
 }
 
 TEST_HARNESS_MAIN
