@@ -335,7 +335,7 @@ TEST_F(ctl, not_root_may_read_but_not_set)
 {
 	EXPECT_EQ(0, ctl(PT_NOBODY, self->out, "sched", NULL));
 	EXPECT_EQ(1, ctl(PT_NOBODY, self->out, "sched", "alpha", "100", NULL));
-	EXPECT_NE(NULL, strstr(self->out, "needs CAP_SYS_ADMIN"));
+	EXPECT_NE(NULL, strstr(self->out, "needs CAP_NET_ADMIN"));
 	EXPECT_EQ(1, ctl(PT_NOBODY, self->out, "show", NULL));
 	EXPECT_EQ(1, ctl(PT_NOBODY, self->out, "prio", "ptask", "1", "1", NULL));
 	EXPECT_EQ(self->alpha, sysfs_num("sched/alpha_permille"));

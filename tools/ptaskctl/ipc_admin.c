@@ -38,7 +38,7 @@ void ipc_report(const char *what, int err)
 		return;
 	}
 	if (err == -EPERM || err == -EACCES)
-		hint = ipc_kernel_mode() ? " (needs CAP_SYS_ADMIN)" : " (root only)";
+		hint = ipc_kernel_mode() ? " (needs CAP_NET_ADMIN)" : " (root only)";
 	else if (err == -ECONNREFUSED)
 		hint = " (is ptaskd running?)";
 	ptaskctl_err("%s: %s%s", what, strerror(-err), hint);
