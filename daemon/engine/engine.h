@@ -152,9 +152,10 @@ void pd_engine_stop(struct pd_engine *e);
 int pd_engine_set_policy(struct pd_engine *e, int policy);
 void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st);
 /*
- * Datablock @handle is gone: drop its views (user mode tells the engine).
- * Any thread, also under the source's own lock: it makes no source call.
- * A ptask's handle may be given too (its cached info is dropped).
+ * Datablock @handle is gone: drop its views (user mode: the namespace's
+ * forget notifier, which ptaskd wires to this).  Any thread, also under
+ * the source's own lock: it makes no source call.  A ptask's handle may
+ * be given too (its cached info is dropped).
  */
 void pd_engine_forget(struct pd_engine *e, uint32_t handle);
 /*

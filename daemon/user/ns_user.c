@@ -5,8 +5,9 @@
  * The executor source of this namespace is in source_user.c.
  *
  * Locking: pd_ns.lock is the core's namespace lock.  It also protects the
- * arenas, the client list and every struct ptask_buf.  pd_ns.owner names
- * the thread holding it, so ptask_os_assert_locked() can check.
+ * arenas, the client list, the forget notifier and every struct
+ * ptask_buf.  pd_ns.owner names the thread holding it, so
+ * ptask_os_assert_locked() can check.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,7 +17,6 @@
 #include <sys/random.h>
 #include <time.h>
 #include "daemon/user/arena.h"
-#include "daemon/engine/engine.h"
 #include "daemon/log.h"
 #include "daemon/user/ns_user_priv.h"
 
@@ -106,8 +106,8 @@ void ptask_os_buf_put(struct ptask_buf *buf)
 
 	if (--buf->refs)
 		return;
-	if (buf->handle && ns->engine)
-		pd_engine_forget(ns->engine, buf->handle);
+	if (buf->handle && ns->forget)
+		ns->forget(ns->forget_arg, buf->handle);
 	pd_arenas_free(&ns->arenas, buf->arena, buf->offset, buf->bytes);
 	ns->core.counts[PTASK_COUNT_BUFFERS]--;
 	free(buf);
@@ -115,6 +115,7 @@ void ptask_os_buf_put(struct ptask_buf *buf)
 
 void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
 {
+	struct pd_ns *ns = buf->ns;
 	u32 gone = buf->handle;
 
 	buf->handle = handle;
@@ -124,8 +125,8 @@ void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
 	 * memory.  Waiting for that kept a dead frame's buffer per frame
 	 * for seconds (the gesture demo's fused clouds: gigabytes).
 	 */
-	if (!handle && gone && buf->ns->engine)
-		pd_engine_forget(buf->ns->engine, gone);
+	if (!handle && gone && ns->forget)
+		ns->forget(ns->forget_arg, gone);
 }
 
 void ptask_os_client_wake(struct ptask_client *core)
@@ -534,21 +535,12 @@ int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi)
 	return err;
 }
 
-void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e)
+void pd_ns_set_forget(struct pd_ns *ns, pd_forget_fn forget, void *arg)
 {
 	pd_ns_lock(ns);
-	ns->engine = e;
+	ns->forget = forget;
+	ns->forget_arg = arg;
 	pd_ns_unlock(ns);
-}
-
-struct pd_engine *pd_ns_engine(struct pd_ns *ns)
-{
-	struct pd_engine *e;
-
-	pd_ns_lock(ns);
-	e = ns->engine;
-	pd_ns_unlock(ns);
-	return e;
 }
 
 void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX])

@@ -32,7 +32,6 @@
 #define PD_ARENA_BYTES		(64ULL << 20)
 
 struct pd_ns;
-struct pd_engine;
 struct pd_source;
 
 /**
@@ -124,11 +123,26 @@ int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi);
 int pd_ns_source_open(struct pd_ns *ns, uint32_t n_accels,
 		      struct pd_source **out);
 void pd_ns_source_close(struct pd_source *src);
-/* Tell @e about datablocks that die from now on (pd_engine_forget). */
-void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e);
 
-/* The engine set with pd_ns_set_engine (NULL before and after it runs). */
-struct pd_engine *pd_ns_engine(struct pd_ns *ns);
+/*
+ * Told that datablock @handle died (its memory may outlive it a while in
+ * mappings); called with the namespace lock held, so it must not call
+ * back into the namespace.
+ */
+typedef void (*pd_forget_fn)(void *arg, uint32_t handle);
+
+/**
+ * pd_ns_set_forget() - who to tell when a datablock dies
+ * @ns: the namespace
+ * @forget: called for every datablock that dies from now on; NULL: nobody
+ * @arg: @forget's first argument
+ *
+ * ptaskd wires this to the engine (pd_engine_forget), which then drops
+ * the datablock's device copies at once rather than when the last
+ * mapping of its memory goes.  Set it to NULL before what @arg names
+ * goes away: once this returns, the old @forget is not called any more.
+ */
+void pd_ns_set_forget(struct pd_ns *ns, pd_forget_fn forget, void *arg);
 
 /*
  * Executor wake-ups held back on the calling thread, for a thread that

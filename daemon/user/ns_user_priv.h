@@ -36,7 +36,8 @@ struct ptask_buf {
  * @arenas: datablock memory
  * @clients: every pd_client (for attach by token)
  * @nclients: entries in @clients
- * @engine: told when datablocks die (may be NULL)
+ * @forget: told when datablocks die (pd_ns_set_forget; may be NULL)
+ * @forget_arg: @forget's argument
  * @timer: PTSched's timer thread (ptask_sched_tick() at @timer_at)
  * @timer_cond: wakes @timer when @timer_at or @timer_stop change
  * @timer_at: CLOCK_MONOTONIC ns of the next tick, 0: none
@@ -50,7 +51,8 @@ struct pd_ns {
 	struct pd_arenas arenas;
 	struct pd_client **clients;
 	uint32_t nclients;
-	struct pd_engine *engine;
+	pd_forget_fn forget;
+	void *forget_arg;
 	pthread_t timer;
 	pthread_cond_t timer_cond;
 	uint64_t timer_at;

@@ -56,6 +56,7 @@ struct pd_conn {
 
 struct pd_server {
 	struct pd_ns *ns;
+	struct pd_engine *engine;
 	int lfd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	pthread_t acceptor;
@@ -312,10 +313,8 @@ static bool exec_wake_deferred(void *arg)
  */
 static void help_engine(struct pd_conn *c)
 {
-	struct pd_engine *engine = pd_ns_engine(c->server->ns);
-
-	if (!engine || c->server->stopping ||
-	    pd_engine_help(engine, exec_wake_deferred, NULL) ||
+	if (c->server->stopping ||
+	    pd_engine_help(c->server->engine, exec_wake_deferred, NULL) ||
 	    pd_ns_exec_wake_deferred())
 		pd_ns_wake_executor(c->server->ns);
 }
@@ -381,8 +380,7 @@ static int handle_map(struct pd_conn *c, const void *payload, size_t len)
 static int handle_info(struct pd_conn *c)
 {
 	static const char *const policy_names[] = PTASK_POLICY_NAMES;
-	struct pd_engine_stats st = { };
-	struct pd_engine *engine;
+	struct pd_engine_stats st;
 	struct ptaskd_info info;
 	uint32_t i, policy;
 
@@ -395,9 +393,7 @@ static int handle_info(struct pd_conn *c)
 		snprintf(info.policy, sizeof(info.policy), "%s",
 			 policy_names[policy]);
 	pd_ns_counts(c->server->ns, info.counts);
-	engine = pd_ns_engine(c->server->ns);
-	if (engine)
-		pd_engine_get_stats(engine, &st);
+	pd_engine_get_stats(c->server->engine, &st);
 	info.invocations = st.invocations;
 	info.failed = st.failed;
 	info.migrations = st.migrations;
@@ -661,9 +657,9 @@ static int claim_path(const struct sockaddr_un *addr)
 	return err;
 }
 
-int pd_server_start(struct pd_ns *ns, const char *path, mode_t mode,
-		    uint32_t spin_us, const struct ptaskd_info *info,
-		    struct pd_server **out)
+int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
+		    const char *path, mode_t mode, uint32_t spin_us,
+		    const struct ptaskd_info *info, struct pd_server **out)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -677,6 +673,7 @@ int pd_server_start(struct pd_ns *ns, const char *path, mode_t mode,
 	if (!s)
 		return -ENOMEM;
 	s->ns = ns;
+	s->engine = engine;
 	s->info = *info;
 	/* One CPU: a poller would only keep its client off it. */
 	s->spin_ns = cpus >= 2 ? (uint64_t)spin_us * 1000 : 0;

@@ -94,6 +94,12 @@ struct rig {
 	bool be_up;
 };
 
+/* The namespace's forget notifier, as ptaskd's main.c wires it. */
+static void engine_forget(void *engine, uint32_t handle)
+{
+	pd_engine_forget(engine, handle);
+}
+
 static bool rig_start(struct rig *r, const char *backend, const char *config,
 		      const struct pd_engine_config *cfg)
 {
@@ -111,7 +117,7 @@ static bool rig_start(struct rig *r, const char *backend, const char *config,
 	CHECK_EQ(pd_ns_create(&r->be, &r->ns), 0);
 	CHECK_EQ(pd_ns_source_open(r->ns, r->be.ndev, &r->src), 0);
 	CHECK_EQ(pd_engine_start(r->src, &r->be, cfg, &r->e), 0);
-	pd_ns_set_engine(r->ns, r->e);
+	pd_ns_set_forget(r->ns, engine_forget, r->e);
 	CHECK_EQ(pd_ns_client_open(r->ns, &r->who, &r->c), 0);
 	return true;
 }
@@ -129,7 +135,7 @@ static bool rig_stop(struct rig *r)
 	if (r->c)
 		pd_ns_client_put(r->c);
 	if (r->e) {
-		pd_ns_set_engine(r->ns, NULL);
+		pd_ns_set_forget(r->ns, NULL, NULL);
 		pd_engine_stop(r->e);
 	}
 	if (r->ns) {
