@@ -451,7 +451,8 @@ void pd_engine_timedwait(struct pd_engine *e, pthread_cond_t *cond,
 void pd_info_put_locked(struct pd_engine *e, struct pd_ptask_info *info);
 void pd_job_free_locked(struct pd_engine *e, struct pd_job *job);
 /* Complete @job with @status < 0 and nothing else (no outputs). */
-void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status);
+void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status,
+		 struct pd_wake_defer *defer);
 
 /* sched.c */
 void pd_sched_enqueue_locked(struct pd_engine *e, struct pd_job *job);
@@ -511,7 +512,7 @@ void *pd_worker_main(void *arg);
 bool pd_worker_can_claim_locked(struct pd_device *dev,
 				const struct pd_job *job);
 /* Run the job a helper claimed on @dev, and give the device back. */
-void pd_worker_run_claimed(struct pd_device *dev);
+void pd_worker_run_claimed(struct pd_device *dev, struct pd_wake_defer *defer);
 void pd_worker_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
 void pd_worker_close_idle_locked(struct pd_device *dev, uint64_t now_ns);
 

@@ -485,8 +485,12 @@ static int read_by_value(struct pd_device *dev, struct pd_job *job,
 	return 0;
 }
 
-/* A new datablock for output @i, with a view in the job's space. */
-static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i)
+/*
+ * A new datablock for output @i, with a view in the job's space; @defer:
+ * the helper's held-back wake-ups (pd_engine_help), or NULL.
+ */
+static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
+		       struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	const struct ptask_invocation_port *p = &job->ports[i];
@@ -505,7 +509,7 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i)
 	t = pd_now_ns();
 	pd_engine_unlock(e);
 	err = e->src->ops->db_create(e->src, &job->inv, p->bytes, &handle,
-				     &addr);
+				     &addr, defer);
 	pd_engine_lock(e);
 	job->source_ns += pd_now_ns() - t;
 	if (err)
@@ -594,7 +598,7 @@ static int param_order(const struct pd_job *job, uint32_t order[],
  * launch description.  No lock held on entry or exit.
  */
 static int prepare(struct pd_device *dev, struct pd_job *job,
-		   struct pd_launch *launch)
+		   struct pd_launch *launch, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	const struct pd_ptask_info *info = job->info;
@@ -629,7 +633,7 @@ static int prepare(struct pd_device *dev, struct pd_job *job,
 		struct pd_jport *jp = &job->jp[order[i]];
 
 		if (p->kind == PTASK_PORT_OUTPUT)
-			err = make_output(dev, job, order[i]);
+			err = make_output(dev, job, order[i], defer);
 		else if (!jp->rec)
 			err = -EINVAL;		/* an input without datablock */
 		else if (pd_port_by_value(p))
@@ -816,7 +820,8 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 
 /* Complete @job with its outputs, or fail it with @err. */
 static void finish(struct pd_device *dev, struct pd_job *job, int err,
-		   uint64_t gpu_ns, uint64_t run_ns)
+		   uint64_t gpu_ns, uint64_t run_ns,
+		   struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	struct ptask_exec_output outs[PTASK_MAX_PORTS];
@@ -848,7 +853,7 @@ static void finish(struct pd_device *dev, struct pd_job *job, int err,
 		}
 		arg.n_outputs = n;
 		arg.outputs = (uintptr_t)outs;
-		cerr = e->src->ops->complete(e->src, &arg, outs);
+		cerr = e->src->ops->complete(e->src, &arg, outs, defer);
 		if (cerr) {
 			/* The outputs made die: released below or by the core. */
 			pd_engine_lock(e);
@@ -884,14 +889,15 @@ static void finish(struct pd_device *dev, struct pd_job *job, int err,
 		arg.n_outputs = 0;
 		arg.outputs = 0;
 		arg.gpu_ns = 0;
-		cerr = e->src->ops->complete(e->src, &arg, NULL);
+		cerr = e->src->ops->complete(e->src, &arg, NULL, defer);
 		if (cerr && cerr != -ECANCELED)
 			pd_log_err("engine: failing invocation %llu: %d",
 				   (unsigned long long)job->inv.id, cerr);
 		for (i = 0; i < job->inv.n_ports; i++)
 			if (job->jp[i].created)
 				e->src->ops->db_release(e->src,
-							job->jp[i].created);
+							job->jp[i].created,
+							defer);
 	}
 	for (i = 0; i < job->inv.n_ports; i++) {
 		struct pd_jport *jp = &job->jp[i];
@@ -908,8 +914,12 @@ static void finish(struct pd_device *dev, struct pd_job *job, int err,
 	pd_engine_unlock(e);
 }
 
-/* Run @job on @dev, from space to complete.  No lock held. */
-static void run_job(struct pd_device *dev, struct pd_job *job)
+/*
+ * Run @job on @dev, from space to complete, for the helper whose
+ * held-back wake-ups @defer are (NULL: on the worker).  No lock held.
+ */
+static void run_job(struct pd_device *dev, struct pd_job *job,
+		    struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	const struct pd_backend_ops *ops = e->be->ops;
@@ -924,7 +934,7 @@ static void run_job(struct pd_device *dev, struct pd_job *job)
 	if (!err)
 		err = kernel_get(dev, job->space, job->info, &kernel);
 	if (!err)
-		err = prepare(dev, job, &launch);
+		err = prepare(dev, job, &launch, defer);
 	if (!err) {
 		start = pd_now_ns();
 		err = ops->launch(e->be, job->space->be_space, kernel, &launch);
@@ -942,7 +952,7 @@ static void run_job(struct pd_device *dev, struct pd_job *job)
 	alloc_ns = job->alloc_ns;
 	source_ns = job->source_ns;
 	copy_ns = job->copy_ns;
-	finish(dev, job, err, gpu_ns, start ? synced - start : 0);
+	finish(dev, job, err, gpu_ns, start ? synced - start : 0, defer);
 	/* Where a job's time goes, for -vv: what is the engine's share. */
 	pd_log_debug("engine: %s: ptask %u: %llu us to launch (%llu allocating, %llu mapping/creating, %llu queueing copies), %llu us launch to synced (gpu %llu us), %llu us to complete",
 		     e->be->info[dev->index].name, job_ptask,
@@ -1018,12 +1028,13 @@ bool pd_worker_can_claim_locked(struct pd_device *dev,
 /**
  * pd_worker_run_claimed() - run the job a helper claimed, on its thread
  * @dev: the device placement gave it (dev->claimed, dev->self the caller)
+ * @defer: the helper's held-back wake-ups (pd_engine_help)
  *
  * As the worker would, then gives the device back: the next queued jobs
  * are placed (on workers), and the worker is woken when its
  * housekeeping is due, since that stays with it.  No lock held.
  */
-void pd_worker_run_claimed(struct pd_device *dev)
+void pd_worker_run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	struct pd_job *job;
@@ -1033,7 +1044,7 @@ void pd_worker_run_claimed(struct pd_device *dev)
 	PD_ASSERT(job && dev->claimed &&
 		  pthread_equal(dev->self, pthread_self()));
 	pd_engine_unlock(e);
-	run_job(dev, job);
+	run_job(dev, job, defer);
 	pd_engine_lock(e);
 	dev->job = NULL;
 	dev->claimed = false;
@@ -1066,7 +1077,7 @@ void *pd_worker_main(void *arg)
 		if (job && !dev->claimed) {
 			dev->self = pthread_self();
 			pd_engine_unlock(e);
-			run_job(dev, job);
+			run_job(dev, job, NULL);
 			pd_engine_lock(e);
 			dev->job = NULL;
 			/* A busy device tidies up between jobs too. */

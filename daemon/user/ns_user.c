@@ -5,8 +5,8 @@
  * The executor source of this namespace is in source_user.c.
  *
  * Locking: pd_ns.lock is the core's namespace lock.  It also protects the
- * arenas, the client list, the forget notifier and every struct
- * ptask_buf.  pd_ns.owner names the thread holding it, so
+ * arenas, the client list, the forget notifier, pd_ns.wake_defer and
+ * every struct ptask_buf.  pd_ns.owner names the thread holding it, so
  * ptask_os_assert_locked() can check.
  */
 #include <errno.h>
@@ -20,13 +20,14 @@
 #include "daemon/log.h"
 #include "daemon/user/ns_user_priv.h"
 
-/*
- * Executor wake-ups held back on this thread (pd_ns_defer_exec_wake): it
- * will take the work itself (pd_engine_help), so waking the taker would
- * only cost a context switch, or worse, race it for the work.
- */
-static __thread bool exec_defer;
-static __thread bool exec_deferred;
+/* Does this thread hold @ns's lock?  (Cheap: for the hot path too.) */
+static void assert_locked(struct pd_ns *ns)
+{
+	if (!ns->locked || !pthread_equal(ns->owner, pthread_self())) {
+		pd_log_err("core called without the namespace lock");
+		abort();
+	}
+}
 
 int ptask_os_warn(int cond, const char *file, int line, const char *what)
 {
@@ -129,45 +130,43 @@ void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
 		ns->forget(ns->forget_arg, gone);
 }
 
+/*
+ * The core calls this under the namespace lock, so ns->wake_defer is the
+ * lock holder's: an executor wake-up its call makes is held back there
+ * (struct pd_wake_defer) rather than made.
+ */
 void ptask_os_client_wake(struct ptask_client *core)
 {
 	struct pd_client *c = core->os;
+	struct pd_ns *ns;
 
 	if (!c)
 		return;
+	ns = c->ns;
+	assert_locked(ns);
 	/* core->wake_seq moved anyway: a taker asleep sees it within
 	 * PD_CANCEL_POLL_MS even if the wake-up were never made up for. */
-	if (core->executor && exec_defer) {
-		exec_deferred = true;
+	if (core->executor && ns->wake_defer) {
+		ns->wake_defer->deferred = true;
 		return;
 	}
 	pthread_cond_broadcast(&c->cond);
 }
 
-void pd_ns_defer_exec_wake(bool on)
-{
-	exec_defer = on;
-	if (on)
-		exec_deferred = false;
-}
-
-bool pd_ns_exec_wake_deferred(void)
-{
-	bool was = exec_deferred;
-
-	exec_deferred = false;
-	return was;
-}
-
-/* The wake-ups this thread held back, now (the namespace lock held). */
+/*
+ * Make the executor wake-ups the lock holder's call held back, now, and
+ * keep holding back those it makes later.
+ */
 static void exec_wake_now_locked(struct pd_ns *ns)
 {
-	bool defer = exec_defer;
+	struct pd_wake_defer *defer = ns->wake_defer;
 
-	exec_defer = false;
-	exec_deferred = false;
+	assert_locked(ns);
+	ns->wake_defer = NULL;
 	ptask_exec_wake(&ns->core);
-	exec_defer = defer;
+	ns->wake_defer = defer;
+	if (defer)
+		defer->deferred = false;
 }
 
 void pd_ns_wake_executor(struct pd_ns *ns)
@@ -186,12 +185,7 @@ void ptask_os_event(struct ptask_ns *core_ns, u32 event, u32 obj_type,
 
 void ptask_os_assert_locked(struct ptask_ns *core_ns)
 {
-	struct pd_ns *ns = core_ns->os;
-
-	if (!ns->locked || !pthread_equal(ns->owner, pthread_self())) {
-		pd_log_err("core called without the namespace lock");
-		abort();
-	}
+	assert_locked(core_ns->os);
 }
 
 void pd_ns_lock(struct pd_ns *ns)
@@ -201,16 +195,28 @@ void pd_ns_lock(struct pd_ns *ns)
 	ns->locked = true;
 }
 
+void pd_ns_lock_deferring(struct pd_ns *ns, struct pd_wake_defer *defer)
+{
+	pd_ns_lock(ns);
+	ns->wake_defer = defer;
+}
+
 void pd_ns_unlock(struct pd_ns *ns)
 {
+	ns->wake_defer = NULL;
 	ns->locked = false;
 	pthread_mutex_unlock(&ns->lock);
 }
 
-/* Wait on @c's condition variable, the lock held; false at @deadline. */
+/*
+ * Wait on @c's condition variable, the lock held; false at @deadline.
+ * No wake-up is held back for the sleeping call (pd_ns.wake_defer
+ * cleared): other threads take the lock meanwhile.
+ */
 static bool wait_slice(struct pd_client *c, u64 deadline)
 {
 	struct pd_ns *ns = c->ns;
+	struct pd_wake_defer *defer = ns->wake_defer;
 	u64 now = ptask_os_now_ns();
 	u64 until = now + PD_CANCEL_POLL_MS * 1000000ull;
 	struct timespec ts;
@@ -221,10 +227,12 @@ static bool wait_slice(struct pd_client *c, u64 deadline)
 		until = deadline;
 	ts.tv_sec = (time_t)(until / 1000000000ull);
 	ts.tv_nsec = (long)(until % 1000000000ull);
+	ns->wake_defer = NULL;
 	ns->locked = false;
 	pthread_cond_timedwait(&c->cond, &ns->lock, &ts);
 	ns->owner = pthread_self();
 	ns->locked = true;
+	ns->wake_defer = defer;
 	return true;
 }
 
@@ -463,10 +471,11 @@ void pd_ns_client_put(struct pd_client *c)
 	free(c);
 }
 
-int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
-		      unsigned int cmd, void *arg,
-		      const struct ptask_call_io *io, pd_cancel_fn cancel,
-		      void *cancel_arg)
+/* pd_ns_call, the lock held: sleeps (wait_slice) while it would block. */
+static int call_locked(struct pd_client *c, const struct ptask_caller *who,
+		       unsigned int cmd, void *arg,
+		       const struct ptask_call_io *io, pd_cancel_fn cancel,
+		       void *cancel_arg)
 {
 	u64 deadline = 0, seq;
 	bool may_block = ptask_args_blocking(cmd, arg, &deadline);
@@ -477,7 +486,7 @@ int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 		if (err != -EAGAIN || !may_block)
 			return err;
 		/* Not while this thread sleeps: nobody would take the work. */
-		if (exec_deferred)
+		if (c->ns->wake_defer && c->ns->wake_defer->deferred)
 			exec_wake_now_locked(c->ns);
 		seq = c->core->wake_seq;
 		while (c->core->wake_seq == seq) {
@@ -492,12 +501,13 @@ int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 
 int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
-	       pd_cancel_fn cancel, void *cancel_arg)
+	       const struct pd_call_ctx *ctx)
 {
 	int err;
 
-	pd_ns_lock(c->ns);
-	err = pd_ns_call_locked(c, who, cmd, arg, io, cancel, cancel_arg);
+	pd_ns_lock_deferring(c->ns, ctx ? ctx->defer : NULL);
+	err = call_locked(c, who, cmd, arg, io, ctx ? ctx->cancel : NULL,
+			  ctx ? ctx->cancel_arg : NULL);
 	pd_ns_unlock(c->ns);
 	return err;
 }

@@ -91,6 +91,7 @@ struct rig {
 	struct pd_engine *e;
 	struct pd_client *c;
 	struct ptask_caller who;
+	struct pd_wake_defer *defer;	/* call() holds wake-ups back here */
 	bool be_up;
 };
 
@@ -161,19 +162,22 @@ static bool rig_stop(struct rig *r)
 	return ok;
 }
 
-/* One call as an ioctl makes it: size set, arguments checked. */
+/*
+ * One call as an ioctl makes it: size set, arguments checked; executor
+ * wake-ups held back in r->defer when set.
+ */
 static int call(struct rig *r, unsigned int cmd, void *arg,
 		const struct ptask_call_io *io)
 {
 	struct ptask_call_io none = { 0 };
+	struct pd_call_ctx ctx = { .defer = r->defer };
 	int err;
 
 	*(uint32_t *)arg = ptask_args_desc(cmd)->ksize;
 	err = ptask_args_check(cmd, arg);
 	if (err)
 		return err;
-	return pd_ns_call(r->c, &r->who, cmd, arg, io ? io : &none, NULL,
-			  NULL);
+	return pd_ns_call(r->c, &r->who, cmd, arg, io ? io : &none, &ctx);
 }
 
 /*
@@ -1198,12 +1202,6 @@ static bool eviction_test(void)
 /* ---------------------------------------------------------------------- */
 /* Helpers (pd_engine_help) and arena spares.                             */
 
-static bool more_ready(void *arg)
-{
-	(void)arg;
-	return pd_ns_exec_wake_deferred();
-}
-
 /*
  * A push as ptaskd's connection thread makes it: the executor's wake-up
  * held back, then the work taken and run on this thread where the
@@ -1211,15 +1209,18 @@ static bool more_ready(void *arg)
  */
 static int helped_push(struct rig *r, uint32_t ch, uint32_t db)
 {
+	struct pd_wake_defer defer = { 0 };
+	bool left_over;
 	int err;
 
-	pd_ns_defer_exec_wake(true);
+	r->defer = &defer;
 	err = push(r, ch, db);
-	if (pd_ns_exec_wake_deferred() &&
-	    (pd_engine_help(r->e, more_ready, NULL) ||
-	     pd_ns_exec_wake_deferred()))
+	r->defer = NULL;
+	if (!pd_wake_defer_take(&defer))
+		return err;
+	left_over = pd_engine_help(r->e, &defer, pd_wake_defer_take);
+	if (pd_wake_defer_take(&defer) || left_over)
 		pd_ns_wake_executor(r->ns);
-	pd_ns_defer_exec_wake(false);
 	return err;
 }
 
