@@ -27,6 +27,7 @@ unset PTASKD_HOST_KERNELS
 
 if [ ! -f "$GOOD" ]; then
 	nok "no $GOOD: run 'make twins'"
+	echo "1..$n"
 	echo "$pass passed, $fail failed, $skip skipped"
 	exit 1
 fi
@@ -91,5 +92,6 @@ rc=$?
 DPID=
 [ "$rc" = 0 ] && ok "SIGTERM: exit 0" || nok "SIGTERM: exit $rc"
 
+echo "1..$n"	# the TAP plan, trailing: scripts/tap-count.sh checks it
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
