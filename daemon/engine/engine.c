@@ -270,10 +270,6 @@ static void take_failed(struct pd_engine *e, int err)
 }
 
 /*
- * Jobs for the invocations one take returned (queued; placement is the
- * caller's), after checking that their port records are where they say.
- */
-/*
  * The administrator's policy (sysfs, netlink or ptaskctl sched) comes with
  * every take: enum ptask_policy, DEFAULT meaning ptaskd's own.
  */
@@ -292,10 +288,24 @@ static void apply_admin_policy(struct pd_engine *e, uint32_t admin)
 	pd_engine_unlock(e);
 }
 
-static void jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
-		      const struct ptask_invocation *invs,
-		      const struct ptask_invocation_port *ports,
-		      struct pd_wake_defer *defer)
+/**
+ * pd_jobs_make() - jobs for the invocations one take returned
+ * @e: the engine
+ * @take: the take, as the source filled it in
+ * @invs: its invocations
+ * @ports: their port records
+ * @defer: the helper's held-back wake-ups (pd_engine_help), NULL on the
+ *	taker
+ *
+ * Applies the administrator's policy the take carried, checks that each
+ * invocation's port records are where it says, and queues a job for it
+ * (an invocation that cannot run here is completed with an error).
+ * Placement is the caller's.  No lock held.
+ */
+void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
+		  const struct ptask_invocation *invs,
+		  const struct ptask_invocation_port *ports,
+		  struct pd_wake_defer *defer)
 {
 	uint32_t i;
 
@@ -360,7 +370,7 @@ static void *taker_main(void *arg)
 			take_failed(e, err);
 			continue;
 		}
-		jobs_make(e, &take, invs, ports, NULL);
+		pd_jobs_make(e, &take, invs, ports, NULL);
 		pd_engine_lock(e);
 		pd_sched_dispatch_locked(e);
 		pd_engine_unlock(e);
@@ -369,71 +379,6 @@ out:
 	free(invs);
 	free(ports);
 	return NULL;
-}
-
-/**
- * pd_engine_help() - a source's thread that made work ready runs it
- * @e: the engine
- * @defer: the executor wake-ups the source held back for this thread;
- *	every source call made here on its behalf carries it
- * @more: after a job it ran, did that make more work ready (a wake-up
- *	held back in @defer since the last call)?  Saves a take that would
- *	find nothing.
- *
- * The thread that served a call which made ptasks ready (user mode: a
- * client's connection, after answering a push) calls this instead of
- * waking the taker.  It takes what is ready without blocking, places it
- * by policy, and runs a short job placed on an idle device itself
- * (pd_worker_can_claim_locked) instead of waking the device's worker:
- * the taker and the worker are two thread hand-offs, each a wake-up on
- * the critical path of every invocation.  It goes on while its jobs
- * make more work ready (a chain), for PD_HELP_NS at most; whatever it
- * does not run goes to the workers as usual.
- *
- * Return: true when ready work may be left that nobody will take (the
- * caller wakes the taker then), false when a take found nothing more.
- */
-bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
-		    bool (*more)(struct pd_wake_defer *defer))
-{
-	struct ptask_invocation invs[PD_HELP_TAKE];
-	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
-	uint64_t start = pd_now_ns();
-
-	for (;;) {
-		struct ptask_exec_take take = {
-			.size = sizeof(take),
-			.flags = PTASK_NONBLOCK,
-			.max_invocations = PD_HELP_TAKE,
-			.max_ports = PTASK_MAX_PORTS,
-		};
-		bool full, claim;
-		int d, err;
-
-		pd_engine_lock(e);
-		full = e->stopping || e->nqueued >= PD_QUEUE_MAX;
-		pd_engine_unlock(e);
-		if (full)
-			return true;
-		err = e->src->ops->take(e->src, &take, invs, ports, defer);
-		if (err == -EAGAIN)
-			return false;
-		if (err)
-			return true;	/* the taker meets it and logs it */
-		jobs_make(e, &take, invs, ports, defer);
-		claim = pd_now_ns() - start < PD_HELP_NS;
-		pd_engine_lock(e);
-		d = claim ? pd_sched_dispatch_claim_locked(e) : -1;
-		if (!claim)
-			pd_sched_dispatch_locked(e);
-		pd_engine_unlock(e);
-		/* Not ours to run: more may be ready behind what we took. */
-		if (d < 0)
-			return true;
-		pd_worker_run_claimed(&e->dev[d], defer);
-		if (!more(defer))
-			return false;
-	}
 }
 
 /*
