@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * ns_user_priv.h - the insides of the user-mode namespace, shared by
- * ns_user.c and source_user.c only.
+ * its files (ns_user.c, ns_buf.c, ns_timer.c), the executor source
+ * (source_user.c) and the administration (ns_admin.c) only.
  */
 #ifndef PTASKD_NS_USER_PRIV_H
 #define PTASKD_NS_USER_PRIV_H
@@ -73,7 +74,12 @@ void pd_ns_lock(struct pd_ns *ns);
  */
 void pd_ns_lock_deferring(struct pd_ns *ns, struct pd_wake_defer *defer);
 void pd_ns_unlock(struct pd_ns *ns);
-/* pd_ns_map with the lock held; *@buf (if not NULL) keeps a reference. */
+/* ns_timer.c */
+int pd_ns_timer_start(struct pd_ns *ns);
+void pd_ns_timer_stop(struct pd_ns *ns);
+
+/* ns_buf.c: pd_ns_map with the lock held; *@buf (if not NULL) keeps a
+ * reference. */
 int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
 		     struct pd_map_info *mi, struct ptask_buf **buf);
 
