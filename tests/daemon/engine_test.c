@@ -729,6 +729,26 @@ static bool wait_taken(struct rig *r, uint64_t n)
 }
 
 /*
+ * Wait (10 s at most) until no invocation is left in the namespace: every
+ * one taken was completed (EXEC_COMPLETE went through), not only run.
+ */
+static bool wait_completed(struct rig *r)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	u64 counts[__PTASK_COUNT_MAX];
+
+	do {
+		pd_ns_counts(r->ns, counts);
+		if (!counts[PTASK_COUNT_INVOCATIONS])
+			return true;
+		usleep(1000);
+	} while (now_ns() < deadline);
+	diag("%llu invocations left, expected none",
+	     (unsigned long long)counts[PTASK_COUNT_INVOCATIONS]);
+	return false;
+}
+
+/*
  * One device kept busy by test_gate while five test_record ptasks queue
  * behind it, pushed lowest static priority first (so their wait works
  * against their priority); then the gate opens.  Under priority they
@@ -834,7 +854,13 @@ static bool by_value_body(struct rig *r, void *arg)
 	i = run_log_n ? run_log[0] : -1;
 	pthread_mutex_unlock(&gate_lock);
 	CHECK_EQ(i, 4711);
+	/*
+	 * test_record's twin ran, but its completion may still be on its way:
+	 * a graph closed before it would make it fail (-ECANCELED, counted).
+	 */
+	CHECK(wait_completed(r));
 	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.failed, 0);
 	/* In: the int; back: the copy's output for test_record. */
 	CHECK_EQ(st.bytes_h2d, 4);
 	CHECK_EQ(st.bytes_d2h, 4);
