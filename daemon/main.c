@@ -235,6 +235,12 @@ static void wait_for_stop(const sigset_t *set)
 	}
 }
 
+/* The namespace's forget notifier: a dead datablock's views go at once. */
+static void engine_forget(void *engine, uint32_t handle)
+{
+	pd_engine_forget(engine, handle);
+}
+
 static int run_user(const struct options *o, struct pd_backend *be,
 		    const struct pd_engine_config *cfg, const sigset_t *set)
 {
@@ -259,12 +265,12 @@ static int run_user(const struct options *o, struct pd_backend *be,
 	err = pd_engine_start(src, be, cfg, &engine);
 	if (err)
 		goto err_source;
-	pd_ns_set_engine(ns, engine);
+	pd_ns_set_forget(ns, engine_forget, engine);
 	info.ndev = be->ndev;
 	snprintf(info.backend, sizeof(info.backend), "%s", be->ops->name);
 	snprintf(info.policy, sizeof(info.policy), "%s",
 		 pd_policy_name(cfg->policy));
-	err = pd_server_start(ns, o->socket, o->socket_mode,
+	err = pd_server_start(ns, engine, o->socket, o->socket_mode,
 			      (uint32_t)o->spin_us, &info, &server);
 	if (err) {
 		pd_log_err("socket %s: %s", o->socket, strerror(-err));
@@ -276,7 +282,7 @@ static int run_user(const struct options *o, struct pd_backend *be,
 	/* Clients first: nothing new arrives while the engine drains. */
 	pd_server_stop(server);
 err_engine:
-	pd_ns_set_engine(ns, NULL);
+	pd_ns_set_forget(ns, NULL, NULL);
 	pd_engine_stop(engine);
 err_source:
 	pd_ns_source_close(src);

@@ -136,6 +136,14 @@ struct cuda_space {
 };
 
 static atomic_uint_fast64_t next_ctx_id = 1;
+/*
+ * The id of the context current on this thread, or 0: a cache of the
+ * driver's own per-thread state (cuCtxSetCurrent binds a context to the
+ * calling thread), so thread-local like it, and ctx_use() skips a driver
+ * call when the context is current already.  Ids, not pointers: a
+ * context freed and another allocated at its address must not match.
+ * It passes nothing between files.
+ */
 static __thread uint64_t cur_ctx_id;
 
 /*

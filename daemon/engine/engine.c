@@ -188,11 +188,13 @@ void pd_job_free_locked(struct pd_engine *e, struct pd_job *job)
  * @e: the engine
  * @job: a job no device holds any more; freed here
  * @status: a negative errno
+ * @defer: the helper's held-back wake-ups (pd_engine_help), or NULL
  *
  * Called without e->lock.  -ECANCELED from the source means the graph
  * went away first: nothing to report.
  */
-void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status)
+void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status,
+		 struct pd_wake_defer *defer)
 {
 	struct ptask_exec_complete arg = {
 		.size = sizeof(arg), .id = job->inv.id, .status = status,
@@ -204,7 +206,7 @@ void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status)
 	e->stats.invocations++;
 	e->stats.failed++;
 	pd_engine_unlock(e);
-	err = e->src->ops->complete(e->src, &arg, NULL);
+	err = e->src->ops->complete(e->src, &arg, NULL, defer);
 	if (err && err != -ECANCELED)
 		pd_log_err("engine: failing invocation %llu of ptask %u: %d",
 			   (unsigned long long)job->inv.id, job->inv.ptask,
@@ -216,10 +218,12 @@ void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status)
 
 /*
  * A job for invocation @inv with its port records @ports, queued; or, when
- * it cannot run here, completed with an error at once.  No lock held.
+ * it cannot run here, completed with an error at once (for the helper
+ * whose @defer it is, or NULL).  No lock held.
  */
 static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
-		     const struct ptask_invocation_port *ports)
+		     const struct ptask_invocation_port *ports,
+		     struct pd_wake_defer *defer)
 {
 	struct pd_job *job = calloc(1, sizeof(*job));
 	struct ptask_exec_complete fail = {
@@ -230,7 +234,7 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 	if (!job) {
 		pd_log_err("engine: out of memory for invocation %llu",
 			   (unsigned long long)inv->id);
-		e->src->ops->complete(e->src, &fail, NULL);
+		e->src->ops->complete(e->src, &fail, NULL, defer);
 		return;
 	}
 	job->inv = *inv;
@@ -240,13 +244,13 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 	err = info_get(e, inv->ptask, &job->info);
 	if (err) {
 		pd_log_err("engine: ptask %u: no info: %d", inv->ptask, err);
-		pd_job_fail(e, job, err);
+		pd_job_fail(e, job, err, defer);
 		return;
 	}
 	if (inv->kind != PTASK_KIND_GPU || job->info->kind != PTASK_KIND_GPU) {
 		pd_log_err("engine: ptask %u is a CPU ptask: it runs in its client (PTASK_PTASK_SELF), not in ptaskd",
 			   inv->ptask);
-		pd_job_fail(e, job, -EOPNOTSUPP);
+		pd_job_fail(e, job, -EOPNOTSUPP, defer);
 		return;
 	}
 	pd_engine_lock(e);
@@ -266,10 +270,6 @@ static void take_failed(struct pd_engine *e, int err)
 }
 
 /*
- * Jobs for the invocations one take returned (queued; placement is the
- * caller's), after checking that their port records are where they say.
- */
-/*
  * The administrator's policy (sysfs, netlink or ptaskctl sched) comes with
  * every take: enum ptask_policy, DEFAULT meaning ptaskd's own.
  */
@@ -288,9 +288,24 @@ static void apply_admin_policy(struct pd_engine *e, uint32_t admin)
 	pd_engine_unlock(e);
 }
 
-static void jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
-		      const struct ptask_invocation *invs,
-		      const struct ptask_invocation_port *ports)
+/**
+ * pd_jobs_make() - jobs for the invocations one take returned
+ * @e: the engine
+ * @take: the take, as the source filled it in
+ * @invs: its invocations
+ * @ports: their port records
+ * @defer: the helper's held-back wake-ups (pd_engine_help), NULL on the
+ *	taker
+ *
+ * Applies the administrator's policy the take carried, checks that each
+ * invocation's port records are where it says, and queues a job for it
+ * (an invocation that cannot run here is completed with an error).
+ * Placement is the caller's.  No lock held.
+ */
+void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
+		  const struct ptask_invocation *invs,
+		  const struct ptask_invocation_port *ports,
+		  struct pd_wake_defer *defer)
 {
 	uint32_t i;
 
@@ -308,10 +323,10 @@ static void jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 
 			pd_log_err("engine: invocation %llu: bad port records",
 				   (unsigned long long)inv->id);
-			e->src->ops->complete(e->src, &bad, NULL);
+			e->src->ops->complete(e->src, &bad, NULL, defer);
 			continue;
 		}
-		job_make(e, inv, &ports[inv->first_port]);
+		job_make(e, inv, &ports[inv->first_port], defer);
 	}
 }
 
@@ -348,14 +363,14 @@ static void *taker_main(void *arg)
 		 * this much at stop.
 		 */
 		take.timeout_ns = pd_now_ns() + PD_TAKE_SLICE_NS;
-		err = e->src->ops->take(e->src, &take, invs, ports);
+		err = e->src->ops->take(e->src, &take, invs, ports, NULL);
 		if (err == -ETIMEDOUT || err == -EINTR || err == -EAGAIN)
 			continue;
 		if (err) {
 			take_failed(e, err);
 			continue;
 		}
-		jobs_make(e, &take, invs, ports);
+		pd_jobs_make(e, &take, invs, ports, NULL);
 		pd_engine_lock(e);
 		pd_sched_dispatch_locked(e);
 		pd_engine_unlock(e);
@@ -364,68 +379,6 @@ out:
 	free(invs);
 	free(ports);
 	return NULL;
-}
-
-/**
- * pd_engine_help() - a source's thread that made work ready runs it
- * @e: the engine
- * @more: after a job it ran, did that make more work ready (a deferred
- *	wake-up since the last call)?  Saves a take that would find nothing.
- * @arg: @more's argument
- *
- * The thread that served a call which made ptasks ready (user mode: a
- * client's connection, after answering a push) calls this instead of
- * waking the taker.  It takes what is ready without blocking, places it
- * by policy, and runs a short job placed on an idle device itself
- * (pd_worker_can_claim_locked) instead of waking the device's worker:
- * the taker and the worker are two thread hand-offs, each a wake-up on
- * the critical path of every invocation.  It goes on while its jobs
- * make more work ready (a chain), for PD_HELP_NS at most; whatever it
- * does not run goes to the workers as usual.
- *
- * Return: true when ready work may be left that nobody will take (the
- * caller wakes the taker then), false when a take found nothing more.
- */
-bool pd_engine_help(struct pd_engine *e, bool (*more)(void *arg), void *arg)
-{
-	struct ptask_invocation invs[PD_HELP_TAKE];
-	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
-	uint64_t start = pd_now_ns();
-
-	for (;;) {
-		struct ptask_exec_take take = {
-			.size = sizeof(take),
-			.flags = PTASK_NONBLOCK,
-			.max_invocations = PD_HELP_TAKE,
-			.max_ports = PTASK_MAX_PORTS,
-		};
-		bool full, claim;
-		int d, err;
-
-		pd_engine_lock(e);
-		full = e->stopping || e->nqueued >= PD_QUEUE_MAX;
-		pd_engine_unlock(e);
-		if (full)
-			return true;
-		err = e->src->ops->take(e->src, &take, invs, ports);
-		if (err == -EAGAIN)
-			return false;
-		if (err)
-			return true;	/* the taker meets it and logs it */
-		jobs_make(e, &take, invs, ports);
-		claim = pd_now_ns() - start < PD_HELP_NS;
-		pd_engine_lock(e);
-		d = claim ? pd_sched_dispatch_claim_locked(e) : -1;
-		if (!claim)
-			pd_sched_dispatch_locked(e);
-		pd_engine_unlock(e);
-		/* Not ours to run: more may be ready behind what we took. */
-		if (d < 0)
-			return true;
-		pd_worker_run_claimed(&e->dev[d]);
-		if (!more(arg))
-			return false;
-	}
 }
 
 /*

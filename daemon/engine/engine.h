@@ -34,6 +34,16 @@
 
 struct pd_source;
 
+/*
+ * Executor wake-ups held back for a source's thread that lends itself to
+ * the engine (pd_engine_help).  The source's own record (user mode:
+ * daemon/user/ns_user.h), opaque here: the engine hands it back with
+ * every source call that may make work ready which it makes on that
+ * thread's behalf, so the source holds those wake-ups back too, and
+ * passes NULL from its own threads (taker, workers).
+ */
+struct pd_wake_defer;
+
 /**
  * struct pd_source_ops - what the engine needs from a source
  * @take: EXEC_TAKE semantics (uapi/ptask.h): blocks until
@@ -51,13 +61,20 @@ struct pd_source;
  * @db_release: drop the engine's reference to a datablock it created and
  *	did not emit
  * @interrupt: make a blocked @take return -EINTR (shutdown)
+ *
+ * The ops that change the source's state, and so may make work ready
+ * (@take, @complete, @db_create, @db_release), carry @defer: the
+ * helper's record when the engine calls them for a helper
+ * (pd_engine_help), NULL from the engine's own threads.
  */
 struct pd_source_ops {
 	int (*take)(struct pd_source *s, struct ptask_exec_take *arg,
 		    struct ptask_invocation *inv,
-		    struct ptask_invocation_port *ports);
+		    struct ptask_invocation_port *ports,
+		    struct pd_wake_defer *defer);
 	int (*complete)(struct pd_source *s, struct ptask_exec_complete *arg,
-			const struct ptask_exec_output *outs);
+			const struct ptask_exec_output *outs,
+			struct pd_wake_defer *defer);
 	int (*ptask_info)(struct pd_source *s,
 			  struct ptask_exec_ptask_info *arg, void *code);
 	int (*db_map)(struct pd_source *s, uint32_t handle,
@@ -65,8 +82,10 @@ struct pd_source_ops {
 	void (*db_unmap)(struct pd_source *s, uint32_t handle, void *data,
 			 uint64_t bytes);
 	int (*db_create)(struct pd_source *s, const struct ptask_invocation *inv,
-			 uint64_t bytes, uint32_t *handle, void **data);
-	int (*db_release)(struct pd_source *s, uint32_t handle);
+			 uint64_t bytes, uint32_t *handle, void **data,
+			 struct pd_wake_defer *defer);
+	int (*db_release)(struct pd_source *s, uint32_t handle,
+			  struct pd_wake_defer *defer);
 	void (*interrupt)(struct pd_source *s);
 };
 
@@ -152,20 +171,24 @@ void pd_engine_stop(struct pd_engine *e);
 int pd_engine_set_policy(struct pd_engine *e, int policy);
 void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st);
 /*
- * Datablock @handle is gone: drop its views (user mode tells the engine).
- * Any thread, also under the source's own lock: it makes no source call.
- * A ptask's handle may be given too (its cached info is dropped).
+ * Datablock @handle is gone: drop its views (user mode: the namespace's
+ * forget notifier, which ptaskd wires to this).  Any thread, also under
+ * the source's own lock: it makes no source call.  A ptask's handle may
+ * be given too (its cached info is dropped).
  */
 void pd_engine_forget(struct pd_engine *e, uint32_t handle);
 /*
  * A thread of the source that just made invocations ready (user mode: a
  * client's connection, after answering its call) takes them itself and
  * runs short ones on an idle device instead of handing them to the
- * taker and a worker; see engine.c.  @more(@arg) says whether the jobs it
- * ran made more work ready (it takes again then).  Not while
- * pd_engine_stop runs.  Returns true when ready work may be left for the
- * taker to take (the caller wakes it: its wake-up was held back for this).
+ * taker and a worker; see help.c.  The taker's wake-up for that work was
+ * held back in @defer, which goes with every source call made on the
+ * helper's behalf; @more(@defer) says whether the jobs it ran made more
+ * work ready (a wake-up was held back since: it takes again then).  Not
+ * while pd_engine_stop runs.  Returns true when ready work may be left
+ * for the taker to take (the caller wakes it).
  */
-bool pd_engine_help(struct pd_engine *e, bool (*more)(void *arg), void *arg);
+bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
+		    bool (*more)(struct pd_wake_defer *defer));
 
 #endif /* PTASKD_ENGINE_H */

@@ -2,13 +2,24 @@
 /*
  * engine_priv.h - the engine's own objects, shared by its files:
  *
- *   engine.c   start, stop, the taker thread, the ptask-info cache, the
- *              housekeeping thread, pd_engine_forget
+ *   engine.c   start, stop, the taker thread (invocations to jobs), the
+ *              ptask-info cache, the housekeeping thread
  *   sched.c    effective priority and placement (PTask section 5.1)
- *   views.c    datablock records and their views per memory space
+ *   views.c    datablock records and their views per memory space,
+ *              pd_engine_forget
  *   devpool.c  device memory: per-space pools by size class, the device
  *              memory limit, eviction
- *   worker.c   one thread per device: spaces, kernels, running a job
+ *   space.c    a device's memory spaces: opened on first use, the
+ *              kernels loaded in them, write-behind of idle device-only
+ *              data, idle spaces closed, all closed at stop
+ *   worker.c   one thread per device, and a job's run from space to
+ *              complete (pd_job_run)
+ *   prepare.c  a job before its launch: inputs made valid in its space,
+ *              outputs made, kernel parameters and geometry
+ *   complete.c a job after its launch: copies back for clients, where
+ *              the bytes now are (commit), EXEC_COMPLETE or the failure
+ *   help.c     helpers (pd_engine_help): a source's thread that made
+ *              work ready takes it and runs short jobs itself
  *
  * Threads: one taker (takes invocations, makes jobs), one housekeeper
  * (re-runs placement while data-aware holds jobs back; unmaps what
@@ -427,6 +438,12 @@ static inline void pd_assert_locked(struct pd_engine *e)
 	PD_ASSERT(e->locked && pthread_equal(e->lock_owner, pthread_self()));
 }
 
+/* Is port @p an input (plain or sticky), as opposed to an output? */
+static inline bool pd_port_is_input(const struct ptask_invocation_port *p)
+{
+	return p->kind == PTASK_PORT_INPUT || p->kind == PTASK_PORT_STICKY;
+}
+
 /* Is port @p a kernel parameter passed by value (template binding)? */
 static inline bool pd_port_by_value(const struct ptask_invocation_port *p)
 {
@@ -449,16 +466,21 @@ void pd_engine_timedwait(struct pd_engine *e, pthread_cond_t *cond,
 
 /* engine.c */
 void pd_info_put_locked(struct pd_engine *e, struct pd_ptask_info *info);
+void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
+		  const struct ptask_invocation *invs,
+		  const struct ptask_invocation_port *ports,
+		  struct pd_wake_defer *defer);
 void pd_job_free_locked(struct pd_engine *e, struct pd_job *job);
 /* Complete @job with @status < 0 and nothing else (no outputs). */
-void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status);
+void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status,
+		 struct pd_wake_defer *defer);
 
 /* sched.c */
 void pd_sched_enqueue_locked(struct pd_engine *e, struct pd_job *job);
 void pd_sched_dispatch_locked(struct pd_engine *e);
 /*
  * Placement, as pd_sched_dispatch_locked, by a helper: the first job it
- * places on a device that pd_worker_can_claim_locked allows is claimed
+ * places on a device that pd_help_can_claim_locked allows is claimed
  * for the calling thread (its worker is not woken).  Returns that
  * device, or -1.
  */
@@ -505,14 +527,35 @@ void pd_devmem_trim_locked(struct pd_device *dev);
 void pd_devmem_trim_space_locked(struct pd_space *space);
 int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view);
 
+/* space.c */
+int pd_space_get(struct pd_device *dev, uint64_t owner,
+		 struct pd_space **out);
+int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
+			struct pd_ptask_info *info, void **kernel);
+void pd_space_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
+void pd_space_close_idle_locked(struct pd_device *dev, uint64_t now_ns);
+void pd_space_close_all_locked(struct pd_device *dev);
+
 /* worker.c */
 void *pd_worker_main(void *arg);
+void pd_job_run(struct pd_device *dev, struct pd_job *job,
+		struct pd_wake_defer *defer);
+
+/* prepare.c */
+int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
+			    uint32_t i);
+int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
+		   struct pd_launch *launch, struct pd_wake_defer *defer);
+
+/* complete.c */
+int pd_job_after_launch(struct pd_device *dev, struct pd_job *job);
+void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
+		   uint64_t gpu_ns, uint64_t run_ns,
+		   struct pd_wake_defer *defer);
+
+/* help.c */
 /* May a helper run @job on idle device @dev itself (see PD_INLINE_*)? */
-bool pd_worker_can_claim_locked(struct pd_device *dev,
-				const struct pd_job *job);
-/* Run the job a helper claimed on @dev, and give the device back. */
-void pd_worker_run_claimed(struct pd_device *dev);
-void pd_worker_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
-void pd_worker_close_idle_locked(struct pd_device *dev, uint64_t now_ns);
+bool pd_help_can_claim_locked(struct pd_device *dev,
+			      const struct pd_job *job);
 
 #endif /* PTASKD_ENGINE_PRIV_H */

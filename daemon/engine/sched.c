@@ -278,7 +278,7 @@ static int dispatch_locked(struct pd_engine *e, bool claim)
 				     job->eff, (unsigned long long)bytes[d],
 				     (unsigned long long)bytes[__builtin_ctz(pref)]);
 		if (claim && claimed < 0 &&
-		    pd_worker_can_claim_locked(&e->dev[d], job)) {
+		    pd_help_can_claim_locked(&e->dev[d], job)) {
 			claimed = d;
 			place_locked(e, job, d, now,
 				     pref && !(pref & (1U << d)), true);

@@ -329,8 +329,13 @@ static void ksrc_db_unmap(struct pd_source *s, uint32_t handle, void *data,
 	unmap_victims(k, victims);
 }
 
+/*
+ * @defer (here and in the take, complete and release ops): the kernel
+ * mode has no helpers (pd_engine_help), so it is always NULL.
+ */
 static int ksrc_db_create(struct pd_source *s, const struct ptask_invocation *inv,
-			  uint64_t bytes, uint32_t *handle, void **data)
+			  uint64_t bytes, uint32_t *handle, void **data,
+			  struct pd_wake_defer *defer)
 {
 	struct ksrc *k = to_ksrc(s);
 	struct ptask_datablock_create c = {
@@ -342,6 +347,7 @@ static int ksrc_db_create(struct pd_source *s, const struct ptask_invocation *in
 
 	/* Kernel datablocks carry no owner: @inv matters in user mode only. */
 	(void)inv;
+	(void)defer;
 	if (ioctl(k->fd, PTASK_IOC_DATABLOCK_CREATE, &c))
 		return -errno;
 	count(&k->st.creates, 1);
@@ -356,7 +362,8 @@ static int ksrc_db_create(struct pd_source *s, const struct ptask_invocation *in
 	return 0;
 }
 
-static int ksrc_db_release(struct pd_source *s, uint32_t handle)
+static int ksrc_db_release(struct pd_source *s, uint32_t handle,
+			   struct pd_wake_defer *defer)
 {
 	struct ksrc *k = to_ksrc(s);
 	struct ptask_datablock_release rel = {
@@ -366,6 +373,7 @@ static int ksrc_db_release(struct pd_source *s, uint32_t handle)
 	struct kmap *m, *victims = NULL;
 	int r = 0;
 
+	(void)defer;
 	if (ioctl(k->fd, PTASK_IOC_DATABLOCK_RELEASE, &rel))
 		r = -errno;
 	else
@@ -439,7 +447,8 @@ static int wait_ready(struct ksrc *k, uint64_t wait_ns)
  */
 static int ksrc_take(struct pd_source *s, struct ptask_exec_take *arg,
 		     struct ptask_invocation *inv,
-		     struct ptask_invocation_port *ports)
+		     struct ptask_invocation_port *ports,
+		     struct pd_wake_defer *defer)
 {
 	struct ksrc *k = to_ksrc(s);
 	uint64_t deadline = arg->timeout_ns, now, wait, slice;
@@ -447,6 +456,7 @@ static int ksrc_take(struct pd_source *s, struct ptask_exec_take *arg,
 	bool flushed = false, flush;
 	int r;
 
+	(void)defer;
 	arg->invocations = (uintptr_t)inv;
 	arg->ports = (uintptr_t)ports;
 	for (;;) {
@@ -485,10 +495,12 @@ static int ksrc_take(struct pd_source *s, struct ptask_exec_take *arg,
 }
 
 static int ksrc_complete(struct pd_source *s, struct ptask_exec_complete *arg,
-			 const struct ptask_exec_output *outs)
+			 const struct ptask_exec_output *outs,
+			 struct pd_wake_defer *defer)
 {
 	struct ksrc *k = to_ksrc(s);
 
+	(void)defer;
 	arg->size = sizeof(*arg);
 	arg->outputs = (uintptr_t)outs;
 	if (ioctl(k->fd, PTASK_IOC_EXEC_COMPLETE, arg))

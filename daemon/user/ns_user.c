@@ -1,32 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * ns_user.c - user mode's shell of the core (see ns_user.h): the OS shim
- * functions of core/ptask_os.h, clients, the call path and mappings.
- * The executor source of this namespace is in source_user.c.
+ * ns_user.c - user mode's shell of the core (see ns_user.h): the
+ * namespace's life, its lock, clients, the call path and executor
+ * wake-ups, and the OS shim functions of core/ptask_os.h that go with
+ * them.  Datablock memory is in ns_buf.c, PTSched's timer thread in
+ * ns_timer.c (as kmod/ has buf.c and sched_timer.c beside dev.c), the
+ * executor source of this namespace in source_user.c.
  *
  * Locking: pd_ns.lock is the core's namespace lock.  It also protects the
- * arenas, the client list and every struct ptask_buf.  pd_ns.owner names
- * the thread holding it, so ptask_os_assert_locked() can check.
+ * arenas, the client list, the forget notifier, pd_ns.wake_defer and
+ * every struct ptask_buf.  pd_ns.owner names the thread holding it, so
+ * ptask_os_assert_locked() can check.
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
 #include "daemon/user/arena.h"
-#include "daemon/engine/engine.h"
 #include "daemon/log.h"
 #include "daemon/user/ns_user_priv.h"
 
-/*
- * Executor wake-ups held back on this thread (pd_ns_defer_exec_wake): it
- * will take the work itself (pd_engine_help), so waking the taker would
- * only cost a context switch, or worse, race it for the work.
- */
-static __thread bool exec_defer;
-static __thread bool exec_deferred;
+/* Does this thread hold @ns's lock?  (Cheap: for the hot path too.) */
+static void assert_locked(struct pd_ns *ns)
+{
+	if (!ns->locked || !pthread_equal(ns->owner, pthread_self())) {
+		pd_log_err("core called without the namespace lock");
+		abort();
+	}
+}
 
 int ptask_os_warn(int cond, const char *file, int line, const char *what)
 {
@@ -53,120 +56,43 @@ u64 ptask_os_now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-int ptask_os_buf_alloc(struct ptask_client *core, u64 bytes,
-		       struct ptask_buf **out)
-{
-	struct pd_ns *ns = core->ns->os;
-	struct pd_client *c = core->os;
-	struct ptask_buf *b;
-	uint64_t used;
-	int err;
-
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	err = pd_arenas_alloc(&ns->arenas, c->alloc_uid, bytes, &b->arena,
-			      &b->offset, &used);
-	if (err) {
-		free(b);
-		return err;
-	}
-	b->ns = ns;
-	b->bytes = bytes;
-	b->refs = 1;
-	/*
-	 * A client's new datablock is zero-filled: the ABI says so
-	 * (ptask_datablock_create(3)), the module's pages are, and a program
-	 * must behave the same in both modes.  Reused arena memory therefore
-	 * is zeroed, even though arenas are per uid and it could only show
-	 * the uid bytes of its own (or bytes a client given a datablock of
-	 * this uid wrote, who can read the whole arena anyway): the reason
-	 * is the contract, not secrecy.  Bytes never handed out since the
-	 * memfd was made are zero already and are not touched (a fresh
-	 * 64 MiB datablock costs no 64 MiB memset).  The engine's outputs
-	 * (the executor's client: alloc_zero false) are written by the device
-	 * before a client can read them.
-	 */
-	if (c->alloc_zero && used)
-		memset(b->arena->base + b->offset, 0,
-		       used < bytes ? used : bytes);
-	ns->core.counts[PTASK_COUNT_BUFFERS]++;
-	*out = b;
-	return 0;
-}
-
-void ptask_os_buf_get(struct ptask_buf *buf)
-{
-	buf->refs++;
-}
-
-void ptask_os_buf_put(struct ptask_buf *buf)
-{
-	struct pd_ns *ns = buf->ns;
-
-	if (--buf->refs)
-		return;
-	if (buf->handle && ns->engine)
-		pd_engine_forget(ns->engine, buf->handle);
-	pd_arenas_free(&ns->arenas, buf->arena, buf->offset, buf->bytes);
-	ns->core.counts[PTASK_COUNT_BUFFERS]--;
-	free(buf);
-}
-
-void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
-{
-	u32 gone = buf->handle;
-
-	buf->handle = handle;
-	/*
-	 * The datablock died: its device copies go now, not when the last
-	 * mapping (the engine's own host view among them) lets go of the
-	 * memory.  Waiting for that kept a dead frame's buffer per frame
-	 * for seconds (the gesture demo's fused clouds: gigabytes).
-	 */
-	if (!handle && gone && buf->ns->engine)
-		pd_engine_forget(buf->ns->engine, gone);
-}
-
+/*
+ * The core calls this under the namespace lock, so ns->wake_defer is the
+ * lock holder's: an executor wake-up its call makes is held back there
+ * (struct pd_wake_defer) rather than made.
+ */
 void ptask_os_client_wake(struct ptask_client *core)
 {
 	struct pd_client *c = core->os;
+	struct pd_ns *ns;
 
 	if (!c)
 		return;
+	ns = c->ns;
+	assert_locked(ns);
 	/* core->wake_seq moved anyway: a taker asleep sees it within
 	 * PD_CANCEL_POLL_MS even if the wake-up were never made up for. */
-	if (core->executor && exec_defer) {
-		exec_deferred = true;
+	if (core->executor && ns->wake_defer) {
+		ns->wake_defer->deferred = true;
 		return;
 	}
 	pthread_cond_broadcast(&c->cond);
 }
 
-void pd_ns_defer_exec_wake(bool on)
-{
-	exec_defer = on;
-	if (on)
-		exec_deferred = false;
-}
-
-bool pd_ns_exec_wake_deferred(void)
-{
-	bool was = exec_deferred;
-
-	exec_deferred = false;
-	return was;
-}
-
-/* The wake-ups this thread held back, now (the namespace lock held). */
+/*
+ * Make the executor wake-ups the lock holder's call held back, now, and
+ * keep holding back those it makes later.
+ */
 static void exec_wake_now_locked(struct pd_ns *ns)
 {
-	bool defer = exec_defer;
+	struct pd_wake_defer *defer = ns->wake_defer;
 
-	exec_defer = false;
-	exec_deferred = false;
+	assert_locked(ns);
+	ns->wake_defer = NULL;
 	ptask_exec_wake(&ns->core);
-	exec_defer = defer;
+	ns->wake_defer = defer;
+	if (defer)
+		defer->deferred = false;
 }
 
 void pd_ns_wake_executor(struct pd_ns *ns)
@@ -185,12 +111,7 @@ void ptask_os_event(struct ptask_ns *core_ns, u32 event, u32 obj_type,
 
 void ptask_os_assert_locked(struct ptask_ns *core_ns)
 {
-	struct pd_ns *ns = core_ns->os;
-
-	if (!ns->locked || !pthread_equal(ns->owner, pthread_self())) {
-		pd_log_err("core called without the namespace lock");
-		abort();
-	}
+	assert_locked(core_ns->os);
 }
 
 void pd_ns_lock(struct pd_ns *ns)
@@ -200,16 +121,28 @@ void pd_ns_lock(struct pd_ns *ns)
 	ns->locked = true;
 }
 
+void pd_ns_lock_deferring(struct pd_ns *ns, struct pd_wake_defer *defer)
+{
+	pd_ns_lock(ns);
+	ns->wake_defer = defer;
+}
+
 void pd_ns_unlock(struct pd_ns *ns)
 {
+	ns->wake_defer = NULL;
 	ns->locked = false;
 	pthread_mutex_unlock(&ns->lock);
 }
 
-/* Wait on @c's condition variable, the lock held; false at @deadline. */
+/*
+ * Wait on @c's condition variable, the lock held; false at @deadline.
+ * No wake-up is held back for the sleeping call (pd_ns.wake_defer
+ * cleared): other threads take the lock meanwhile.
+ */
 static bool wait_slice(struct pd_client *c, u64 deadline)
 {
 	struct pd_ns *ns = c->ns;
+	struct pd_wake_defer *defer = ns->wake_defer;
 	u64 now = ptask_os_now_ns();
 	u64 until = now + PD_CANCEL_POLL_MS * 1000000ull;
 	struct timespec ts;
@@ -220,82 +153,13 @@ static bool wait_slice(struct pd_client *c, u64 deadline)
 		until = deadline;
 	ts.tv_sec = (time_t)(until / 1000000000ull);
 	ts.tv_nsec = (long)(until % 1000000000ull);
+	ns->wake_defer = NULL;
 	ns->locked = false;
 	pthread_cond_timedwait(&c->cond, &ns->lock, &ts);
 	ns->owner = pthread_self();
 	ns->locked = true;
+	ns->wake_defer = defer;
 	return true;
-}
-
-void ptask_os_sched_timer(struct ptask_ns *core_ns, u64 when_ns)
-{
-	struct pd_ns *ns = core_ns->os;
-
-	/* Shutting down (clients going after the timer thread): no timer. */
-	if (ns->timer_stop)
-		return;
-	ns->timer_at = when_ns;
-	pthread_cond_signal(&ns->timer_cond);
-}
-
-/*
- * PTSched's timer: sleeps (on a CLOCK_MONOTONIC condition variable, the
- * namespace lock released) until the core's requested tick, then ticks.
- */
-static void *timer_main(void *arg)
-{
-	struct pd_ns *ns = arg;
-
-	pd_ns_lock(ns);
-	while (!ns->timer_stop) {
-		u64 now = ptask_os_now_ns();
-		struct timespec ts;
-
-		if (ns->timer_at && ns->timer_at <= now) {
-			ns->timer_at = 0;
-			ptask_sched_tick(&ns->core);
-			continue;
-		}
-		ns->locked = false;
-		if (!ns->timer_at) {
-			pthread_cond_wait(&ns->timer_cond, &ns->lock);
-		} else {
-			ts.tv_sec = (time_t)(ns->timer_at / 1000000000ull);
-			ts.tv_nsec = (long)(ns->timer_at % 1000000000ull);
-			pthread_cond_timedwait(&ns->timer_cond, &ns->lock, &ts);
-		}
-		ns->owner = pthread_self();
-		ns->locked = true;
-	}
-	pd_ns_unlock(ns);
-	return NULL;
-}
-
-static int timer_start(struct pd_ns *ns)
-{
-	pthread_condattr_t attr;
-	int err;
-
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	err = -pthread_cond_init(&ns->timer_cond, &attr);
-	pthread_condattr_destroy(&attr);
-	if (err)
-		return err;
-	err = -pthread_create(&ns->timer, NULL, timer_main, ns);
-	if (err)
-		pthread_cond_destroy(&ns->timer_cond);
-	return err;
-}
-
-static void timer_stop(struct pd_ns *ns)
-{
-	pd_ns_lock(ns);
-	ns->timer_stop = true;
-	pthread_cond_signal(&ns->timer_cond);
-	pd_ns_unlock(ns);
-	pthread_join(ns->timer, NULL);
-	pthread_cond_destroy(&ns->timer_cond);
 }
 
 int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
@@ -316,7 +180,7 @@ int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 	pthread_mutexattr_destroy(&attr);
 	if (err)
 		goto err_ns;
-	err = timer_start(ns);
+	err = pd_ns_timer_start(ns);
 	if (err)
 		goto err_mutex;
 	pd_arenas_init(&ns->arenas, be, PD_ARENA_BYTES);
@@ -334,7 +198,7 @@ err_free:
 
 void pd_ns_destroy(struct pd_ns *ns)
 {
-	timer_stop(ns);
+	pd_ns_timer_stop(ns);
 	pd_ns_lock(ns);
 	while (ns->nclients) {
 		struct pd_client *c = ns->clients[ns->nclients - 1];
@@ -462,10 +326,11 @@ void pd_ns_client_put(struct pd_client *c)
 	free(c);
 }
 
-int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
-		      unsigned int cmd, void *arg,
-		      const struct ptask_call_io *io, pd_cancel_fn cancel,
-		      void *cancel_arg)
+/* pd_ns_call, the lock held: sleeps (wait_slice) while it would block. */
+static int call_locked(struct pd_client *c, const struct ptask_caller *who,
+		       unsigned int cmd, void *arg,
+		       const struct ptask_call_io *io, pd_cancel_fn cancel,
+		       void *cancel_arg)
 {
 	u64 deadline = 0, seq;
 	bool may_block = ptask_args_blocking(cmd, arg, &deadline);
@@ -476,7 +341,7 @@ int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 		if (err != -EAGAIN || !may_block)
 			return err;
 		/* Not while this thread sleeps: nobody would take the work. */
-		if (exec_deferred)
+		if (c->ns->wake_defer && c->ns->wake_defer->deferred)
 			exec_wake_now_locked(c->ns);
 		seq = c->core->wake_seq;
 		while (c->core->wake_seq == seq) {
@@ -491,64 +356,15 @@ int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
 
 int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
-	       pd_cancel_fn cancel, void *cancel_arg)
+	       const struct pd_call_ctx *ctx)
 {
 	int err;
 
-	pd_ns_lock(c->ns);
-	err = pd_ns_call_locked(c, who, cmd, arg, io, cancel, cancel_arg);
+	pd_ns_lock_deferring(c->ns, ctx ? ctx->defer : NULL);
+	err = call_locked(c, who, cmd, arg, io, ctx ? ctx->cancel : NULL,
+			  ctx ? ctx->cancel_arg : NULL);
 	pd_ns_unlock(c->ns);
 	return err;
-}
-
-int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
-		     struct pd_map_info *mi, struct ptask_buf **bufp)
-{
-	struct ptask_buf *buf;
-	u64 bytes;
-	int err;
-
-	err = ptask_datablock_map(c->core, handle, &bytes, &buf);
-	if (err)
-		return err;
-	mi->arena = buf->arena->id;
-	mi->arena_fd = buf->arena->fd;
-	mi->arena_bytes = buf->arena->bytes;
-	mi->offset = buf->offset;
-	mi->bytes = bytes;
-	mi->addr = buf->arena->base + buf->offset;
-	if (bufp)
-		*bufp = buf;	/* the caller keeps the mapping's reference */
-	else
-		ptask_os_buf_put(buf);
-	return 0;
-}
-
-int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi)
-{
-	int err;
-
-	pd_ns_lock(c->ns);
-	err = pd_ns_map_locked(c, handle, mi, NULL);
-	pd_ns_unlock(c->ns);
-	return err;
-}
-
-void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e)
-{
-	pd_ns_lock(ns);
-	ns->engine = e;
-	pd_ns_unlock(ns);
-}
-
-struct pd_engine *pd_ns_engine(struct pd_ns *ns)
-{
-	struct pd_engine *e;
-
-	pd_ns_lock(ns);
-	e = ns->engine;
-	pd_ns_unlock(ns);
-	return e;
 }
 
 void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX])

@@ -32,7 +32,6 @@
 #define PD_ARENA_BYTES		(64ULL << 20)
 
 struct pd_ns;
-struct pd_engine;
 struct pd_source;
 
 /**
@@ -84,16 +83,62 @@ void pd_ns_client_put(struct pd_client *c);
 typedef bool (*pd_cancel_fn)(void *arg);
 #define PD_CANCEL_POLL_MS	100
 
+/**
+ * struct pd_wake_defer - executor wake-ups one thread holds back
+ * @deferred: a call made with this record made work ready, and the
+ *	executor (the engine's taker) was not woken for it
+ *
+ * A connection thread whose call made ptasks ready takes that work
+ * itself once it has answered its client (pd_engine_help): waking the
+ * taker as well would only cost a context switch on the invocation's
+ * critical path, or race it for the work.  So the thread passes its
+ * record with its call (struct pd_call_ctx.defer) and, through
+ * pd_engine_help, with the source calls the engine makes while it
+ * helps; while such a call holds the namespace lock, the namespace
+ * notes here the executor wake-ups it makes instead of making them
+ * (pd_ns.wake_defer).  A call that sleeps makes them first.  Whoever
+ * holds one back and does not take all the work calls
+ * pd_ns_wake_executor().
+ *
+ * Locking: none.  Only its owner's calls see it, so only its owner's
+ * thread reads or writes it.
+ */
+struct pd_wake_defer {
+	bool deferred;
+};
+
+/* Was an executor wake-up held back in @d since last asked?  Forgets it. */
+static inline bool pd_wake_defer_take(struct pd_wake_defer *d)
+{
+	bool was = d->deferred;
+
+	d->deferred = false;
+	return was;
+}
+
+/**
+ * struct pd_call_ctx - how a call waits, and what it holds back
+ * @cancel: asked about while the call sleeps (pd_cancel_fn); may be NULL
+ * @cancel_arg: @cancel's argument
+ * @defer: where executor wake-ups the call makes are held back (see
+ *	struct pd_wake_defer); NULL: they are made at once
+ */
+struct pd_call_ctx {
+	pd_cancel_fn cancel;
+	void *cancel_arg;
+	struct pd_wake_defer *defer;
+};
+
 /*
  * One call (cmd: a PTASK_IOC_* number) with its struct @arg, already
  * checked with ptask_args_check(), and further buffers @io, exactly as
  * the module's ioctl path makes it; blocking calls sleep until done,
- * their deadline, or @cancel(@cancel_arg) says true.  @cancel may be
- * NULL.  Returns 0 or -errno.
+ * their deadline, or @ctx->cancel says true.  @ctx may be NULL (no
+ * cancel, no wake-up held back).  Returns 0 or -errno.
  */
 int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
-	       pd_cancel_fn cancel, void *cancel_arg);
+	       const struct pd_call_ctx *ctx);
 
 /**
  * struct pd_map_info - where a datablock's bytes are
@@ -124,22 +169,31 @@ int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi);
 int pd_ns_source_open(struct pd_ns *ns, uint32_t n_accels,
 		      struct pd_source **out);
 void pd_ns_source_close(struct pd_source *src);
-/* Tell @e about datablocks that die from now on (pd_engine_forget). */
-void pd_ns_set_engine(struct pd_ns *ns, struct pd_engine *e);
-
-/* The engine set with pd_ns_set_engine (NULL before and after it runs). */
-struct pd_engine *pd_ns_engine(struct pd_ns *ns);
 
 /*
- * Executor wake-ups held back on the calling thread, for a thread that
- * will take the work itself (pd_engine_help) once it has answered its
- * client.  pd_ns_defer_exec_wake(true) starts holding them back (a call
- * that sleeps makes them first), false stops; pd_ns_exec_wake_deferred
- * says whether one was held back since (and forgets it); whoever held
- * one back and does not take all the work calls pd_ns_wake_executor.
+ * Told that datablock @handle died (its memory may outlive it a while in
+ * mappings); called with the namespace lock held, so it must not call
+ * back into the namespace.
  */
-void pd_ns_defer_exec_wake(bool on);
-bool pd_ns_exec_wake_deferred(void);
+typedef void (*pd_forget_fn)(void *arg, uint32_t handle);
+
+/**
+ * pd_ns_set_forget() - who to tell when a datablock dies
+ * @ns: the namespace
+ * @forget: called for every datablock that dies from now on; NULL: nobody
+ * @arg: @forget's first argument
+ *
+ * ptaskd wires this to the engine (pd_engine_forget), which then drops
+ * the datablock's device copies at once rather than when the last
+ * mapping of its memory goes.  Set it to NULL before what @arg names
+ * goes away: once this returns, the old @forget is not called any more.
+ */
+void pd_ns_set_forget(struct pd_ns *ns, pd_forget_fn forget, void *arg);
+
+/*
+ * Wake the executor for work whose wake-up a struct pd_wake_defer held
+ * back (the namespace lock must not be held).
+ */
 void pd_ns_wake_executor(struct pd_ns *ns);
 
 /* Counts of live objects (enum ptask_count), for ptaskctl and tests. */

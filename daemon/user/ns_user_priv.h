@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * ns_user_priv.h - the insides of the user-mode namespace, shared by
- * ns_user.c and source_user.c only.
+ * its files (ns_user.c, ns_buf.c, ns_timer.c), the executor source
+ * (source_user.c) and the administration (ns_admin.c) only.
  */
 #ifndef PTASKD_NS_USER_PRIV_H
 #define PTASKD_NS_USER_PRIV_H
@@ -36,7 +37,13 @@ struct ptask_buf {
  * @arenas: datablock memory
  * @clients: every pd_client (for attach by token)
  * @nclients: entries in @clients
- * @engine: told when datablocks die (may be NULL)
+ * @forget: told when datablocks die (pd_ns_set_forget; may be NULL)
+ * @forget_arg: @forget's argument
+ * @wake_defer: where executor wake-ups go while the call holding @lock
+ *	holds them back (struct pd_wake_defer), else NULL.  Written by
+ *	the lock holder only, and never left set while @lock is free:
+ *	pd_ns_unlock clears it, and a call that sleeps clears it for its
+ *	sleep, so another thread's wake-ups are never held back for it
  * @timer: PTSched's timer thread (ptask_sched_tick() at @timer_at)
  * @timer_cond: wakes @timer when @timer_at or @timer_stop change
  * @timer_at: CLOCK_MONOTONIC ns of the next tick, 0: none
@@ -50,7 +57,9 @@ struct pd_ns {
 	struct pd_arenas arenas;
 	struct pd_client **clients;
 	uint32_t nclients;
-	struct pd_engine *engine;
+	pd_forget_fn forget;
+	void *forget_arg;
+	struct pd_wake_defer *wake_defer;
 	pthread_t timer;
 	pthread_cond_t timer_cond;
 	uint64_t timer_at;
@@ -58,14 +67,20 @@ struct pd_ns {
 };
 
 void pd_ns_lock(struct pd_ns *ns);
+/*
+ * pd_ns_lock for calls made on behalf of @defer's owner: the executor
+ * wake-ups they make until pd_ns_unlock are held back in @defer (NULL:
+ * as pd_ns_lock).
+ */
+void pd_ns_lock_deferring(struct pd_ns *ns, struct pd_wake_defer *defer);
 void pd_ns_unlock(struct pd_ns *ns);
-/* The calls below expect the lock held. */
-int pd_ns_call_locked(struct pd_client *c, const struct ptask_caller *who,
-		      unsigned int cmd, void *arg,
-		      const struct ptask_call_io *io, pd_cancel_fn cancel,
-		      void *cancel_arg);
+/* ns_timer.c */
+int pd_ns_timer_start(struct pd_ns *ns);
+void pd_ns_timer_stop(struct pd_ns *ns);
+
+/* ns_buf.c: pd_ns_map with the lock held; *@buf (if not NULL) keeps a
+ * reference. */
 int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
 		     struct pd_map_info *mi, struct ptask_buf **buf);
-/* Datablock memory allocated from now on, on this thread, is @uid's. */
 
 #endif /* PTASKD_NS_USER_PRIV_H */

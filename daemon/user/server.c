@@ -8,8 +8,8 @@
  * the two capabilities the core asks about, as CAP_DAC_OVERRIDE and
  * CAP_SYS_NICE usually go with it.
  *
- * Locking: pd_server.lock protects the connection list and count; a
- * connection's own fields belong to its thread.
+ * Locking: pd_server.lock protects the connection list and count (and
+ * the INFO answer); a connection's own fields belong to its thread.
  */
 #include <errno.h>
 #include <poll.h>
@@ -48,6 +48,7 @@ struct pd_conn {
 	uint32_t ngroups;
 	struct pd_conn *next;
 	uint64_t answered_ns;
+	struct pd_wake_defer defer;	/* its calls' held-back wake-ups */
 	bool spin;
 	size_t rpos;
 	size_t rlen;
@@ -56,6 +57,7 @@ struct pd_conn {
 
 struct pd_server {
 	struct pd_ns *ns;
+	struct pd_engine *engine;
 	int lfd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	pthread_t acceptor;
@@ -296,33 +298,31 @@ static int send_reply(struct pd_conn *c, uint32_t op, int err,
 	return 0;
 }
 
-/* pd_engine_help's question: did the jobs this thread ran make more ready? */
-static bool exec_wake_deferred(void *arg)
-{
-	(void)arg;
-	return pd_ns_exec_wake_deferred();
-}
-
 /*
  * The call just answered made ptasks ready (a push, a CPU ptask's
  * completion...): this thread takes them itself and runs the short ones
  * (pd_engine_help), while its client reads the answer and sends its next
  * call (typically the pull that waits for the result).  The taker was not
- * woken for them; it is when work may be left over.
+ * woken for them (c->defer held the wake-up back); it is when work may be
+ * left over.
  */
 static void help_engine(struct pd_conn *c)
 {
-	struct pd_engine *engine = pd_ns_engine(c->server->ns);
+	bool left_over = c->server->stopping ||
+			 pd_engine_help(c->server->engine, &c->defer,
+					pd_wake_defer_take);
 
-	if (!engine || c->server->stopping ||
-	    pd_engine_help(engine, exec_wake_deferred, NULL) ||
-	    pd_ns_exec_wake_deferred())
+	/* Taken either way: the next call starts with nothing held back. */
+	if (pd_wake_defer_take(&c->defer) || left_over)
 		pd_ns_wake_executor(c->server->ns);
 }
 
 static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 			size_t len)
 {
+	struct pd_call_ctx ctx = {
+		.cancel = conn_gone, .cancel_arg = c, .defer = &c->defer,
+	};
 	struct pd_request req;
 	void *out = NULL;
 	size_t out_len = 0;
@@ -331,10 +331,9 @@ static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 	err = pd_request_parse(op, payload, len, &req);
 	if (!err)
 		err = pd_request_prepare(&req);
-	pd_ns_defer_exec_wake(true);
 	if (!err)
 		err = pd_ns_call(c->client, &c->who, req.cmd, &req.arg, &req.io,
-				 conn_gone, c);
+				 &ctx);
 	/* Shutting down: hang up (the client sees -ENOTCONN), no answer. */
 	if (err == -EINTR && c->server->stopping) {
 		pd_request_free(&req);
@@ -347,9 +346,8 @@ static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 	err = send_reply(c, op, err, out, out_len, -1);
 	free(out);
 out_help:
-	if (pd_ns_exec_wake_deferred())
+	if (pd_wake_defer_take(&c->defer))
 		help_engine(c);
-	pd_ns_defer_exec_wake(false);
 	return err;
 }
 
@@ -381,8 +379,7 @@ static int handle_map(struct pd_conn *c, const void *payload, size_t len)
 static int handle_info(struct pd_conn *c)
 {
 	static const char *const policy_names[] = PTASK_POLICY_NAMES;
-	struct pd_engine_stats st = { };
-	struct pd_engine *engine;
+	struct pd_engine_stats st;
 	struct ptaskd_info info;
 	uint32_t i, policy;
 
@@ -395,9 +392,7 @@ static int handle_info(struct pd_conn *c)
 		snprintf(info.policy, sizeof(info.policy), "%s",
 			 policy_names[policy]);
 	pd_ns_counts(c->server->ns, info.counts);
-	engine = pd_ns_engine(c->server->ns);
-	if (engine)
-		pd_engine_get_stats(engine, &st);
+	pd_engine_get_stats(c->server->engine, &st);
 	info.invocations = st.invocations;
 	info.failed = st.failed;
 	info.migrations = st.migrations;
@@ -661,9 +656,9 @@ static int claim_path(const struct sockaddr_un *addr)
 	return err;
 }
 
-int pd_server_start(struct pd_ns *ns, const char *path, mode_t mode,
-		    uint32_t spin_us, const struct ptaskd_info *info,
-		    struct pd_server **out)
+int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
+		    const char *path, mode_t mode, uint32_t spin_us,
+		    const struct ptaskd_info *info, struct pd_server **out)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -677,6 +672,7 @@ int pd_server_start(struct pd_ns *ns, const char *path, mode_t mode,
 	if (!s)
 		return -ENOMEM;
 	s->ns = ns;
+	s->engine = engine;
 	s->info = *info;
 	/* One CPU: a poller would only keep its client off it. */
 	s->spin_ns = cpus >= 2 ? (uint64_t)spin_us * 1000 : 0;

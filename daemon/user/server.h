@@ -23,10 +23,15 @@
 #include "uapi/ptaskd.h"
 #include "daemon/user/ns_user.h"
 
+struct pd_engine;
+
 struct pd_server;
 
 /**
  * pd_server_start() - listen on @path and serve @ns
+ * @engine: the engine running @ns's invocations (its executor source):
+ *	connection threads help it (pd_engine_help) and INFO reports its
+ *	counters; it must outlive the server
  * @mode: the socket file's permission bits
  * @spin_us: how long a connection polls for the next call (0: never)
  * @info: what PTASKD_OP_INFO answers (backend, devices, policy)
@@ -36,9 +41,9 @@ struct pd_server;
  */
 #define PD_SERVER_SPIN_US	50	/* ptaskd's default --spin-us */
 
-int pd_server_start(struct pd_ns *ns, const char *path, mode_t mode,
-		    uint32_t spin_us, const struct ptaskd_info *info,
-		    struct pd_server **out);
+int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
+		    const char *path, mode_t mode, uint32_t spin_us,
+		    const struct ptaskd_info *info, struct pd_server **out);
 /* Update what INFO says (the policy changed). */
 void pd_server_set_info(struct pd_server *s, const struct ptaskd_info *info);
 /* Stop accepting, hang up every connection, join the threads, unlink. */

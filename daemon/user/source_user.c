@@ -8,6 +8,12 @@
  * memory outlives the datablock while the engine uses it (as an mmap
  * does in the kernel); db_unmap drops it.  They are kept in a small table
  * by handle.  Locking: the table is under the namespace lock.
+ *
+ * A helper's calls (pd_engine_help) come with its struct pd_wake_defer,
+ * which goes with the namespace call, so the executor wake-ups they make
+ * are held back for the helper; the taker's and workers' come with NULL.
+ * engine.h is included for the source interface it defines, the contract
+ * between the engine and this file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -44,10 +50,14 @@ static bool source_cancelled(void *arg)
 
 static int us_take(struct pd_source *s, struct ptask_exec_take *arg,
 		   struct ptask_invocation *inv,
-		   struct ptask_invocation_port *ports)
+		   struct ptask_invocation_port *ports,
+		   struct pd_wake_defer *defer)
 {
 	struct user_source *us = to_us(s);
 	struct ptask_call_io io = { .invocations = inv, .ports = ports };
+	struct pd_call_ctx ctx = {
+		.cancel = source_cancelled, .cancel_arg = us, .defer = defer,
+	};
 	int err;
 
 	arg->size = sizeof(*arg);
@@ -55,14 +65,16 @@ static int us_take(struct pd_source *s, struct ptask_exec_take *arg,
 	if (err)
 		return err;
 	return pd_ns_call(us->client, &us->who, PTASK_IOC_EXEC_TAKE, arg, &io,
-			  source_cancelled, us);
+			  &ctx);
 }
 
 static int us_complete(struct pd_source *s, struct ptask_exec_complete *arg,
-		       const struct ptask_exec_output *outs)
+		       const struct ptask_exec_output *outs,
+		       struct pd_wake_defer *defer)
 {
 	struct user_source *us = to_us(s);
 	struct ptask_call_io io = { .outputs = outs };
+	struct pd_call_ctx ctx = { .defer = defer };
 	int err;
 
 	arg->size = sizeof(*arg);
@@ -70,7 +82,7 @@ static int us_complete(struct pd_source *s, struct ptask_exec_complete *arg,
 	if (err)
 		return err;
 	return pd_ns_call(us->client, &us->who, PTASK_IOC_EXEC_COMPLETE, arg,
-			  &io, NULL, NULL);
+			  &io, &ctx);
 }
 
 static int us_ptask_info(struct pd_source *s,
@@ -89,7 +101,7 @@ static int us_ptask_info(struct pd_source *s,
 	if (err)
 		return err;
 	return pd_ns_call(us->client, &us->who, PTASK_IOC_EXEC_PTASK_INFO, arg,
-			  &io, NULL, NULL);
+			  &io, NULL);
 }
 
 static int maps_add(struct user_source *us, uint32_t handle,
@@ -155,7 +167,8 @@ static void us_db_unmap(struct pd_source *s, uint32_t handle, void *data,
 }
 
 static int us_db_create(struct pd_source *s, const struct ptask_invocation *inv,
-			uint64_t bytes, uint32_t *handle, void **data)
+			uint64_t bytes, uint32_t *handle, void **data,
+			struct pd_wake_defer *defer)
 {
 	struct user_source *us = to_us(s);
 	struct ptask_datablock_create arg = {
@@ -173,7 +186,7 @@ static int us_db_create(struct pd_source *s, const struct ptask_invocation *inv,
 	err = ptask_args_check(PTASK_IOC_DATABLOCK_CREATE, &arg);
 	if (err)
 		return err;
-	pd_ns_lock(us->ns);
+	pd_ns_lock_deferring(us->ns, defer);
 	/* The owner's arena; the device writes every byte before a client
 	 * can see them, so no zeroing. */
 	us->client->alloc_uid = inv ? inv->owner_uid : 0;
@@ -201,16 +214,18 @@ out_unlock:
 	return err;
 }
 
-static int us_db_release(struct pd_source *s, uint32_t handle)
+static int us_db_release(struct pd_source *s, uint32_t handle,
+			 struct pd_wake_defer *defer)
 {
 	struct user_source *us = to_us(s);
 	struct ptask_datablock_release rel = {
 		.size = sizeof(rel),
 		.handle = handle,
 	};
+	struct pd_call_ctx ctx = { .defer = defer };
 
 	return pd_ns_call(us->client, &us->who, PTASK_IOC_DATABLOCK_RELEASE,
-			  &rel, NULL, NULL, NULL);
+			  &rel, NULL, &ctx);
 }
 
 static void us_interrupt(struct pd_source *s)

@@ -10,11 +10,11 @@
 
 PD_ENGINE_TEST := $(PD_B)/tests/daemon/engine_test
 PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c \
-	$(addprefix daemon/engine/,engine.c sched.c views.c devpool.c worker.c \
-		policy.c) \
+	$(sort $(wildcard daemon/engine/*.c)) \
 	$(addprefix daemon/backend/,backend.c sim.c cpu.c twins.c) \
 	tests/twins/twin.c examples/gemm/twin.c \
-	$(addprefix daemon/user/,ns_user.c source_user.c arena.c) \
+	$(addprefix daemon/user/,ns_user.c ns_buf.c ns_timer.c source_user.c \
+		arena.c) \
 	$(sort $(wildcard core/*.c))
 PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Iuapi \
 	-Icore -Icore/user -D_GNU_SOURCE -fno-omit-frame-pointer \

@@ -76,7 +76,7 @@ static int take(struct pd_source *s, unsigned int ms, __u32 *n_inv)
 	};
 	int r;
 
-	r = s->ops->take(s, &t, inv, ports);
+	r = s->ops->take(s, &t, inv, ports, NULL);
 	if (!r)
 		*n_inv = t.n_invocations;
 	return r;
@@ -106,7 +106,7 @@ static int pass(struct pd_source *s, const struct ptask_invocation *iv)
 		return -ENXIO;
 	o.index = out->index;
 	o.datablock = in->datablock;
-	return s->ops->complete(s, &c, &o);
+	return s->ops->complete(s, &c, &o, NULL);
 }
 
 /*
@@ -128,15 +128,15 @@ static int copy(struct pd_source *s, const struct ptask_invocation *iv)
 	r = s->ops->db_map(s, in->datablock, in->mmap_offset, in->bytes, &src);
 	if (r)
 		return r;
-	r = s->ops->db_create(s, iv, in->bytes, &db, &dst);
+	r = s->ops->db_create(s, iv, in->bytes, &db, &dst, NULL);
 	if (r)
 		goto out_unmap_src;
 	memcpy(dst, src, in->bytes);
 	o.index = out->index;
 	o.datablock = db;
-	r = s->ops->complete(s, &c, &o);
+	r = s->ops->complete(s, &c, &o, NULL);
 	if (r)
-		s->ops->db_release(s, db);
+		s->ops->db_release(s, db, NULL);
 	s->ops->db_unmap(s, db, dst, in->bytes);
 out_unmap_src:
 	s->ops->db_unmap(s, in->datablock, src, in->bytes);
@@ -247,7 +247,7 @@ TEST_F(src, take_deadline_and_nonblock)
 	__u64 t0;
 	__u32 n;
 
-	ASSERT_PT(-EAGAIN, self->s->ops->take(self->s, &t, inv, ports));
+	ASSERT_PT(-EAGAIN, self->s->ops->take(self->s, &t, inv, ports, NULL));
 	t0 = pt_now_ns();
 	ASSERT_PT(-ETIMEDOUT, take(self->s, 150, &n));
 	ASSERT_LE(150000000ULL, pt_now_ns() - t0);
@@ -321,12 +321,12 @@ TEST_F(src, create_and_release)
 	void *p;
 
 	ASSERT_PT(0, pt_sysfs_u64("objects/datablocks", &base));
-	ASSERT_PT(0, self->s->ops->db_create(self->s, NULL, 10000, &h, &p));
+	ASSERT_PT(0, self->s->ops->db_create(self->s, NULL, 10000, &h, &p, NULL));
 	memset(p, 0xa5, 10000);
 	ASSERT_PT(0, pt_sysfs_u64("objects/datablocks", &now));
 	ASSERT_EQ(base + 1, now);
 	/* Released while mapped: the mapping goes with the last unmap. */
-	ASSERT_PT(0, self->s->ops->db_release(self->s, h));
+	ASSERT_PT(0, self->s->ops->db_release(self->s, h, NULL));
 	ASSERT_PT(0, pt_sysfs_u64("objects/datablocks", &now));
 	ASSERT_EQ(base, now);
 	pd_kernel_source_stats(self->s, &st);
@@ -335,13 +335,13 @@ TEST_F(src, create_and_release)
 	pd_kernel_source_stats(self->s, &st);
 	ASSERT_EQ(0U, st.mapped);
 	ASSERT_EQ(1U, st.unmaps);
-	ASSERT_PT(-ENOENT, self->s->ops->db_release(self->s, h));
+	ASSERT_PT(-ENOENT, self->s->ops->db_release(self->s, h, NULL));
 	/* Released when idle: unmapped at once. */
-	ASSERT_PT(0, self->s->ops->db_create(self->s, NULL, 64, &h, &p));
+	ASSERT_PT(0, self->s->ops->db_create(self->s, NULL, 64, &h, &p, NULL));
 	self->s->ops->db_unmap(self->s, h, p, 64);
 	pd_kernel_source_stats(self->s, &st);
 	ASSERT_EQ(1U, st.idle);
-	ASSERT_PT(0, self->s->ops->db_release(self->s, h));
+	ASSERT_PT(0, self->s->ops->db_release(self->s, h, NULL));
 	pd_kernel_source_stats(self->s, &st);
 	ASSERT_EQ(0U, st.mapped);
 }
@@ -390,7 +390,7 @@ static int work_one(struct pd_source *s, const struct ptask_invocation *iv,
 	s->ops->db_unmap(s, in->datablock, p, in->bytes);
 	if (r)
 		return r;
-	return s->ops->complete(s, &c, &o);
+	return s->ops->complete(s, &c, &o, NULL);
 }
 
 static void *work(void *arg)
@@ -406,7 +406,7 @@ static void *work(void *arg)
 		memset(&t, 0, sizeof(t));
 		t.max_invocations = 4;
 		t.max_ports = 8;
-		r = w->s->ops->take(w->s, &t, my_inv, my_ports);
+		r = w->s->ops->take(w->s, &t, my_inv, my_ports, NULL);
 		if (r == -EINTR)
 			return NULL;
 		for (i = 0; !r && i < t.n_invocations; i++) {

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * help.c - helpers: a thread of the source that made work ready (user
+ * mode: a client's connection, once it has answered the push) takes
+ * that work itself, places it as the taker would, and runs a short job
+ * placed on an idle device on its own thread instead of waking the
+ * device's worker (engine_priv.h: it *claims* the device for the job).
+ * The taker's wake-up for that work was held back by the source; the
+ * helper's struct pd_wake_defer goes with every source call made for
+ * it, so the completions of the jobs it runs hold theirs back too, and
+ * say whether more work became ready.
+ */
+#include <errno.h>
+#include "daemon/backend/host.h"
+#include "daemon/engine/engine_priv.h"
+
+/**
+ * pd_help_can_claim_locked() - may a helper run @job on @dev itself?
+ * @dev: an idle device placement chose for @job
+ * @job: the job
+ *
+ * Only short work (PD_INLINE_RUN_NS, PD_INLINE_BYTES: the helper is a
+ * client's connection, which waits meanwhile) whose space and kernel are
+ * ready on @dev, so a helper never opens a context or loads code.  The
+ * device is idle and its worker is not tidying, so nobody changes its
+ * spaces or their kernel lists while they are read here.
+ */
+bool pd_help_can_claim_locked(struct pd_device *dev,
+			      const struct pd_job *job)
+{
+	struct pd_engine *e = dev->e;
+	const struct pd_ptask_info *info = job->info;
+	uint64_t owner = pd_sched_owner(e, job), bytes = 0;
+	const struct pd_kernel_ref *ref;
+	struct ptask_list *pos;
+	uint32_t i;
+
+	pd_assert_locked(e);
+	if (dev->job || dev->tidying || e->draining || info->dead ||
+	    !info->runs || info->avg_run_ns > (double)PD_INLINE_RUN_NS)
+		return false;
+	for (i = 0; i < job->inv.n_ports; i++)
+		bytes += job->ports[i].bytes;
+	if (bytes > PD_INLINE_BYTES)
+		return false;
+	ptask_list_for_each(pos, &dev->spaces) {
+		const struct pd_space *s = ptask_list_entry(pos,
+				struct pd_space, node);
+
+		if (s->owner != owner)
+			continue;
+		for (ref = s->kernels; ref; ref = ref->next)
+			if (ref->info == info)
+				return true;
+		return false;
+	}
+	return false;
+}
+
+/*
+ * Run the job a helper claimed on @dev (dev->claimed, dev->self the
+ * caller) on its thread, as the worker would, then give the device back:
+ * the next queued jobs are placed (on workers), and the worker is woken
+ * when its housekeeping is due, since that stays with it.  No lock held.
+ */
+static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_job *job;
+
+	pd_engine_lock(e);
+	job = dev->job;
+	PD_ASSERT(job && dev->claimed &&
+		  pthread_equal(dev->self, pthread_self()));
+	pd_engine_unlock(e);
+	pd_job_run(dev, job, defer);
+	pd_engine_lock(e);
+	dev->job = NULL;
+	dev->claimed = false;
+	if (pd_now_ns() >= dev->tidy_ns)
+		pthread_cond_signal(&dev->cond);
+	pd_sched_dispatch_locked(e);
+	pthread_cond_broadcast(&e->idle_cond);
+	pd_engine_unlock(e);
+}
+
+/**
+ * pd_engine_help() - a source's thread that made work ready runs it
+ * @e: the engine
+ * @defer: the executor wake-ups the source held back for this thread;
+ *	every source call made here on its behalf carries it
+ * @more: after a job it ran, did that make more work ready (a wake-up
+ *	held back in @defer since the last call)?  Saves a take that would
+ *	find nothing.
+ *
+ * The thread that served a call which made ptasks ready (user mode: a
+ * client's connection, after answering a push) calls this instead of
+ * waking the taker.  It takes what is ready without blocking, places it
+ * by policy, and runs a short job placed on an idle device itself
+ * (pd_help_can_claim_locked) instead of waking the device's worker:
+ * the taker and the worker are two thread hand-offs, each a wake-up on
+ * the critical path of every invocation.  It goes on while its jobs
+ * make more work ready (a chain), for PD_HELP_NS at most; whatever it
+ * does not run goes to the workers as usual.
+ *
+ * Return: true when ready work may be left that nobody will take (the
+ * caller wakes the taker then), false when a take found nothing more.
+ */
+bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
+		    bool (*more)(struct pd_wake_defer *defer))
+{
+	struct ptask_invocation invs[PD_HELP_TAKE];
+	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
+	uint64_t start = pd_now_ns();
+
+	for (;;) {
+		struct ptask_exec_take take = {
+			.size = sizeof(take),
+			.flags = PTASK_NONBLOCK,
+			.max_invocations = PD_HELP_TAKE,
+			.max_ports = PTASK_MAX_PORTS,
+		};
+		bool full, claim;
+		int d, err;
+
+		pd_engine_lock(e);
+		full = e->stopping || e->nqueued >= PD_QUEUE_MAX;
+		pd_engine_unlock(e);
+		if (full)
+			return true;
+		err = e->src->ops->take(e->src, &take, invs, ports, defer);
+		if (err == -EAGAIN)
+			return false;
+		if (err)
+			return true;	/* the taker meets it and logs it */
+		pd_jobs_make(e, &take, invs, ports, defer);
+		claim = pd_now_ns() - start < PD_HELP_NS;
+		pd_engine_lock(e);
+		d = claim ? pd_sched_dispatch_claim_locked(e) : -1;
+		if (!claim)
+			pd_sched_dispatch_locked(e);
+		pd_engine_unlock(e);
+		/* Not ours to run: more may be ready behind what we took. */
+		if (d < 0)
+			return true;
+		run_claimed(&e->dev[d], defer);
+		if (!more(defer))
+			return false;
+	}
+}

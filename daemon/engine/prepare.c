@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * prepare.c - a job's work before its launch, on the thread holding the
+ * device (engine_priv.h), with the job's space open and its kernel
+ * loaded (space.c):
+ *
+ *  - inputs: a record per datablock at the invocation's generation; a
+ *    view in the space made valid if it is not (H2D from the host pages
+ *    when they are current, else D2D from another space holding it), or
+ *    the datablock's bytes for a parameter passed by value;
+ *  - outputs: a datablock per output port (db_create) with a fresh view;
+ *  - the launch description: parameters and geometry.
+ *
+ * Kernel parameters: the ports that are not PTASK_PORT_RUNTIME, ordered
+ * by param_index (gaps close up; two ports with one index are -EINVAL),
+ * except the output that emits an in/out input (its parameter is the
+ * input's).  An input or sticky port whose template binds
+ * PTASK_BIND_PARAM (PTASK_INVP_BINDING) passes its datablock's bytes by
+ * value (at most PD_BYVALUE_MAX, 4 KiB, as CUDA's parameter space); any
+ * other (PTASK_BIND_GLOBAL, no template, and PTASK_BIND_CONSTANT, which
+ * would need a named __constant__ symbol the ABI does not carry) passes
+ * the device pointer of its view.  An output port passes the device
+ * pointer of a new datablock of the port's template size (-EINVAL
+ * without a template).
+ *
+ * Geometry: the ptask's own when set; else one thread per 4 bytes of the
+ * first output (or of the first in/out input), in blocks of
+ * PD_DEFAULT_BLOCK threads.
+ */
+#include <errno.h>
+#include <string.h>
+#include "daemon/backend/host.h"
+#include "daemon/engine/engine_priv.h"
+
+/**
+ * pd_job_map_input_locked() - map input @i's host pages for @job, once
+ * @e: the engine
+ * @job: the job
+ * @i: the port
+ *
+ * Locked on entry and exit; the lock is dropped around the source's
+ * db_map.  The mapping stays in job->jp[@i].host until the job is
+ * finished.  Return: 0 or the source's -errno.
+ */
+int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
+			    uint32_t i)
+{
+	const struct ptask_invocation_port *p = &job->ports[i];
+	struct pd_jport *jp = &job->jp[i];
+	uint64_t t;
+	void *addr;
+	int err;
+
+	if (jp->host)
+		return 0;
+	t = pd_now_ns();
+	pd_engine_unlock(e);
+	err = e->src->ops->db_map(e->src, p->datablock, p->mmap_offset,
+				  p->bytes, &addr);
+	pd_engine_lock(e);
+	job->source_ns += pd_now_ns() - t;
+	if (err) {
+		pd_log_err("engine: mapping datablock %u: %d", p->datablock,
+			   err);
+		return err;
+	}
+	jp->host = addr;
+	return 0;
+}
+
+/*
+ * Make input @i's datablock valid in the job's space: a view there
+ * (allocated, evicting if need be), then nothing if it is valid, an H2D
+ * copy when the host pages are current, else a D2D copy from the best
+ * other space holding it.  Locked on entry/exit; the view stays pinned.
+ */
+static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
+{
+	struct pd_engine *e = dev->e;
+	const struct pd_backend_ops *ops = e->be->ops;
+	struct pd_jport *jp = &job->jp[i];
+	struct pd_dbrec *rec = jp->rec;
+	struct pd_space *space = job->space;
+	struct pd_view *v = pd_view_find_locked(e, rec, space), *src;
+	uint32_t generation;
+	uint64_t dptr, cap, t;
+	int err;
+
+	if (!v) {
+		t = pd_now_ns();
+		err = pd_devmem_alloc_locked(dev, space, rec->bytes, &dptr,
+					     &cap);
+		job->alloc_ns += pd_now_ns() - t;
+		if (err)
+			return err;
+		/* Only the device's holder adds views to its spaces. */
+		v = pd_view_add_locked(e, rec, space, dptr, cap);
+		if (!v) {
+			pd_devmem_pool_locked(space, dptr, cap);
+			return -ENOMEM;
+		}
+	}
+	v->pins++;
+	jp->view = v;
+	jp->value = v->dptr;
+	pd_view_touch_locked(e, v);
+	if (v->valid)
+		return 0;
+	generation = rec->generation;
+	if (rec->host_valid) {
+		err = pd_job_map_input_locked(e, job, i);
+		if (err)
+			return err;
+		t = pd_now_ns();
+		pd_engine_unlock(e);
+		err = ops->copy_h2d(e->be, space->be_space, v->dptr, jp->host,
+				    rec->bytes);
+		pd_engine_lock(e);
+		job->copy_ns += pd_now_ns() - t;
+		if (err)
+			return err;
+		e->stats.bytes_h2d += rec->bytes;
+	} else {
+		src = pd_rec_copy_source_locked(e, rec, space);
+		if (!src) {
+			pd_log_err("engine: datablock %u is current nowhere",
+				   rec->handle);
+			return -EIO;
+		}
+		/* Pinned until the job's sync: the copy may be queued. */
+		src->pins++;
+		jp->src_view = src;
+		t = pd_now_ns();
+		pd_engine_unlock(e);
+		err = ops->copy_d2d(e->be, space->be_space, v->dptr,
+				    src->space->be_space, src->dptr,
+				    rec->bytes);
+		pd_engine_lock(e);
+		job->copy_ns += pd_now_ns() - t;
+		if (err)
+			return err;
+		e->stats.bytes_d2d += rec->bytes;
+		if (!src->valid)
+			return 0;	/* pushed again meanwhile */
+	}
+	/* Unless pushed again meanwhile: then the next job copies anew. */
+	if (rec->generation == generation && !rec->dead)
+		v->valid = true;
+	return 0;
+}
+
+/*
+ * Input @i passed by value (PTASK_BIND_PARAM): the parameter is its host
+ * pages, made current first when the bytes are only on a device (copied
+ * back through the job's space, which makes the host pages valid for
+ * everybody).  Locked on entry/exit.
+ */
+static int read_by_value(struct pd_device *dev, struct pd_job *job,
+			 uint32_t i)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_jport *jp = &job->jp[i];
+	struct pd_dbrec *rec = jp->rec;
+	uint32_t generation = rec->generation;
+	void *space;
+	int err;
+
+	if (rec->bytes > PD_BYVALUE_MAX || (job->ports[i].flags &
+					    PTASK_PORT_INOUT)) {
+		pd_log_err("engine: ptask %u: port %u: a by-value parameter of %llu bytes%s",
+			   job->inv.ptask, job->ports[i].index,
+			   (unsigned long long)rec->bytes,
+			   rec->bytes > PD_BYVALUE_MAX ? " (4 KiB at most)" :
+			   " cannot be in/out");
+		return -EINVAL;
+	}
+	err = pd_job_map_input_locked(e, job, i);
+	if (err)
+		return err;
+	jp->by_value = true;
+	if (rec->host_valid)
+		return 0;
+	err = make_valid(dev, job, i);
+	if (err)
+		return err;
+	space = job->space->be_space;
+	pd_engine_unlock(e);
+	err = e->be->ops->copy_d2h(e->be, space, jp->host, jp->view->dptr,
+				   rec->bytes);
+	if (!err)
+		err = e->be->ops->sync(e->be, space, NULL);
+	pd_engine_lock(e);
+	if (err)
+		return err;
+	e->stats.bytes_d2h += rec->bytes;
+	if (rec->generation == generation && jp->view->valid) {
+		rec->host_valid = true;
+		pd_rec_drop_map_locked(e, rec);
+	}
+	return 0;
+}
+
+/*
+ * A new datablock for output @i, with a view in the job's space; @defer:
+ * the helper's held-back wake-ups (pd_engine_help), or NULL.
+ */
+static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
+		       struct pd_wake_defer *defer)
+{
+	struct pd_engine *e = dev->e;
+	const struct ptask_invocation_port *p = &job->ports[i];
+	struct pd_jport *jp = &job->jp[i];
+	uint64_t dptr, cap, t;
+	struct pd_view *v;
+	uint32_t handle;
+	void *addr;
+	int err;
+
+	if (!p->bytes) {
+		pd_log_err("engine: ptask %u: output port %u has no template, so no size",
+			   job->inv.ptask, p->index);
+		return -EINVAL;
+	}
+	t = pd_now_ns();
+	pd_engine_unlock(e);
+	err = e->src->ops->db_create(e->src, &job->inv, p->bytes, &handle,
+				     &addr, defer);
+	pd_engine_lock(e);
+	job->source_ns += pd_now_ns() - t;
+	if (err)
+		return err;
+	jp->created = handle;
+	jp->host = addr;
+	/* A record of this handle is of a dead namesake (kernel mode has
+	 * no pd_engine_forget; handles wrap after 2^32). */
+	jp->rec = pd_rec_find_locked(e, handle);
+	if (jp->rec)
+		pd_rec_forget_locked(e, jp->rec);
+	jp->rec = pd_rec_get_locked(e, handle, p->bytes);
+	if (!jp->rec)
+		return -ENOMEM;
+	jp->rec->pins++;
+	t = pd_now_ns();
+	err = pd_devmem_alloc_locked(dev, job->space, p->bytes, &dptr, &cap);
+	job->alloc_ns += pd_now_ns() - t;
+	if (err)
+		return err;
+	v = pd_view_add_locked(e, jp->rec, job->space, dptr, cap);
+	if (!v) {
+		pd_devmem_pool_locked(job->space, dptr, cap);
+		return -ENOMEM;
+	}
+	v->pins++;
+	jp->view = v;
+	jp->value = dptr;
+	return 0;
+}
+
+/* Does some in/out input of @job name output port @index as its peer? */
+static bool is_peer_output(const struct pd_job *job, uint32_t index)
+{
+	uint32_t i;
+
+	for (i = 0; i < job->inv.n_ports; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+
+		if (pd_port_is_input(p) && (p->flags & PTASK_PORT_INOUT) &&
+		    p->peer == index)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The job's kernel parameters, as port numbers in param_index order
+ * (insertion sort: at most PTASK_MAX_PORTS).  -EINVAL for two ports on
+ * one parameter or an in/out input without an output peer.
+ */
+static int param_order(const struct pd_job *job, uint32_t order[],
+		       uint32_t *n)
+{
+	uint32_t i, j, k = 0;
+
+	for (i = 0; i < job->inv.n_ports; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+
+		if (p->flags & PTASK_PORT_RUNTIME)
+			continue;
+		if (p->kind == PTASK_PORT_OUTPUT && is_peer_output(job, p->index))
+			continue;
+		if (pd_port_is_input(p) && (p->flags & PTASK_PORT_INOUT) &&
+		    (p->peer >= job->inv.n_ports ||
+		     job->ports[p->peer].kind != PTASK_PORT_OUTPUT))
+			return -EINVAL;
+		for (j = k; j > 0 &&
+		     job->ports[order[j - 1]].param_index > p->param_index; j--)
+			order[j] = order[j - 1];
+		if (j > 0 &&
+		    job->ports[order[j - 1]].param_index == p->param_index)
+			return -EINVAL;
+		order[j] = i;
+		k++;
+	}
+	if (k > PD_MAX_PARAMS)
+		return -E2BIG;
+	*n = k;
+	return 0;
+}
+
+/**
+ * pd_job_prepare() - everything before @job's launch
+ * @dev: the device (on the thread holding it), job->space open there
+ * @job: the job
+ * @launch: its launch description, filled in
+ * @defer: the helper's held-back wake-ups (pd_engine_help), or NULL
+ *
+ * Records and generations of the inputs, valid views (or bytes) for the
+ * parameters, new outputs; then the launch description.  What it pinned
+ * and made stays in @job for pd_job_finish, also on error.  No lock
+ * held on entry or exit.  Return: 0 or -errno.
+ */
+int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
+		   struct pd_launch *launch, struct pd_wake_defer *defer)
+{
+	struct pd_engine *e = dev->e;
+	const struct pd_ptask_info *info = job->info;
+	uint32_t order[PTASK_MAX_PORTS], n, i;
+	uint64_t threads = 0;
+	int err;
+
+	err = param_order(job, order, &n);
+	if (err) {
+		pd_log_err("engine: ptask %u: ports do not make a parameter list (a shared param_index, or an in/out input without an output peer)",
+			   job->inv.ptask);
+		return err;
+	}
+	pd_engine_lock(e);
+	for (i = 0; i < job->inv.n_ports; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+		struct pd_jport *jp = &job->jp[i];
+
+		if (!pd_port_is_input(p) || !p->datablock)
+			continue;
+		jp->rec = pd_rec_get_locked(e, p->datablock, p->bytes);
+		if (!jp->rec) {
+			err = -ENOMEM;
+			goto out_unlock;
+		}
+		jp->rec->pins++;
+		pd_rec_see_generation_locked(e, jp->rec, p->generation);
+		jp->gen = p->generation;
+	}
+	for (i = 0; i < n && !err; i++) {
+		const struct ptask_invocation_port *p = &job->ports[order[i]];
+		struct pd_jport *jp = &job->jp[order[i]];
+
+		if (p->kind == PTASK_PORT_OUTPUT)
+			err = make_output(dev, job, order[i], defer);
+		else if (!jp->rec)
+			err = -EINVAL;		/* an input without datablock */
+		else if (pd_port_by_value(p))
+			err = read_by_value(dev, job, order[i]);
+		else
+			err = make_valid(dev, job, order[i]);
+		launch->params[i] = jp->by_value ? jp->host : &jp->value;
+		launch->param_bytes[i] = jp->by_value ? (uint32_t)p->bytes :
+				       sizeof(uint64_t);
+		if (!threads && (p->kind == PTASK_PORT_OUTPUT ||
+				 (p->flags & PTASK_PORT_INOUT)))
+			threads = p->bytes / 4;
+	}
+	launch->nparams = n;
+out_unlock:
+	pd_engine_unlock(e);
+	if (err)
+		return err;
+	launch->shared_bytes = info->shared_bytes;
+	if (info->grid[0] && info->block[0]) {
+		memcpy(launch->grid, info->grid, sizeof(launch->grid));
+		memcpy(launch->block, info->block, sizeof(launch->block));
+	} else {
+		launch->block[0] = PD_DEFAULT_BLOCK;
+		launch->grid[0] = (uint32_t)((threads + PD_DEFAULT_BLOCK - 1) /
+					     PD_DEFAULT_BLOCK);
+		if (!launch->grid[0])
+			launch->grid[0] = 1;
+		launch->grid[1] = launch->grid[2] = 1;
+		launch->block[1] = launch->block[2] = 1;
+	}
+	return 0;
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * space.c - a device's memory spaces and what outlives a job in them.
+ * A space (a device seen through one context: the client's, or the
+ * shared one) is opened on first use by the thread holding the device
+ * (engine_priv.h: its worker, or a helper with a claimed job), and the
+ * kernels loaded in it stay until their ptask is forgotten.  While the
+ * device has no job its worker tidies up: data left current only on the
+ * device for PD_WRITEBEHIND_NS is written back (write-behind), and a
+ * client's space nobody used for space_idle_ms is closed.  At stop the
+ * worker closes every space.
+ *
+ * Locking: the device's space list, the views and the pools are under
+ * e->lock; a space's kernel list (struct pd_space.kernels) belongs to
+ * the device's holder.  Backend calls are made without e->lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include "daemon/backend/host.h"
+#include "daemon/engine/engine_priv.h"
+
+/**
+ * pd_space_get() - the space of @owner on @dev, opened on first use
+ * @dev: the device (on the thread holding it)
+ * @owner: the client pid (0 with shared isolation: pd_sched_owner)
+ * @out: the space
+ *
+ * No lock held.  Return: 0, -ENOMEM, or the backend's -errno.
+ */
+int pd_space_get(struct pd_device *dev, uint64_t owner,
+		 struct pd_space **out)
+{
+	struct pd_engine *e = dev->e;
+	struct ptask_list *pos;
+	struct pd_space *s;
+	unsigned int c;
+	void *bs;
+	int err;
+
+	pd_engine_lock(e);
+	ptask_list_for_each(pos, &dev->spaces) {
+		s = ptask_list_entry(pos, struct pd_space, node);
+		if (s->owner == owner) {
+			pd_engine_unlock(e);
+			*out = s;
+			return 0;
+		}
+	}
+	pd_engine_unlock(e);
+	/* Only @dev's holder adds spaces to it: no one races the open. */
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	err = e->be->ops->space_open(e->be, dev->index, owner, &bs);
+	if (err) {
+		pd_log_err("engine: %s: opening a space for pid %llu: %d",
+			   e->be->info[dev->index].name,
+			   (unsigned long long)owner, err);
+		free(s);
+		return err;
+	}
+	s->dev = dev;
+	s->owner = owner;
+	s->be_space = bs;
+	for (c = 0; c < PD_POOL_CLASSES; c++)
+		ptask_list_init(&s->pool[c]);
+	s->last_use_ns = pd_now_ns();
+	pd_engine_lock(e);
+	ptask_list_add_tail(&s->node, &dev->spaces);
+	e->stats.spaces++;
+	pd_engine_unlock(e);
+	*out = s;
+	return 0;
+}
+
+/**
+ * pd_space_kernel_get() - the kernel of @info in @space
+ * @dev: the device (on the thread holding it)
+ * @space: a space of @dev
+ * @info: the ptask
+ * @kernel: the backend's kernel
+ *
+ * Loaded on first use; kernels of ptasks forgotten meanwhile are unloaded
+ * on the way.  The list is the device holder's own; only the info
+ * references need the lock.  No lock held.  Return: 0, -ENOMEM, or the
+ * backend's -errno.
+ */
+int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
+			struct pd_ptask_info *info, void **kernel)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_kernel_ref **pp = &space->kernels, *ref;
+	int err;
+
+	while ((ref = *pp)) {
+		bool dead;
+
+		pd_engine_lock(e);
+		dead = ref->info->dead;
+		pd_engine_unlock(e);
+		if (ref->info == info && !dead) {
+			*kernel = ref->kernel;
+			return 0;
+		}
+		if (!dead) {
+			pp = &ref->next;
+			continue;
+		}
+		*pp = ref->next;
+		e->be->ops->kernel_unload(e->be, space->be_space, ref->kernel);
+		pd_engine_lock(e);
+		pd_info_put_locked(e, ref->info);
+		pd_engine_unlock(e);
+		free(ref);
+	}
+	ref = calloc(1, sizeof(*ref));
+	if (!ref)
+		return -ENOMEM;
+	err = e->be->ops->kernel_load(e->be, space->be_space, info->code,
+				      info->code_len, info->entry,
+				      &ref->kernel);
+	if (err) {
+		pd_log_err("engine: %s: loading kernel '%s' of ptask %u: %d",
+			   e->be->info[dev->index].name, info->entry,
+			   info->handle, err);
+		free(ref);
+		return err;
+	}
+	pd_engine_lock(e);
+	info->refs++;
+	pd_engine_unlock(e);
+	ref->info = info;
+	ref->next = space->kernels;
+	space->kernels = ref;
+	*kernel = ref->kernel;
+	return 0;
+}
+
+/* Is @view's datablock current nowhere but in device memory? */
+static bool dirty_view(const struct pd_view *view)
+{
+	const struct pd_dbrec *rec = view->rec;
+
+	return view->valid && !rec->host_valid && !rec->dead &&
+	       rec->host_map;
+}
+
+/**
+ * pd_space_writebehind_locked() - write back long-idle device-only data
+ * @dev: the device (on its worker, while it has no job)
+ * @now_ns: now
+ *
+ * A datablock current only on a device holds a mapping of its host
+ * pages.  In user mode that mapping keeps the datablock's memory alive,
+ * so the namespace cannot say it died (pd_engine_forget) while the
+ * engine holds it.  Intermediate results are normally consumed at once;
+ * one left dirty for PD_WRITEBEHIND_NS is written back, which frees the
+ * mapping: a dead datablock is then forgotten, a live one keeps its
+ * (now clean) views.  At most 16 per call, so a job placed meanwhile
+ * waits little.
+ */
+void pd_space_writebehind_locked(struct pd_device *dev, uint64_t now_ns)
+{
+	struct pd_engine *e = dev->e;
+	unsigned int done = 0;
+	bool again = true;
+
+	pd_assert_locked(e);
+	while (again && done < 16 && !dev->job) {
+		struct ptask_list *pos;
+
+		again = false;
+		ptask_list_for_each(pos, &dev->lru) {
+			struct pd_view *v = ptask_list_entry(pos,
+					struct pd_view, lru_node);
+
+			struct pd_dbrec *rec = v->rec;
+			int err;
+
+			if (v->pins || !dirty_view(v) ||
+			    now_ns - rec->dirty_ns < PD_WRITEBEHIND_NS)
+				continue;
+			rec->pins++;
+			err = pd_devmem_writeback_locked(dev, v);
+			pd_rec_unpin_locked(e, rec);
+			if (err)
+				return;	/* logged; try again next time */
+			done++;
+			again = true;
+			break;
+		}
+	}
+}
+
+/*
+ * Close @space: write back what only it holds, drop its views, free its
+ * pool, unload its kernels.  -EBUSY (and the space stays, maybe emptier)
+ * when a view of it is in use: another device copies from it.  Locked on
+ * entry and exit; the worker of @dev only.
+ */
+static int close_space_locked(struct pd_device *dev, struct pd_space *space)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_kernel_ref *ref;
+	bool again = true;
+
+	while (again) {
+		struct ptask_list *pos;
+
+		again = false;
+		ptask_list_for_each(pos, &dev->lru) {
+			struct pd_view *v = ptask_list_entry(pos,
+					struct pd_view, lru_node);
+			struct pd_dbrec *rec = v->rec;
+
+			if (v->space != space)
+				continue;
+			if (v->pins)
+				return -EBUSY;
+			if (dirty_view(v)) {
+				/* The pin keeps @v: only we drop its views. */
+				rec->pins++;
+				if (pd_devmem_writeback_locked(dev, v)) {
+					pd_log_err("engine: datablock %u lost its only copy",
+						   rec->handle);
+					v->valid = false;
+				}
+				pd_rec_unpin_locked(e, rec);
+			} else {
+				pd_view_drop_locked(e, v);
+				pd_rec_maybe_free_locked(e, rec);
+			}
+			again = true;
+			break;
+		}
+	}
+	pd_devmem_trim_space_locked(space);
+	PD_ASSERT(!space->pooled_bytes);
+	ptask_list_del(&space->node);
+	e->stats.spaces--;
+	pd_engine_unlock(e);
+	for (ref = space->kernels; ref; ref = ref->next)
+		e->be->ops->kernel_unload(e->be, space->be_space, ref->kernel);
+	e->be->ops->space_close(e->be, space->be_space);
+	pd_engine_lock(e);
+	while ((ref = space->kernels)) {
+		space->kernels = ref->next;
+		pd_info_put_locked(e, ref->info);
+		free(ref);
+	}
+	free(space);
+	return 0;
+}
+
+/**
+ * pd_space_close_idle_locked() - close clients' spaces nobody used lately
+ * @dev: the device (on its worker, while it has no job)
+ * @now_ns: now
+ *
+ * A per-client space is a CUDA context (hundreds of MiB of device memory
+ * and a slot of the device's context switching): one whose client is
+ * gone, or idle for space_idle_ms, is closed.  The next job of that
+ * client opens it again and copies its inputs in again.
+ */
+void pd_space_close_idle_locked(struct pd_device *dev, uint64_t now_ns)
+{
+	struct pd_engine *e = dev->e;
+	uint64_t idle = (uint64_t)(e->cfg.space_idle_ms ?
+				   e->cfg.space_idle_ms : PD_SPACE_IDLE_MS) *
+			1000000ULL;
+	bool again = true;
+
+	pd_assert_locked(e);
+	if (e->cfg.shared_isolation)
+		return;
+	while (again && !dev->job) {
+		struct ptask_list *pos;
+
+		again = false;
+		ptask_list_for_each(pos, &dev->spaces) {
+			struct pd_space *s = ptask_list_entry(pos,
+					struct pd_space, node);
+
+			if (now_ns - s->last_use_ns < idle)
+				continue;
+			/* Not again soon if busy: a job will touch it. */
+			s->last_use_ns = now_ns;
+			if (!close_space_locked(dev, s)) {
+				e->stats.spaces_closed++;
+				again = true;
+			}
+			break;
+		}
+	}
+}
+
+/**
+ * pd_space_close_all_locked() - close every space of @dev (stop)
+ * @dev: the device, on its worker, every job done
+ *
+ * Writes back what only this device holds, drops every view, frees the
+ * pools, unloads the kernels and closes the spaces.  Locked on entry and
+ * exit.
+ */
+void pd_space_close_all_locked(struct pd_device *dev)
+{
+	pd_assert_locked(dev->e);
+	while (!ptask_list_empty(&dev->spaces)) {
+		struct pd_space *s = ptask_list_first(&dev->spaces,
+						      struct pd_space, node);
+
+		/* Every job is done: nothing can pin a view. */
+		int err = close_space_locked(dev, s);
+
+		PD_ASSERT(!err);
+	}
+	PD_ASSERT(ptask_list_empty(&dev->lru));
+}
