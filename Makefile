@@ -67,7 +67,12 @@ STATIC_CFLAGS = $(CFLAGS) $(NL_CFLAGS) -static
 # here calls, and about dlopen() in ptaskd's CUDA and twin loaders, which
 # the guest's static ptaskd never reaches (sim backend, twins linked in);
 # drop those two-line warnings (a test's own are kept).
-NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|in function .(pd_cuda_dl_load|load_one).:|warning: Using '(getaddrinfo|gethostbyname|getprotobyname|getprotobynumber|dlopen)'" || true; }
+NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|in function .(pc_cuda_load|load_one).:|warning: Using '(getaddrinfo|gethostbyname|getprotobyname|getprotobynumber|dlopen)'" || true; }
+
+# The internal plumbing library (build/lib/libptask-common.a: netlink
+# client, message framing, CUDA shim, hash table), linked by almost every
+# program below: its fragment comes first.
+include common/common.mk
 
 # Twin libraries (uapi/ptask_twin.h): the CPU stand-ins of GPU kernels that
 # ptaskd's cpu and sim backends load.  Each part that ships GPU kernels
@@ -85,7 +90,7 @@ KSFT_DIR := tests/kselftest
 KSFT_TESTS := $(sort $(wildcard $(KSFT_DIR)/*_test.c))
 KSFT_EXEC_SRC := $(wildcard $(KSFT_DIR)/test_executor.c)
 KSFT_LIB := $(filter-out %_test.c $(KSFT_EXEC_SRC),$(wildcard $(KSFT_DIR)/*.c))
-KSFT_DEPS := $(KSFT_LIB) $(wildcard $(KSFT_DIR)/*.h) uapi/ptask.h
+KSFT_DEPS := $(KSFT_LIB) $(wildcard $(KSFT_DIR)/*.h common/*.h) uapi/ptask.h $(PC_A)
 KSFT_BINS := $(KSFT_TESTS:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
 KSFT_EXEC := $(KSFT_EXEC_SRC:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
 
@@ -132,7 +137,7 @@ kselftest: $(KSFT_BINS) $(KSFT_EXEC)
 $(B)/kselftest/%: $(KSFT_DIR)/%.c $(KSFT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(KSFT_LIB) $(NL_LIBS) $(NL_QUIET)
+	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(KSFT_LIB) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 
 examples: $(EXAMPLE_BINS)
 
@@ -230,7 +235,7 @@ $(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/kernel/source_k
 		daemon/kernel/netlink.c daemon/kernel/source_kernel.h daemon/kernel/netlink.h $(KSFT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(NL_LIBS) $(NL_QUIET)
+	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 
 # (its GPU ptasks carry the gemm example's and the benchmarks' PTX: the
 # code the guest ptaskd's twins are bound to)
@@ -239,7 +244,7 @@ $(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS) tests/twins/te
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(STATIC_CFLAGS) -Iuapi -Ilibptask -I$(KSFT_DIR) -o $@ $(filter %.c %.o,$^) \
-		$(LIBPT_A) $(NL_LIBS) $(NL_QUIET)
+		$(LIBPT_A) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 include examples/examples.mk
 include tests/twins/twins.mk
 include tests/unit/unit.mk
