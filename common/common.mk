@@ -18,7 +18,7 @@
 PC_B := build
 PC_SRCS := $(sort $(wildcard common/*.c))
 PC_OBJS := $(PC_SRCS:common/%.c=$(PC_B)/obj/common/%.o)
-PC_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -D_GNU_SOURCE \
+PC_CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -I. -D_GNU_SOURCE \
 	-fPIC -fvisibility=hidden $(NL_CFLAGS)
 PC_A := $(PC_B)/lib/libptask-common.a
 

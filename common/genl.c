@@ -38,9 +38,10 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 }
 
 /*
- * The ACK of a do, or the DONE that ends a dump.  A dump refused or
- * failed on its way (GET_OBJECT without CAP_SYS_ADMIN) says so in the
- * DONE message's payload, an int, not in an error message.
+ * The ACK of a do, or the DONE that ends a dump.  A dump that failed on
+ * its way says so in the DONE message's payload, an int, not in an error
+ * message (a dump refused for want of CAP_NET_ADMIN is an error message:
+ * the genetlink core refuses it before it starts).
  */
 static int on_done(struct nl_msg *msg, void *arg)
 {

@@ -26,7 +26,8 @@
 /*
  * PTASK_CMD_EXEC_REGISTER of @exec_fd (a /dev/ptask fd of this process)
  * with one PTASK_A_ACCEL per device of @be (index, name, kind, memory,
- * cores, core and memory clocks).  Needs CAP_SYS_ADMIN.
+ * cores, core and memory clocks).  Needs CAP_NET_ADMIN (an admin command)
+ * and CAP_SYS_ADMIN.
  */
 int pd_nl_exec_register(int exec_fd, const struct pd_backend *be);
 
