@@ -12,14 +12,16 @@
 #   module         kmod/ptask.ko against $(KDIR) (skipped without kmod/Kbuild)
 #   kselftest      build/kselftest/<name> for tests/kselftest/*_test.c
 #                  (+ build/kselftest/test_executor), static
-#   examples       build/examples/<name> for examples/*.c, static
+#   examples       build/bin/ioctl-raw, the raw-ioctl example, static (it
+#                  runs in the guest; examples/examples.mk builds it)
 #   bench-progs    build/bench/<name> for bench/*.c, static
 #   check-unit     unit tests + fuzz smoke runs, user space (scripts/run-unit.sh)
 #   check-vm       the kselftests in a QEMU guest (tests/vm/run.sh check)
 #   check          deps, then every part in CHECK_PARTS, then the total
 #   demo           deps, then the gesture pipeline demo (demo-gesture, in
 #                  examples/gesture/gesture.mk)
-#   demo-vm        $(DEMO_PROG) in the guest (tests/vm/run.sh demo)
+#   demo-vm        $(DEMO_PROG) $(DEMO_ARGS) in the guest (tests/vm/run.sh
+#                  demo): ioctl-raw's gemm chain, run by the guest's ptaskd
 #   bench          deps, then $(BENCH_PROGS) in the guest (tests/vm/run.sh bench)
 #   install        libptask, ptaskd, ptaskctl, encfs-gpu, headers, man pages,
 #                  unit into $(DESTDIR)$(PREFIX); uninstall (install.mk)
@@ -67,7 +69,12 @@ STATIC_CFLAGS = $(CFLAGS) $(NL_CFLAGS) -static
 # here calls, and about dlopen() in ptaskd's CUDA and twin loaders, which
 # the guest's static ptaskd never reaches (sim backend, twins linked in);
 # drop those two-line warnings (a test's own are kept).
-NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|in function .(pd_cuda_dl_load|load_one).:|warning: Using '(getaddrinfo|gethostbyname|getprotobyname|getprotobynumber|dlopen)'" || true; }
+NL_QUIET := 2>&1 | { grep -vE "libnl_3_la-|in function .(pc_cuda_load|load_one).:|warning: Using '(getaddrinfo|gethostbyname|getprotobyname|getprotobynumber|dlopen)'" || true; }
+
+# The internal plumbing library (build/lib/libptask-common.a: netlink
+# client, message framing, CUDA shim, hash table), linked by almost every
+# program below: its fragment comes first.
+include common/common.mk
 
 # Twin libraries (uapi/ptask_twin.h): the CPU stand-ins of GPU kernels that
 # ptaskd's cpu and sim backends load.  Each part that ships GPU kernels
@@ -85,17 +92,22 @@ KSFT_DIR := tests/kselftest
 KSFT_TESTS := $(sort $(wildcard $(KSFT_DIR)/*_test.c))
 KSFT_EXEC_SRC := $(wildcard $(KSFT_DIR)/test_executor.c)
 KSFT_LIB := $(filter-out %_test.c $(KSFT_EXEC_SRC),$(wildcard $(KSFT_DIR)/*.c))
-KSFT_DEPS := $(KSFT_LIB) $(wildcard $(KSFT_DIR)/*.h) uapi/ptask.h
+KSFT_DEPS := $(KSFT_LIB) $(wildcard $(KSFT_DIR)/*.h common/*.h) uapi/ptask.h $(PC_A)
 KSFT_BINS := $(KSFT_TESTS:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
 KSFT_EXEC := $(KSFT_EXEC_SRC:$(KSFT_DIR)/%.c=$(B)/kselftest/%)
 
-EXAMPLE_BINS := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
+# The one raw-ioctl example (examples/ioctl-raw; its rule is in
+# examples/examples.mk), static, so it runs in the guest.
+EXAMPLE_BINS := $(B)/bin/ioctl-raw
 # Benchmarks that run in the guest (kernel mode, static); the GPU ones are
 # built by daemon/Makefile.inc and tests/gpu/gpu.mk.
 BENCH_BINS := $(B)/bench/roundtrip
 
 MODULE := kmod/ptask.ko
-DEMO_PROG ?= $(B)/examples/demo_graph
+DEMO_PROG ?= $(B)/bin/ioctl-raw
+# In the guest: ptaskd (sim backend; the gemm example's twin is linked
+# into the guest's static ptaskd) registers as the executor for the run.
+DEMO_ARGS ?= --n 64 --iters 3 --executor /bin/ptaskd -- --mode kernel --backend sim
 BENCH_PROGS ?= $(BENCH_BINS)
 # More static programs to copy into the guest's /bin without running them.
 VM_HELPERS ?=
@@ -132,14 +144,9 @@ kselftest: $(KSFT_BINS) $(KSFT_EXEC)
 $(B)/kselftest/%: $(KSFT_DIR)/%.c $(KSFT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(KSFT_LIB) $(NL_LIBS) $(NL_QUIET)
+	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(KSFT_LIB) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 
 examples: $(EXAMPLE_BINS)
-
-$(B)/examples/%: examples/%.c uapi/ptask.h
-	@mkdir -p $(@D)
-	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(NL_LIBS) $(NL_QUIET)
 
 bench-progs: $(BENCH_BINS)
 
@@ -177,11 +184,11 @@ demo:
 	@$(MAKE) deps
 	@$(MAKE) demo-gesture
 
-demo-vm: module kselftest examples
+demo-vm: module kselftest examples ptaskd-static
 	@if [ ! -x "$(DEMO_PROG)" ]; then \
-		echo "demo: no $(DEMO_PROG); name the program with DEMO_PROG=build/examples/<name>" >&2; exit 1; \
+		echo "demo: no $(DEMO_PROG); name the program with DEMO_PROG=<static program>" >&2; exit 1; \
 	fi
-	@tests/vm/run.sh demo $(MODULE) $(DEMO_PROG) \
+	@PTASK_VM_ARGS="$${PTASK_VM_ARGS-$(DEMO_ARGS)}" tests/vm/run.sh demo $(MODULE) $(DEMO_PROG) \
 		$(addprefix --helper ,$(KSFT_EXEC) $(filter-out $(DEMO_PROG),$(EXAMPLE_BINS)) $(VM_HELPERS))
 
 bench:
@@ -230,7 +237,7 @@ $(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/kernel/source_k
 		daemon/kernel/netlink.c daemon/kernel/source_kernel.h daemon/kernel/netlink.h $(KSFT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(NL_LIBS) $(NL_QUIET)
+	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 
 # (its GPU ptasks carry the gemm example's and the benchmarks' PTX: the
 # code the guest ptaskd's twins are bound to)
@@ -239,7 +246,7 @@ $(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS) tests/twins/te
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(STATIC_CFLAGS) -Iuapi -Ilibptask -I$(KSFT_DIR) -o $@ $(filter %.c %.o,$^) \
-		$(LIBPT_A) $(NL_LIBS) $(NL_QUIET)
+		$(LIBPT_A) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 include examples/examples.mk
 include tests/twins/twins.mk
 include tests/unit/unit.mk

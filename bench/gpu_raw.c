@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * gpu_raw - the baseline that ptaskd's CUDA path is measured against: the
- * driver API called directly (loaded with dlopen, daemon/backend/cuda_dl.h), no
- * ptaskd, no backend.
+ * driver API called directly (loaded with dlopen by the common library's
+ * shim, common/cuda_dl.h and cuda_dev.h), no ptaskd, no backend.
  *
  *   gpu_raw KERNELS.PTX [RUNS]     (tests/gpu/kernels.cu built to PTX)
  *
@@ -32,22 +32,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/backend/cuda_dl.h"
+#include "common/cuda_dev.h"
 
 #define COPY_BYTES	(64u << 20)
 #define COPY_RUNS	20
 #define WARMUP		200
 
-static struct pd_cuda_api cu;
+static struct pc_cuda_dev gpu;
+static struct pc_cuda_api *const cu = &gpu.cu;
 
 static int ok(CUresult r, const char *what)
 {
-	const char *name = NULL;
-
 	if (r == CUDA_SUCCESS)
 		return 1;
-	cu.GetErrorName(r, &name);
-	fprintf(stderr, "gpu_raw: %s: %s (%d)\n", what, name ? name : "?", r);
+	fprintf(stderr, "gpu_raw: %s: %s (%d)\n", what, pc_cuda_errname(cu, r),
+		r);
 	return 0;
 }
 
@@ -101,8 +100,8 @@ static double copy_gbps(CUdeviceptr d, void *host, int h2d)
 
 	for (i = -2; i < COPY_RUNS; i++) {	/* two warm-ups */
 		t0 = now_us();
-		r = h2d ? cu.MemcpyHtoD(d, host, COPY_BYTES) :
-			  cu.MemcpyDtoH(host, d, COPY_BYTES);
+		r = h2d ? cu->MemcpyHtoD(d, host, COPY_BYTES) :
+			  cu->MemcpyDtoH(host, d, COPY_BYTES);
 		if (!ok(r, h2d ? "cuMemcpyHtoD" : "cuMemcpyDtoH"))
 			return -1;
 		if (i >= 0)
@@ -120,23 +119,23 @@ static int bench_launch(const char *ptx, int runs)
 	int i;
 
 	t = calloc((size_t)runs, sizeof(*t));
-	if (!t || !ok(cu.ModuleLoadDataEx(&mod, ptx, 0, NULL, NULL), "cuModuleLoadDataEx") ||
-	    !ok(cu.ModuleGetFunction(&fn, mod, "empty"), "cuModuleGetFunction") ||
-	    !ok(cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
+	if (!t || !ok(cu->ModuleLoadDataEx(&mod, ptx, 0, NULL, NULL), "cuModuleLoadDataEx") ||
+	    !ok(cu->ModuleGetFunction(&fn, mod, "empty"), "cuModuleGetFunction") ||
+	    !ok(cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
 		return -1;
 	for (i = -WARMUP; i < runs; i++) {
 		t0 = now_us();
-		if (!ok(cu.LaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL),
+		if (!ok(cu->LaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL),
 			"cuLaunchKernel") ||
-		    !ok(cu.StreamSynchronize(s), "cuStreamSynchronize"))
+		    !ok(cu->StreamSynchronize(s), "cuStreamSynchronize"))
 			return -1;
 		if (i >= 0)
 			t[i] = now_us() - t0;
 	}
 	printf("raw_launch_sync_us=%.2f\n", median(t, runs));
 	free(t);
-	cu.StreamDestroy(s);
-	cu.ModuleUnload(mod);
+	cu->StreamDestroy(s);
+	cu->ModuleUnload(mod);
 	return 0;
 }
 
@@ -146,8 +145,8 @@ static int bench_copies(void)
 	CUdeviceptr d = 0;
 	int fd = -1, err = -1;
 
-	if (!ok(cu.MemAlloc(&d, COPY_BYTES), "cuMemAlloc") ||
-	    !ok(cu.MemAllocHost(&pinned, COPY_BYTES), "cuMemAllocHost"))
+	if (!ok(cu->MemAlloc(&d, COPY_BYTES), "cuMemAlloc") ||
+	    !ok(cu->MemAllocHost(&pinned, COPY_BYTES), "cuMemAllocHost"))
 		goto out;
 	memset(pinned, 0x5a, COPY_BYTES);
 	printf("pinned_h2d_gbps=%.1f\n", copy_gbps(d, pinned, 1));
@@ -161,11 +160,11 @@ static int bench_copies(void)
 		goto out;
 	}
 	memset(mapped, 0x5a, COPY_BYTES);
-	if (!ok(cu.MemHostRegister(mapped, COPY_BYTES, CU_MEMHOSTREGISTER_PORTABLE),
+	if (!ok(cu->MemHostRegister(mapped, COPY_BYTES, CU_MEMHOSTREGISTER_PORTABLE),
 		"cuMemHostRegister"))
 		goto out;
 	printf("registered_memfd_h2d_gbps=%.1f\n", copy_gbps(d, mapped, 1));
-	ok(cu.MemHostUnregister(mapped), "cuMemHostUnregister");
+	ok(cu->MemHostUnregister(mapped), "cuMemHostUnregister");
 
 	pageable = malloc(COPY_BYTES);
 	if (!pageable)
@@ -180,18 +179,16 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (pinned)
-		cu.MemFreeHost(pinned);
+		cu->MemFreeHost(pinned);
 	if (d)
-		cu.MemFree(d);
+		cu->MemFree(d);
 	return err;
 }
 
 int main(int argc, char **argv)
 {
-	char why[256], name[128] = "", host[256] = "";
+	char host[256] = "";
 	int n = 0, ver = 0, runs = 5000;
-	CUcontext ctx;
-	CUdevice dev;
 	char *ptx;
 
 	if (argc < 2 || argc > 3) {
@@ -206,27 +203,18 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (pd_cuda_dl_load(&cu, why, sizeof(why))) {
-		printf("skipped: no GPU (%s)\n", why);
-		return 77;
-	}
-	if (cu.Init(0) != CUDA_SUCCESS || cu.DeviceGetCount(&n) != CUDA_SUCCESS ||
-	    n < 1) {
-		printf("skipped: no GPU (no device)\n");
+	if (pc_cuda_dev_open(&gpu, 0)) {
+		printf("skipped: no GPU (%s)\n", gpu.why);
 		return 77;
 	}
 	gethostname(host, sizeof(host) - 1);
-	cu.DriverGetVersion(&ver);
-	if (!ok(cu.DeviceGet(&dev, 0), "cuDeviceGet") ||
-	    !ok(cu.DeviceGetName(name, sizeof(name) - 1, dev), "cuDeviceGetName") ||
-	    !ok(cu.DevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
-	    !ok(cu.CtxSetCurrent(ctx), "cuCtxSetCurrent"))
-		return 1;
-	printf("machine=%s\ngpu=%s\ndriver=%d.%d\ndevices=%d\n", host, name,
-	       ver / 1000, ver % 1000 / 10, n);
+	cu->DriverGetVersion(&ver);
+	cu->DeviceGetCount(&n);
+	printf("machine=%s\ngpu=%s\ndriver=%d.%d\ndevices=%d\n", host,
+	       gpu.name, ver / 1000, ver % 1000 / 10, n);
 	if (bench_launch(ptx, runs) || bench_copies())
 		return 1;
-	cu.DevicePrimaryCtxRelease(dev);
+	pc_cuda_dev_close(&gpu);
 	free(ptx);
 	return 0;
 }

@@ -5,7 +5,8 @@
 #
 #   gemm        build/bin/gemm: D = (A x B) x C three ways (ptask through
 #               libptask, modular and handcoded on the CUDA driver API,
-#               loaded at run time: no CUDA toolkit needed to build)
+#               loaded at run time by the common library's shim,
+#               common/cuda_dl.c: no CUDA toolkit needed to build)
 #   ioctl-raw   build/bin/ioctl-raw: the same two-ptask graph with raw
 #               ioctls on /dev/ptask and uapi/ptask.h only; static, so it
 #               runs in the test guest
@@ -25,10 +26,10 @@ EX_LIBPTASK_A := $(EX_B)/lib/libptask.a
 
 EX_GEMM_CU := examples/gemm/gemm_kernels.cu
 EX_GEMM_PTX := examples/gemm/gemm_kernels.ptx
-EX_GEMM_HDRS := examples/gemm/gemm.h examples/common/cuda_dl.h \
+EX_GEMM_HDRS := examples/gemm/gemm.h common/cuda_dl.h common/cuda_dev.h \
 	libptask/libptask.h uapi/ptask.h
 EX_GEMM_OBJS := $(addprefix $(EX_OBJ)/,gemm/gemm.o gemm/gemm_ptask.o \
-	gemm/gemm_cuda.o gemm/gemm_ref.o gemm/gemm_ptx.o common/cuda_dl.o)
+	gemm/gemm_cuda.o gemm/gemm_ref.o gemm/gemm_ptx.o)
 EX_GEMM_BIN := $(EX_B)/bin/gemm
 
 EX_RAW_SRCS := examples/ioctl-raw/ioctl_raw.c examples/gemm/gemm_ref.c \
@@ -60,10 +61,10 @@ $(EX_OBJ)/gemm/gemm_ptx.o: examples/gemm/gemm_ptx.S $(EX_GEMM_PTX)
 	@echo "  AS      $@"
 	$(Q)$(CC) -c -DGEMM_PTX_FILE='"$(EX_GEMM_PTX)"' -o $@ $<
 
-$(EX_GEMM_BIN): $(EX_GEMM_OBJS) $(EX_LIBPTASK_A)
+$(EX_GEMM_BIN): $(EX_GEMM_OBJS) $(EX_LIBPTASK_A) $(PC_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(EX_CFLAGS) -o $@ $(EX_GEMM_OBJS) $(EX_LIBPTASK_A) \
+	$(Q)$(CC) $(EX_CFLAGS) -o $@ $(EX_GEMM_OBJS) $(EX_LIBPTASK_A) $(PC_A) \
 		-lpthread -ldl -lm
 
 # sgemm's host twin (ptaskd's cpu and sim backends load it)

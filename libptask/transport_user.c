@@ -21,14 +21,12 @@
  * turns polling off.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/msg.h"
 #include "internal.h"
 #include "uapi/ptaskd.h"
 
@@ -46,44 +44,6 @@ struct lp_arena {
 	struct lp_arena *next;
 };
 
-/*
- * Send all of @iov (@n entries, consumed as it goes) with one sendmsg in
- * the common case: a request in one piece wakes the daemon once, where a
- * header and then a payload could wake it twice, and cost a system call
- * more each.
- */
-static int send_all(int fd, struct iovec *iov, size_t n)
-{
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = n };
-
-	while (msg.msg_iovlen) {
-		ssize_t got = sendmsg(fd, &msg, MSG_NOSIGNAL);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -ENOTCONN;
-		while (msg.msg_iovlen && (size_t)got >= msg.msg_iov->iov_len) {
-			got -= (ssize_t)msg.msg_iov->iov_len;
-			msg.msg_iov++;
-			msg.msg_iovlen--;
-		}
-		if (msg.msg_iovlen) {
-			msg.msg_iov->iov_base =
-				(uint8_t *)msg.msg_iov->iov_base + got;
-			msg.msg_iov->iov_len -= (size_t)got;
-		}
-	}
-	return 0;
-}
-
-/*
- * Read one reply: its header into @h and its payload into @out (@cap
- * bytes), usually with one recvmsg, since a connection carries one call
- * at a time and nothing follows the reply.  The first read may carry one
- * fd (*@passed, else -1).  -EPROTO (after reading what fits) when the
- * payload is larger than @cap.
- */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -92,83 +52,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* recvmsg, polling until @deadline (0: not at all) before sleeping. */
-static ssize_t recv_spin(int fd, struct msghdr *msg, uint64_t deadline)
-{
-	ssize_t n;
-
-	while (deadline) {
-		n = recvmsg(fd, msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
-			return n;
-		if (now_ns() >= deadline)
-			break;
-		/*
-		 * On a busy CPU, let whoever else is ready run first: maybe
-		 * the daemon thread that is to answer.
-		 */
-		sched_yield();
-	}
-	return recvmsg(fd, msg, MSG_CMSG_CLOEXEC);
-}
-
-static int read_reply(int fd, struct ptaskd_hdr *h, void *out, size_t cap,
-		      int *passed, uint64_t deadline)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	size_t got = 0, want = sizeof(*h);
-
-	if (passed)
-		*passed = -1;
-	while (got < want) {
-		struct iovec iov[2];
-		struct msghdr msg = { .msg_iov = iov };
-		struct cmsghdr *cm;
-		ssize_t n;
-
-		if (got < sizeof(*h)) {
-			iov[0].iov_base = (uint8_t *)h + got;
-			iov[0].iov_len = sizeof(*h) - got;
-			iov[1].iov_base = out;
-			iov[1].iov_len = cap;
-			msg.msg_iovlen = cap ? 2 : 1;
-		} else {
-			iov[0].iov_base = (uint8_t *)out + (got - sizeof(*h));
-			iov[0].iov_len = want - got;
-			msg.msg_iovlen = 1;
-		}
-		if (passed && !got) {
-			msg.msg_control = ctl.buf;
-			msg.msg_controllen = sizeof(ctl.buf);
-		}
-		n = recv_spin(fd, &msg, got ? 0 : deadline);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -ENOTCONN;
-		for (cm = msg.msg_controllen ? CMSG_FIRSTHDR(&msg) : NULL; cm;
-		     cm = CMSG_NXTHDR(&msg, cm))
-			if (cm->cmsg_level == SOL_SOCKET &&
-			    cm->cmsg_type == SCM_RIGHTS)
-				memcpy(passed, CMSG_DATA(cm), sizeof(int));
-		got += (size_t)n;
-		if (want == sizeof(*h) && got >= sizeof(*h)) {
-			if (h->len > cap)
-				return -EPROTO;
-			want = sizeof(*h) + h->len;
-		}
-	}
-	return 0;
-}
-
 /*
- * One exchange on @fd: send header + @a (@alen) + @b (@blen); read the
- * reply header and up to @cap bytes of payload into @out (more is an
- * error).  Returns the reply's err, or -ENOTCONN / -EPROTO; *@got is the
- * payload length.  @spin (may be NULL: no polling) says how to wait.
+ * One exchange on @fd (common/msg.h frames it): send header + @a (@alen)
+ * + @b (@blen), in one sendmsg as a rule, so the request wakes the daemon
+ * once; read the reply header and up to @cap bytes of payload into @out
+ * (more is an error), usually with one recvmsg, since a connection
+ * carries one call at a time and nothing follows the reply.  The reply
+ * may carry one fd (*@passed, else -1).  Returns the reply's err, or
+ * -ENOTCONN / -EPROTO; *@got is the payload length.  @spin (may be NULL:
+ * no polling) says how to wait.
  */
 static int exchange(int fd, uint32_t op, const void *a, size_t alen,
 		    const void *b, size_t blen, void *out, size_t cap,
@@ -179,8 +71,7 @@ static int exchange(int fd, uint32_t op, const void *a, size_t alen,
 		.op = op,
 		.len = (uint32_t)(alen + blen),
 	};
-	struct iovec iov[3] = {
-		{ .iov_base = &h, .iov_len = sizeof(h) },
+	struct iovec iov[2] = {
 		{ .iov_base = (void *)a, .iov_len = alen },
 		{ .iov_base = (void *)b, .iov_len = blen },
 	};
@@ -190,6 +81,8 @@ static int exchange(int fd, uint32_t op, const void *a, size_t alen,
 	uint64_t *slow = spin ? &spin->slow[kind / 64] : NULL;
 	int err;
 
+	if (passed)
+		*passed = -1;
 	if (alen + blen > PTASKD_MSG_MAX)
 		return -E2BIG;
 	if (spin && spin->ns) {
@@ -197,16 +90,19 @@ static int exchange(int fd, uint32_t op, const void *a, size_t alen,
 		if (!(__atomic_load_n(slow, __ATOMIC_RELAXED) & bit))
 			deadline = start + spin->ns;
 	}
-	err = send_all(fd, iov, blen ? 3 : alen ? 2 : 1);
+	err = pc_msg_send(fd, &h, iov, 2, -1);
 	if (!err)
-		err = read_reply(fd, &h, out, cap, passed, deadline);
+		err = pc_msg_recv(fd, &h, out, cap, passed, deadline);
 	if (start) {
 		if (now_ns() - start > spin->ns)
 			__atomic_or_fetch(slow, bit, __ATOMIC_RELAXED);
 		else
 			__atomic_and_fetch(slow, ~bit, __ATOMIC_RELAXED);
 	}
-	if (!err && (h.magic != PTASKD_PROTO_MAGIC || h.op != op))
+	/* anything but a bad reply leaves the connection unusable */
+	if (err && err != -EPROTO)
+		err = -ENOTCONN;
+	if (!err && (h.op != op || h.len > cap))
 		err = -EPROTO;
 	if (err) {
 		if (passed && *passed >= 0)
@@ -220,7 +116,6 @@ static int exchange(int fd, uint32_t op, const void *a, size_t alen,
 /* A new connection; HELLO with @token (0: a new client). */
 static int conn_open(const char *path, uint64_t *token, struct lp_conn **out)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct ptaskd_hello h = {
 		.version = PTASKD_PROTO_VERSION,
 		.token = *token,
@@ -229,20 +124,13 @@ static int conn_open(const char *path, uint64_t *token, struct lp_conn **out)
 	size_t got = 0;
 	int err;
 
-	if (strlen(path) >= sizeof(addr.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(addr.sun_path, path);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	c->fd = pc_msg_connect(path, 0);
 	if (c->fd < 0) {
-		err = -errno;
+		err = c->fd;
 		goto err_free;
-	}
-	if (connect(c->fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		err = -errno;
-		goto err_close;
 	}
 	err = exchange(c->fd, PTASKD_OP_HELLO, &h, sizeof(h), NULL, 0, &h,
 		       sizeof(h), &got, NULL, NULL);

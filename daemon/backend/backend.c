@@ -12,7 +12,7 @@
 #include "daemon/backend/twins.h"
 
 /*
- * Weak: a program that links the engine without backend/cuda.c (the
+ * Weak: a program that links the engine without backend/cuda*.c (the
  * engine's tests; a build for machines without NVIDIA's driver) still
  * links, and finds no "cuda" backend.
  */

@@ -126,14 +126,11 @@ err_free:
 static struct pd_ptask_info *info_find_locked(struct pd_engine *e,
 					      uint32_t handle)
 {
-	struct pd_ptask_info *info;
+	struct pc_hash_node *n;
 
 	pd_assert_locked(e);
-	for (info = e->infos[handle & (PD_INFO_BUCKETS - 1)]; info;
-	     info = info->hnext)
-		if (info->handle == handle)
-			return info;
-	return NULL;
+	n = pc_hash_find(&e->infos, handle);
+	return n ? pc_hash_entry(n, struct pd_ptask_info, hnode) : NULL;
 }
 
 /*
@@ -144,7 +141,6 @@ static struct pd_ptask_info *info_find_locked(struct pd_engine *e,
 static int info_get(struct pd_engine *e, uint32_t handle,
 		    struct pd_ptask_info **out)
 {
-	unsigned int b = handle & (PD_INFO_BUCKETS - 1);
 	struct pd_ptask_info *info, *cached;
 	int err;
 
@@ -166,8 +162,7 @@ static int info_get(struct pd_engine *e, uint32_t handle,
 		info_free(info);
 		info = cached;
 	} else {
-		info->hnext = e->infos[b];
-		e->infos[b] = info;
+		pc_hash_add(&e->infos, &info->hnode, handle);
 	}
 	info->refs++;
 	pd_engine_unlock(e);
@@ -434,19 +429,17 @@ static void threads_join(struct pd_engine *e, bool taker, bool housekeeper)
 /* Free what start made (threads joined, views dropped by the workers). */
 static void engine_free(struct pd_engine *e)
 {
-	unsigned int b;
+	struct pc_hash_node *n;
 	uint32_t d;
 
 	pd_engine_lock(e);
 	pd_views_free_all_locked(e);
-	for (b = 0; b < PD_INFO_BUCKETS; b++) {
-		while (e->infos[b]) {
-			struct pd_ptask_info *info = e->infos[b];
+	while ((n = pc_hash_pop(&e->infos))) {
+		struct pd_ptask_info *info =
+			pc_hash_entry(n, struct pd_ptask_info, hnode);
 
-			e->infos[b] = info->hnext;
-			info->dead = true;
-			pd_info_put_locked(e, info);
-		}
+		info->dead = true;
+		pd_info_put_locked(e, info);
 	}
 	pd_engine_unlock(e);
 	pd_views_flush_unmaps(e);
@@ -456,6 +449,8 @@ static void engine_free(struct pd_engine *e)
 	pthread_cond_destroy(&e->idle_cond);
 	pthread_cond_destroy(&e->hk_cond);
 	pthread_mutex_destroy(&e->lock);
+	pc_hash_fini(&e->infos);
+	pc_hash_fini(&e->recs);
 	free(e);
 }
 
@@ -494,9 +489,15 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	e->own_policy = cfg->policy;
 	e->ndev = be->ndev;
 	ptask_list_init(&e->queue);
-	err = -pthread_mutex_init(&e->lock, NULL);
+	err = pc_hash_init(&e->recs, PD_REC_BUCKETS);
 	if (err)
 		goto err_free;
+	err = pc_hash_init(&e->infos, PD_INFO_BUCKETS);
+	if (err)
+		goto err_fini_recs;
+	err = -pthread_mutex_init(&e->lock, NULL);
+	if (err)
+		goto err_fini_infos;
 	cond_init(&e->hk_cond);
 	cond_init(&e->idle_cond);
 	cond_init(&e->taker_cond);
@@ -538,6 +539,10 @@ err_threads:
 	threads_join(e, false, housekeeper);
 	engine_free(e);
 	return err;
+err_fini_infos:
+	pc_hash_fini(&e->infos);
+err_fini_recs:
+	pc_hash_fini(&e->recs);
 err_free:
 	free(e);
 	return err;

@@ -56,11 +56,12 @@
 #include <stdlib.h>
 #include "core/ptask_os.h"
 #include "core/list.h"
+#include "common/hash.h"
 #include "daemon/engine/engine.h"
 #include "daemon/log.h"
 
-#define PD_REC_BUCKETS		4096	/* records hash (power of two) */
-#define PD_INFO_BUCKETS		256	/* ptask-info hash (power of two) */
+#define PD_REC_BUCKETS		4096	/* records hash, buckets to start with */
+#define PD_INFO_BUCKETS		256	/* ptask-info hash, likewise */
 #define PD_POOL_MIN_BYTES	4096	/* smallest pooled buffer */
 #define PD_POOL_CLASSES		(1 + 4 * 52)	/* see pd_pool_class() */
 #define PD_BYVALUE_MAX		4096	/* most bytes passed by value */
@@ -116,7 +117,7 @@ struct pd_space;
  *	from queued to placed
  * @avg_run_ns: moving average of their device time
  * @runs: invocations completed (0: no history yet)
- * @hnext: next in its hash bucket
+ * @hnode: its place in e->infos, keyed by @handle (while not @dead)
  */
 struct pd_ptask_info {
 	uint32_t handle;
@@ -133,7 +134,7 @@ struct pd_ptask_info {
 	double avg_wait_ns;
 	double avg_run_ns;
 	uint64_t runs;
-	struct pd_ptask_info *hnext;
+	struct pc_hash_node hnode;
 };
 
 /**
@@ -227,7 +228,7 @@ struct pd_view {
  * @map_drop: @host_map was given up while @map_users was not 0
  * @pins: jobs using it
  * @views: its views, one per space at most
- * @hnext: next in its hash bucket
+ * @hnode: its place in e->recs, keyed by @handle (while not @dead)
  * @dirty_ns: when its only current copies became device ones
  */
 struct pd_dbrec {
@@ -243,7 +244,7 @@ struct pd_dbrec {
 	bool map_drop;
 	uint32_t pins;
 	struct pd_view *views;
-	struct pd_dbrec *hnext;
+	struct pc_hash_node hnode;
 	uint64_t dirty_ns;
 };
 
@@ -411,8 +412,8 @@ struct pd_engine {
 	uint32_t held;
 	uint32_t ndev;
 	struct pd_device dev[PD_MAX_DEVICES];
-	struct pd_dbrec *recs[PD_REC_BUCKETS];
-	struct pd_ptask_info *infos[PD_INFO_BUCKETS];
+	struct pc_hash recs;
+	struct pc_hash infos;
 	struct pd_unmap *unmaps;
 	uint64_t take_errors;
 	struct pd_engine_stats stats;

@@ -29,32 +29,22 @@
 #include <stdlib.h>
 #include "daemon/engine/engine_priv.h"
 
-static unsigned int rec_bucket(uint32_t handle)
-{
-	return (handle * 2654435761U) >> (32 - 12) & (PD_REC_BUCKETS - 1);
-}
-
 struct pd_dbrec *pd_rec_find_locked(struct pd_engine *e, uint32_t handle)
 {
-	struct pd_dbrec *rec;
+	struct pc_hash_node *n;
 
 	pd_assert_locked(e);
-	for (rec = e->recs[rec_bucket(handle)]; rec; rec = rec->hnext)
-		if (rec->handle == handle)
-			return rec;
-	return NULL;
+	n = pc_hash_find(&e->recs, handle);
+	return n ? pc_hash_entry(n, struct pd_dbrec, hnode) : NULL;
 }
 
 static void rec_unhash_locked(struct pd_engine *e, struct pd_dbrec *rec)
 {
-	struct pd_dbrec **pp = &e->recs[rec_bucket(rec->handle)];
+	int err;
 
 	pd_assert_locked(e);
-	while (*pp && *pp != rec)
-		pp = &(*pp)->hnext;
-	PD_ASSERT(*pp == rec);
-	*pp = rec->hnext;
-	rec->hnext = NULL;
+	err = pc_hash_del(&e->recs, &rec->hnode);
+	PD_ASSERT(!err);
 }
 
 /* Free @rec if it no longer carries anything (see the top of the file). */
@@ -96,7 +86,6 @@ struct pd_dbrec *pd_rec_get_locked(struct pd_engine *e, uint32_t handle,
 				   uint64_t bytes)
 {
 	struct pd_dbrec *rec = pd_rec_find_locked(e, handle);
-	unsigned int b = rec_bucket(handle);
 
 	if (rec && rec->bytes != bytes) {
 		if (rec->pins)
@@ -114,8 +103,7 @@ struct pd_dbrec *pd_rec_get_locked(struct pd_engine *e, uint32_t handle,
 	rec->handle = handle;
 	rec->bytes = bytes;
 	rec->host_valid = true;
-	rec->hnext = e->recs[b];
-	e->recs[b] = rec;
+	pc_hash_add(&e->recs, &rec->hnode, handle);
 	return rec;
 }
 
@@ -374,17 +362,15 @@ void pd_rec_forget_locked(struct pd_engine *e, struct pd_dbrec *rec)
 /* Unhash a ptask info of @handle, if any (ptask handles die too). */
 static void forget_info_locked(struct pd_engine *e, uint32_t handle)
 {
-	struct pd_ptask_info **pp = &e->infos[handle & (PD_INFO_BUCKETS - 1)];
 	struct pd_ptask_info *info;
+	struct pc_hash_node *n;
 
 	pd_assert_locked(e);
-	while (*pp && (*pp)->handle != handle)
-		pp = &(*pp)->hnext;
-	info = *pp;
-	if (!info)
+	n = pc_hash_find(&e->infos, handle);
+	if (!n)
 		return;
-	*pp = info->hnext;
-	info->hnext = NULL;
+	info = pc_hash_entry(n, struct pd_ptask_info, hnode);
+	pc_hash_del(&e->infos, n);
 	info->dead = true;
 	pd_info_put_locked(e, info);
 }
@@ -416,17 +402,14 @@ void pd_engine_forget(struct pd_engine *e, uint32_t handle)
 /* Stop: free every record (workers have dropped every view). */
 void pd_views_free_all_locked(struct pd_engine *e)
 {
-	unsigned int b;
+	struct pc_hash_node *n;
 
 	pd_assert_locked(e);
-	for (b = 0; b < PD_REC_BUCKETS; b++) {
-		while (e->recs[b]) {
-			struct pd_dbrec *rec = e->recs[b];
+	while ((n = pc_hash_pop(&e->recs))) {
+		struct pd_dbrec *rec = pc_hash_entry(n, struct pd_dbrec, hnode);
 
-			PD_ASSERT(!rec->pins && !rec->views);
-			e->recs[b] = rec->hnext;
-			pd_rec_drop_map_locked(e, rec);
-			free(rec);
-		}
+		PD_ASSERT(!rec->pins && !rec->views);
+		pd_rec_drop_map_locked(e, rec);
+		free(rec);
 	}
 }

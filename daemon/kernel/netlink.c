@@ -1,105 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * netlink.c - executor registration and info over the "ptask"
- * generic-netlink family, with libnl-genl-3.  See netlink.h.
+ * netlink.c - executor registration over the "ptask" generic-netlink
+ * family, through the common client (common/genl.h).  See netlink.h.
  */
 #include <errno.h>
 #include <string.h>
 
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
+#include <netlink/attr.h>
 
+#include "common/genl.h"
 #include "daemon/kernel/netlink.h"
 
-/* One request in flight: what its callbacks learned. */
-struct nl_req {
-	bool done;
-	int err;
-	struct pd_nl_info *info;
+/* What put_register() adds: the executor's fd and, if any, its devices. */
+struct exec_args {
+	int exec_fd;
+	const struct pd_backend *be;
 };
-
-static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	struct nl_req *req = arg;
-
-	(void)nla;
-	req->err = e->error;	/* already a negative errno (or 0) */
-	req->done = true;
-	return NL_STOP;
-}
-
-static int on_ack(struct nl_msg *msg, void *arg)
-{
-	struct nl_req *req = arg;
-
-	(void)msg;
-	req->done = true;
-	return NL_STOP;
-}
-
-/* A reply of PTASK_CMD_GET_INFO (the only command that has one here). */
-static int on_valid(struct nl_msg *msg, void *arg)
-{
-	struct nl_req *req = arg;
-	struct nlattr *tb[PTASK_A_MAX + 1], *a;
-	int rem, t;
-
-	if (!req->info)
-		return NL_OK;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PTASK_A_MAX, NULL) < 0) {
-		req->err = -EIO;
-		return NL_OK;
-	}
-	if (tb[PTASK_A_ABI_VERSION])
-		req->info->abi = nla_get_u32(tb[PTASK_A_ABI_VERSION]);
-	if (tb[PTASK_A_EXECUTORS])
-		req->info->executors = nla_get_u32(tb[PTASK_A_EXECUTORS]);
-	if (tb[PTASK_A_COUNTS]) {
-		nla_for_each_nested(a, tb[PTASK_A_COUNTS], rem) {
-			t = nla_type(a);
-			if (t >= 1 && t <= __PTASK_COUNT_MAX &&
-			    nla_len(a) == (int)sizeof(uint64_t))
-				req->info->counts[t - 1] = nla_get_u64(a);
-		}
-	}
-	return NL_OK;
-}
-
-/* A connected generic-netlink socket and the family's id. */
-static int nl_open(struct nl_sock **out, int *family)
-{
-	struct nl_sock *sk;
-	int fam;
-
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	if (genl_connect(sk) < 0) {
-		nl_socket_free(sk);
-		return -EIO;
-	}
-	fam = genl_ctrl_resolve(sk, PTASK_GENL_NAME);
-	if (fam < 0) {
-		nl_socket_free(sk);
-		return -ENOENT;
-	}
-	*out = sk;
-	*family = fam;
-	return 0;
-}
-
-int pd_nl_resolve(void)
-{
-	struct nl_sock *sk;
-	int fam, r;
-
-	r = nl_open(&sk, &fam);
-	if (r)
-		return r;
-	nl_socket_free(sk);
-	return fam;
-}
 
 /* One PTASK_A_ACCEL nest for device @i of @be. */
 static int put_accel(struct nl_msg *msg, const struct pd_backend *be,
@@ -154,76 +70,39 @@ static int put_accels(struct nl_msg *msg, const struct pd_backend *be)
 	return 0;
 }
 
-/*
- * Sends @cmd (with PTASK_A_EXEC_FD when @exec_fd >= 0, the inventory of
- * @be when non-NULL) and returns the error of its ack.
- */
-static int nl_do(uint8_t cmd, int exec_fd, const struct pd_backend *be,
-		 struct pd_nl_info *info)
+static int put_exec(struct nl_msg *msg, const void *arg)
 {
-	struct nl_req req = { .info = info };
-	struct nl_msg *msg;
-	struct nl_cb *cb;
-	struct nl_sock *sk;
-	int fam, r;
+	const struct exec_args *a = arg;
 
-	r = nl_open(&sk, &fam);
-	if (r)
-		return r;
-	r = -ENOMEM;
-	msg = nlmsg_alloc();
-	if (!msg)
-		goto err_free_sock;
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb)
-		goto err_free_msg;
-	r = -EMSGSIZE;
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0, cmd,
-			 PTASK_GENL_VERSION))
-		goto err_put_cb;
-	if (exec_fd >= 0 && nla_put_u32(msg, PTASK_A_EXEC_FD, (uint32_t)exec_fd))
-		goto err_put_cb;
-	if (be) {
-		r = put_accels(msg, be);
-		if (r)
-			goto err_put_cb;
-	}
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &req);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &req);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &req);
-	r = -EIO;
-	if (nl_send_auto(sk, msg) < 0)
-		goto err_put_cb;
-	/* nl_recvmsgs() fails after on_error said NL_STOP: trust req. */
-	while (!req.done)
-		if (nl_recvmsgs(sk, cb) < 0 && !req.done)
-			goto err_put_cb;
-	r = req.err;
-err_put_cb:
-	nl_cb_put(cb);
-err_free_msg:
-	nlmsg_free(msg);
-err_free_sock:
-	nl_socket_free(sk);
-	return r;
+	if (nla_put_u32(msg, PTASK_A_EXEC_FD, (uint32_t)a->exec_fd))
+		return -EMSGSIZE;
+	return a->be ? put_accels(msg, a->be) : 0;
 }
 
 int pd_nl_exec_register(int exec_fd, const struct pd_backend *be)
 {
+	struct exec_args a = { .exec_fd = exec_fd, .be = be };
+	struct pc_genl_req req = {
+		.cmd = PTASK_CMD_EXEC_REGISTER,
+		.put = put_exec,
+		.put_arg = &a,
+	};
+
 	if (exec_fd < 0 || !be)
 		return -EINVAL;
-	return nl_do(PTASK_CMD_EXEC_REGISTER, exec_fd, be, NULL);
+	return pc_genl_call(&req);
 }
 
 int pd_nl_exec_unregister(int exec_fd)
 {
+	struct exec_args a = { .exec_fd = exec_fd };
+	struct pc_genl_req req = {
+		.cmd = PTASK_CMD_EXEC_UNREGISTER,
+		.put = put_exec,
+		.put_arg = &a,
+	};
+
 	if (exec_fd < 0)
 		return -EINVAL;
-	return nl_do(PTASK_CMD_EXEC_UNREGISTER, exec_fd, NULL, NULL);
-}
-
-int pd_nl_get_info(struct pd_nl_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	return nl_do(PTASK_CMD_GET_INFO, -1, NULL, info);
+	return pc_genl_call(&req);
 }

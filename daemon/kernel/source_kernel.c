@@ -21,10 +21,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "common/genl.h"
+#include "common/hash.h"
 #include "daemon/kernel/source_kernel.h"
 #include "daemon/kernel/netlink.h"
 
-#define KSRC_HASH		256	/* buckets of the mapping table */
+#define KSRC_HASH		256	/* buckets the mapping table starts with */
 /*
  * After poll says the fd is readable, a blocking take waits at most this
  * long: readiness that does not lead to a take (another taker won the
@@ -43,7 +45,8 @@
  * @len: the mapped length
  * @addr: the mapping
  * @idle_ns: when it went idle (CLOCK_MONOTONIC)
- * @hnext: next in its hash bucket
+ * @node: its place in the mapping table, keyed by @handle
+ * @vnext: next on a list of victims (see evict_locked())
  * @prev, @next: the idle list (oldest first) while @refs is 0
  */
 struct kmap {
@@ -54,7 +57,8 @@ struct kmap {
 	uint64_t len;
 	void *addr;
 	uint64_t idle_ns;
-	struct kmap *hnext;
+	struct pc_hash_node node;
+	struct kmap *vnext;
 	struct kmap *prev, *next;
 };
 
@@ -77,7 +81,7 @@ struct ksrc {
 	int efd;
 	bool interrupted;
 	pthread_mutex_t lock;
-	struct kmap *hash[KSRC_HASH];
+	struct pc_hash hash;
 	struct kmap idle;
 	uint32_t n_idle;
 	uint64_t idle_bytes;
@@ -105,33 +109,23 @@ static void count(uint64_t *c, uint64_t n)
 
 /* --- the mapping table (all _locked: k->lock held) -------------------- */
 
-static struct kmap **bucket(struct ksrc *k, uint32_t handle)
-{
-	return &k->hash[handle % KSRC_HASH];
-}
-
 static struct kmap *find_locked(struct ksrc *k, uint32_t handle)
 {
-	struct kmap *m;
+	struct pc_hash_node *n = pc_hash_find(&k->hash, handle);
 
-	for (m = *bucket(k, handle); m; m = m->hnext)
-		if (m->handle == handle)
-			return m;
-	return NULL;
+	return n ? pc_hash_entry(n, struct kmap, node) : NULL;
+}
+
+static void hash_locked(struct ksrc *k, struct kmap *m)
+{
+	pc_hash_add(&k->hash, &m->node, m->handle);
+	k->n_mapped++;
 }
 
 static void unhash_locked(struct ksrc *k, struct kmap *m)
 {
-	struct kmap **pp;
-
-	for (pp = bucket(k, m->handle); *pp; pp = &(*pp)->hnext) {
-		if (*pp == m) {
-			*pp = m->hnext;
-			break;
-		}
-	}
-	m->hnext = NULL;
-	k->n_mapped--;
+	if (!pc_hash_del(&k->hash, &m->node))
+		k->n_mapped--;
 }
 
 static void idle_add_locked(struct ksrc *k, struct kmap *m)
@@ -155,7 +149,7 @@ static void idle_del_locked(struct ksrc *k, struct kmap *m)
 }
 
 /*
- * Moves @m out of the table onto @victims (chained by hnext), to be
+ * Moves @m out of the table onto @victims (chained by vnext), to be
  * unmapped by unmap_victims() once the lock is dropped: munmap() takes
  * the process's mmap lock, which other threads' db_map need as well.
  */
@@ -164,7 +158,7 @@ static void evict_locked(struct ksrc *k, struct kmap *m, struct kmap **victims)
 	if (!m->refs)
 		idle_del_locked(k, m);
 	unhash_locked(k, m);
-	m->hnext = *victims;
+	m->vnext = *victims;
 	*victims = m;
 }
 
@@ -191,7 +185,7 @@ static void unmap_victims(struct ksrc *k, struct kmap *victims)
 	struct kmap *m;
 
 	while ((m = victims)) {
-		victims = m->hnext;
+		victims = m->vnext;
 		munmap(m->addr, m->len);
 		count(&k->st.unmaps, 1);
 		free(m);
@@ -265,14 +259,12 @@ static int map_insert(struct ksrc *k, uint32_t handle, uint64_t offset,
 	} else {
 		if (old)
 			evict_locked(k, old, &victims);
-		m->hnext = *bucket(k, handle);
-		*bucket(k, handle) = m;
-		k->n_mapped++;
+		hash_locked(k, m);
 		*data = addr;
 	}
 	pthread_mutex_unlock(&k->lock);
 	if (lost) {
-		m->hnext = victims;
+		m->vnext = victims;
 		victims = m;
 	}
 	unmap_victims(k, victims);
@@ -318,7 +310,7 @@ static void ksrc_db_unmap(struct pd_source *s, uint32_t handle, void *data,
 	if (!--m->refs) {
 		if (m->doomed || m->len > PD_KSRC_IDLE_BYTES) {
 			unhash_locked(k, m);
-			m->hnext = victims;
+			m->vnext = victims;
 			victims = m;
 		} else {
 			idle_add_locked(k, m);
@@ -556,9 +548,12 @@ int pd_kernel_source_open(struct pd_backend *be, struct pd_source **out)
 		return -ENOMEM;
 	k->src.ops = &ksrc_ops;
 	k->idle.next = k->idle.prev = &k->idle;
-	r = -pthread_mutex_init(&k->lock, NULL);
+	r = pc_hash_init(&k->hash, KSRC_HASH);
 	if (r)
 		goto err_free;
+	r = -pthread_mutex_init(&k->lock, NULL);
+	if (r)
+		goto err_fini_hash;
 	k->fd = open(PD_KSRC_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (k->fd < 0) {
 		r = -errno;
@@ -581,6 +576,8 @@ err_close_fd:
 	close(k->fd);
 err_destroy_lock:
 	pthread_mutex_destroy(&k->lock);
+err_fini_hash:
+	pc_hash_fini(&k->hash);
 err_free:
 	free(k);
 	return r;
@@ -590,7 +587,7 @@ void pd_kernel_source_close(struct pd_source *src)
 {
 	struct ksrc *k = to_ksrc(src);
 	struct kmap *victims = NULL, *m;
-	uint32_t i;
+	struct pc_hash_node *n;
 
 	if (!src)
 		return;
@@ -601,23 +598,22 @@ void pd_kernel_source_close(struct pd_source *src)
 	 */
 	pd_nl_exec_unregister(k->fd);
 	pthread_mutex_lock(&k->lock);
-	for (i = 0; i < KSRC_HASH; i++)
-		while ((m = k->hash[i])) {
-			/* In use or not: nobody uses the source any more. */
-			if (m->refs) {
-				m->refs = 0;
-				unhash_locked(k, m);
-				m->hnext = victims;
-				victims = m;
-			} else {
-				evict_locked(k, m, &victims);
-			}
-		}
+	while ((n = pc_hash_pop(&k->hash))) {
+		m = pc_hash_entry(n, struct kmap, node);
+		k->n_mapped--;
+		/* In use or not: nobody uses the source any more. */
+		if (!m->refs)
+			idle_del_locked(k, m);
+		m->refs = 0;
+		m->vnext = victims;
+		victims = m;
+	}
 	pthread_mutex_unlock(&k->lock);
 	unmap_victims(k, victims);
 	close(k->efd);
 	close(k->fd);
 	pthread_mutex_destroy(&k->lock);
+	pc_hash_fini(&k->hash);
 	free(k);
 }
 
@@ -627,7 +623,7 @@ bool pd_kernel_available(void)
 
 	if (stat(PD_KSRC_DEV_PATH, &st) || !S_ISCHR(st.st_mode))
 		return false;
-	return pd_nl_resolve() > 0;
+	return pc_genl_resolve(NULL, NULL) == 0;
 }
 
 int pd_kernel_source_fd(struct pd_source *src)

@@ -24,6 +24,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/msg.h"
 #include "daemon/engine/engine.h"
 #include "daemon/log.h"
 #include "daemon/user/ns_admin.h"
@@ -249,53 +250,9 @@ static int send_reply(struct pd_conn *c, uint32_t op, int err,
 		.err = err,
 		.len = (uint32_t)len,
 	};
-	struct iovec iov[2] = {
-		{ .iov_base = &h, .iov_len = sizeof(h) },
-		{ .iov_base = (void *)payload, .iov_len = len },
-	};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-	size_t total = sizeof(h) + len;
+	struct iovec iov = { .iov_base = (void *)payload, .iov_len = len };
 
-	if (pass_fd >= 0) {
-		struct cmsghdr *cm;
-
-		memset(&ctl, 0, sizeof(ctl));
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-	}
-	while (total) {
-		ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		total -= (size_t)n;
-		msg.msg_control = NULL;	/* the fd went with the first byte */
-		msg.msg_controllen = 0;
-		while (n > 0 && msg.msg_iovlen) {
-			size_t step = (size_t)n < msg.msg_iov->iov_len ?
-				      (size_t)n : msg.msg_iov->iov_len;
-
-			msg.msg_iov->iov_base = (uint8_t *)msg.msg_iov->iov_base + step;
-			msg.msg_iov->iov_len -= step;
-			n -= (ssize_t)step;
-			if (!msg.msg_iov->iov_len) {
-				msg.msg_iov++;
-				msg.msg_iovlen--;
-			}
-		}
-	}
-	return 0;
+	return pc_msg_send(c->fd, &h, &iov, 1, pass_fd);
 }
 
 /*

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * xts_gpu_test.c - checks the CUDA XTS-AES kernel (aes_xts.cu, as PTX)
- * through the CUDA driver API, loaded with dlopen("libcuda.so.1"): no
- * CUDA toolkit or libcudart needed to build or run it.
+ * through the CUDA driver API, loaded with dlopen("libcuda.so.1") by the
+ * common library's shim (common/cuda_dev.h): no CUDA toolkit or
+ * libcudart needed to build or run it.
  *
  *   xts_gpu_test [PTX]      (default: aes_xts.ptx next to this program)
  *
@@ -18,7 +19,6 @@
  * Exit 0: all passed; 1: a failure; 77: skipped, no GPU (no libcuda.so.1,
  * no device, or the driver cannot start).
  */
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,76 +33,18 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include "common/cuda_dev.h"
 #include "aes_ks.h"
 #include "xts_vectors.h"
 
-/* the few driver API types used, so cuda.h is not needed */
-typedef int CUresult;
-typedef int CUdevice;
-typedef void *CUcontext;
-typedef void *CUmodule;
-typedef void *CUfunction;
-typedef void *CUstream;
-typedef unsigned long long CUdeviceptr;
-#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
-#define CU_JIT_ERROR_LOG_BUFFER 5
-#define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
-
-static struct {
-	CUresult (*Init)(unsigned int);
-	CUresult (*DeviceGetCount)(int *);
-	CUresult (*DeviceGet)(CUdevice *, int);
-	CUresult (*DeviceGetName)(char *, int, CUdevice);
-	CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
-	CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-	CUresult (*DevicePrimaryCtxRelease)(CUdevice);
-	CUresult (*CtxSetCurrent)(CUcontext);
-	CUresult (*CtxSynchronize)(void);
-	CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned int, int *, void **);
-	CUresult (*ModuleUnload)(CUmodule);
-	CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
-	CUresult (*MemAlloc)(CUdeviceptr *, size_t);
-	CUresult (*MemFree)(CUdeviceptr);
-	CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
-	CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
-	CUresult (*LaunchKernel)(CUfunction, unsigned int, unsigned int, unsigned int,
-				 unsigned int, unsigned int, unsigned int, unsigned int, CUstream,
-				 void **, void **);
-	CUresult (*GetErrorString)(CUresult, const char **);
-} cu;
-
-static const struct {
-	const char *name;
-	size_t off;
-} syms[] = {
-#define S(f, n) { n, offsetof(__typeof__(cu), f) }
-	S(Init, "cuInit"),
-	S(DeviceGetCount, "cuDeviceGetCount"),
-	S(DeviceGet, "cuDeviceGet"),
-	S(DeviceGetName, "cuDeviceGetName"),
-	S(DeviceGetAttribute, "cuDeviceGetAttribute"),
-	S(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"),
-	S(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"),
-	S(CtxSetCurrent, "cuCtxSetCurrent"),
-	S(CtxSynchronize, "cuCtxSynchronize"),
-	S(ModuleLoadDataEx, "cuModuleLoadDataEx"),
-	S(ModuleUnload, "cuModuleUnload"),
-	S(ModuleGetFunction, "cuModuleGetFunction"),
-	S(MemAlloc, "cuMemAlloc_v2"),
-	S(MemFree, "cuMemFree_v2"),
-	S(MemcpyHtoD, "cuMemcpyHtoD_v2"),
-	S(MemcpyDtoH, "cuMemcpyDtoH_v2"),
-	S(LaunchKernel, "cuLaunchKernel"),
-	S(GetErrorString, "cuGetErrorString"),
-#undef S
-};
+/* the driver API, loaded at run time: no cuda.h (common/cuda_dev.h) */
+static struct pc_cuda_dev gpu;
+static struct pc_cuda_api *const cu = &gpu.cu;
 
 #define MAX_BYTES	(4u << 20)
 #define MAX_UNITS	(MAX_BYTES / 16)
 
 static struct {
-	CUdevice dev;
-	CUcontext ctx;
 	CUmodule mod;
 	CUfunction enc, dec;
 	CUdeviceptr d_data, d_tweaks;
@@ -132,8 +74,8 @@ static int cuok(CUresult r, const char *what)
 
 	if (!r)
 		return 1;
-	if (cu.GetErrorString)
-		cu.GetErrorString(r, &s);
+	if (cu->GetErrorString)
+		cu->GetErrorString(r, &s);
 	fprintf(stderr, "xts_gpu_test: %s: CUDA error %d (%s)\n", what, r, s ? s : "?");
 	return 0;
 }
@@ -169,46 +111,30 @@ static char *read_file(const char *path)
 
 static int setup(const char *ptx_path)
 {
-	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	char name[128], log[8192] = "", *ptx;
-	int n = 0, opts[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-	void *vals[2] = { log, (void *)(uintptr_t)sizeof(log) };
+	char *ptx;
+	int err;
 
-	if (!lib)
-		skip(dlerror());
-	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-		void *p = dlsym(lib, syms[i].name);
-
-		if (!p)
-			skip("libcuda.so.1 lacks a driver API entry point");
-		memcpy((char *)&cu + syms[i].off, &p, sizeof(p));
+	err = pc_cuda_dev_open(&gpu, 0);
+	if (err == -ENOENT || err == -ENODEV)
+		skip(gpu.why);
+	if (err) {
+		fprintf(stderr, "xts_gpu_test: %s\n", gpu.why);
+		return -1;
 	}
-	if (cu.Init(0))
-		skip("cuInit failed (no device or no driver)");
-	if (cu.DeviceGetCount(&n) || n < 1)
-		skip("no CUDA device");
 	ptx = read_file(ptx_path);
 	if (!ptx) {
 		fprintf(stderr, "xts_gpu_test: cannot read %s: %s\n", ptx_path, strerror(errno));
 		return -1;
 	}
-	if (!cuok(cu.DeviceGet(&g.dev, 0), "cuDeviceGet") ||
-	    !cuok(cu.DevicePrimaryCtxRetain(&g.ctx, g.dev), "cuDevicePrimaryCtxRetain") ||
-	    !cuok(cu.CtxSetCurrent(g.ctx), "cuCtxSetCurrent"))
-		return -1;
-	cu.DeviceGetName(name, sizeof(name), g.dev);
-	cu.DeviceGetAttribute(&g.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g.dev);
-	printf("# device 0: %s, %d SMs\n", name, g.sms);
-	if (!cuok(cu.ModuleLoadDataEx(&g.mod, ptx, 2, opts, vals), "cuModuleLoadDataEx")) {
-		fprintf(stderr, "%s\n", log);
-		free(ptx);
-		return -1;
-	}
+	cu->DeviceGetAttribute(&g.sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, gpu.dev);
+	printf("# device 0: %s, %d SMs\n", gpu.name, g.sms);
+	err = pc_cuda_dev_load(&gpu, ptx, "xts_encrypt", "xts_gpu_test", &g.mod, &g.enc);
 	free(ptx);
-	if (!cuok(cu.ModuleGetFunction(&g.enc, g.mod, "xts_encrypt"), "xts_encrypt") ||
-	    !cuok(cu.ModuleGetFunction(&g.dec, g.mod, "xts_decrypt"), "xts_decrypt") ||
-	    !cuok(cu.MemAlloc(&g.d_data, MAX_BYTES + 64), "cuMemAlloc") ||
-	    !cuok(cu.MemAlloc(&g.d_tweaks, 16 * (size_t)MAX_UNITS), "cuMemAlloc"))
+	if (err)
+		return -1;
+	if (!cuok(cu->ModuleGetFunction(&g.dec, g.mod, "xts_decrypt"), "xts_decrypt") ||
+	    !cuok(cu->MemAlloc(&g.d_data, MAX_BYTES + 64), "cuMemAlloc") ||
+	    !cuok(cu->MemAlloc(&g.d_tweaks, 16 * (size_t)MAX_UNITS), "cuMemAlloc"))
 		return -1;
 	return 0;
 }
@@ -236,10 +162,10 @@ static int launch(int enc, unsigned long long nunits, unsigned int unit_len, uns
 	};
 	void *args[] = { &g.d_data, &g.d_tweaks, &g.keys, &shape };
 
-	if (!cuok(cu.LaunchKernel(enc ? g.enc : g.dec, grid ? grid : 1, 1, 1, 256, 1, 1, 0, NULL,
+	if (!cuok(cu->LaunchKernel(enc ? g.enc : g.dec, grid ? grid : 1, 1, 1, 256, 1, 1, 0, NULL,
 				  args, NULL), "cuLaunchKernel"))
 		return -1;
-	return cuok(cu.CtxSynchronize(), "kernel") ? 0 : -1;
+	return cuok(cu->CtxSynchronize(), "kernel") ? 0 : -1;
 }
 
 /* XTS on the GPU: units of @unit_len, the last of @last_len, in place */
@@ -248,10 +174,10 @@ static int gpu_xts(int enc, uint8_t *data, const uint8_t *tweaks, unsigned long 
 {
 	size_t bytes = (nunits - 1) * unit_len + last_len;
 
-	if (!cuok(cu.MemcpyHtoD(g.d_data, data, bytes), "upload") ||
-	    !cuok(cu.MemcpyHtoD(g.d_tweaks, tweaks, 16 * nunits), "upload tweaks") ||
+	if (!cuok(cu->MemcpyHtoD(g.d_data, data, bytes), "upload") ||
+	    !cuok(cu->MemcpyHtoD(g.d_tweaks, tweaks, 16 * nunits), "upload tweaks") ||
 	    launch(enc, nunits, unit_len, last_len) ||
-	    !cuok(cu.MemcpyDtoH(data, g.d_data, bytes), "download"))
+	    !cuok(cu->MemcpyDtoH(data, g.d_data, bytes), "download"))
 		return -1;
 	return 0;
 }
@@ -440,10 +366,10 @@ int main(int argc, char **argv)
 	random_vs_openssl(0, 60);
 	random_vs_openssl(1, 60);
 	throughput();
-	cu.MemFree(g.d_data);
-	cu.MemFree(g.d_tweaks);
-	cu.ModuleUnload(g.mod);
-	cu.DevicePrimaryCtxRelease(g.dev);
+	cu->MemFree(g.d_data);
+	cu->MemFree(g.d_tweaks);
+	cu->ModuleUnload(g.mod);
+	pc_cuda_dev_close(&gpu);
 	printf("1..%d\n", tap_n);
 	printf("%d passed, %d failed\n", tap_n - tap_bad, tap_bad);
 	return tap_bad ? 1 : 0;

@@ -40,7 +40,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "examples/common/cuda_dl.h"
+#include "common/cuda_dev.h"
 #include "libptask/libptask.h"
 #include "gemm.h"
 
@@ -88,7 +88,7 @@ struct row {
 struct env {
 	struct ptask_ctx *ctx;
 	int ctx_err;			/* why ptask cannot run */
-	struct cuda_dl cu;
+	struct pc_cuda_dev cu;
 	int cu_err;			/* why the CUDA ways cannot run */
 	int threads;			/* for the CPU reference */
 };
@@ -521,7 +521,7 @@ static void env_open(struct env *e, struct opts *o)
 	e->cu_err = -ENODEV;
 	/* also probed, and closed again, to pick the default sizes */
 	if (want_cu || !o->nsizes)
-		e->cu_err = cuda_dl_open(&e->cu, 0);
+		e->cu_err = pc_cuda_dev_open(&e->cu, 0);
 	if (!o->nsizes) {
 		def = e->cu_err ? cpu_sizes : gpu_sizes;
 		o->nsizes = e->cu_err ? 2 : 5;
@@ -529,7 +529,7 @@ static void env_open(struct env *e, struct opts *o)
 			o->sizes[i] = def[i];
 	}
 	if (e->cu_err == 0 && !want_cu) {
-		cuda_dl_close(&e->cu);
+		pc_cuda_dev_close(&e->cu);
 		e->cu_err = -ENODEV;
 	}
 	if (want_cu && e->cu_err)
@@ -557,7 +557,7 @@ static void env_close(struct env *e)
 	if (!e->ctx_err)
 		ptask_ctx_close(e->ctx);
 	if (!e->cu_err)
-		cuda_dl_close(&e->cu);
+		pc_cuda_dev_close(&e->cu);
 }
 
 int main(int argc, char **argv)

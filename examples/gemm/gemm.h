@@ -99,10 +99,10 @@ int gemm_ptask_chain(struct gemm_ptask *g);
 const float *gemm_ptask_result(struct gemm_ptask *g);
 void gemm_ptask_close(struct gemm_ptask *g);
 
-struct cuda_dl;
+struct pc_cuda_dev;
 struct gemm_cuda;
 /* @pageable: host buffers from malloc instead of cuMemAllocHost. */
-int gemm_cuda_open(struct cuda_dl *cu, const struct gemm_inputs *in,
+int gemm_cuda_open(struct pc_cuda_dev *dev, const struct gemm_inputs *in,
 		   int pageable, struct gemm_cuda **out);
 int gemm_cuda_modular(struct gemm_cuda *g);
 int gemm_cuda_handcoded(struct gemm_cuda *g);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * gemm_cuda.c - the two baselines of the gemm example, straight on the
- * CUDA driver API (loaded by examples/common/cuda_dl.c):
+ * CUDA driver API (loaded at run time by common/cuda_dl.c):
  *
  *   modular    gemm(gemm(A, B), C), where gemm() is a reusable routine
  *              that copies its two inputs to the GPU, multiplies and
@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "examples/common/cuda_dl.h"
+#include "common/cuda_dev.h"
 #include "gemm.h"
 
 struct gemm_cuda {
-	struct cuda_dl *cu;
+	struct pc_cuda_dev *dev;
 	int n;
 	int pageable;
 	CUmodule mod;
@@ -41,7 +41,7 @@ static int cuchk(struct gemm_cuda *g, CUresult r, const char *what)
 	if (r == CUDA_SUCCESS)
 		return 0;
 	fprintf(stderr, "gemm: cuda: %s: %s\n", what,
-		cuda_dl_errname(g->cu, r));
+		pc_cuda_errname(&g->dev->cu, r));
 	return -EIO;
 }
 
@@ -51,7 +51,7 @@ static float *host_alloc(struct gemm_cuda *g, size_t bytes)
 
 	if (g->pageable)
 		return malloc(bytes);
-	if (cuchk(g, g->cu->MemAllocHost(&p, bytes), "cuMemAllocHost"))
+	if (cuchk(g, g->dev->cu.MemAllocHost(&p, bytes), "cuMemAllocHost"))
 		return NULL;
 	return p;
 }
@@ -63,7 +63,7 @@ static void host_free(struct gemm_cuda *g, float *p)
 	if (g->pageable)
 		free(p);
 	else
-		g->cu->MemFreeHost(p);
+		g->dev->cu.MemFreeHost(p);
 }
 
 /* One launch of sgemm: z = x * y. */
@@ -74,14 +74,14 @@ static int launch(struct gemm_cuda *g, CUdeviceptr x, CUdeviceptr y,
 	void *params[] = { &x, &y, &z, &n };
 	unsigned int grid = gemm_grid(n);
 
-	return cuchk(g, g->cu->LaunchKernel(g->fn, grid, grid, 1, GEMM_TILE,
+	return cuchk(g, g->dev->cu.LaunchKernel(g->fn, grid, grid, 1, GEMM_TILE,
 					    GEMM_TILE, 1, 0, NULL, params,
 					    NULL), "cuLaunchKernel");
 }
 
 void gemm_cuda_close(struct gemm_cuda *g)
 {
-	struct cuda_dl *cu = g->cu;
+	struct pc_cuda_api *cu = &g->dev->cu;
 
 	if (g->dw)
 		cu->MemFree(g->dw);
@@ -101,7 +101,7 @@ void gemm_cuda_close(struct gemm_cuda *g)
 	free(g);
 }
 
-int gemm_cuda_open(struct cuda_dl *cu, const struct gemm_inputs *in,
+int gemm_cuda_open(struct pc_cuda_dev *dev, const struct gemm_inputs *in,
 		   int pageable, struct gemm_cuda **out)
 {
 	const size_t bytes = gemm_bytes(in->n);
@@ -111,15 +111,15 @@ int gemm_cuda_open(struct cuda_dl *cu, const struct gemm_inputs *in,
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	g->cu = cu;
+	g->dev = dev;
 	g->n = in->n;
 	g->pageable = pageable;
 	/*
 	 * Every member starts zeroed, so one unwinding path
 	 * (gemm_cuda_close) frees exactly what was made.
 	 */
-	err = cuda_dl_load(cu, gemm_ptx, GEMM_ENTRY, "gemm: cuda", &g->mod,
-			   &g->fn);
+	err = pc_cuda_dev_load(dev, gemm_ptx, GEMM_ENTRY, "gemm: cuda",
+			       &g->mod, &g->fn);
 	if (err) {
 		g->mod = NULL;
 		goto err_close;
@@ -135,10 +135,10 @@ int gemm_cuda_open(struct cuda_dl *cu, const struct gemm_inputs *in,
 	memcpy(g->ha, in->a, bytes);
 	memcpy(g->hb, in->b, bytes);
 	memcpy(g->hc, in->c, bytes);
-	err = cuchk(g, cu->MemAlloc(&g->dx, bytes), "cuMemAlloc");
-	err = err ? err : cuchk(g, cu->MemAlloc(&g->dy, bytes), "cuMemAlloc");
-	err = err ? err : cuchk(g, cu->MemAlloc(&g->dz, bytes), "cuMemAlloc");
-	err = err ? err : cuchk(g, cu->MemAlloc(&g->dw, bytes), "cuMemAlloc");
+	err = cuchk(g, dev->cu.MemAlloc(&g->dx, bytes), "cuMemAlloc");
+	err = err ? err : cuchk(g, dev->cu.MemAlloc(&g->dy, bytes), "cuMemAlloc");
+	err = err ? err : cuchk(g, dev->cu.MemAlloc(&g->dz, bytes), "cuMemAlloc");
+	err = err ? err : cuchk(g, dev->cu.MemAlloc(&g->dw, bytes), "cuMemAlloc");
 	if (err)
 		goto err_close;
 	*out = g;
@@ -154,7 +154,7 @@ static int gemm_host(struct gemm_cuda *g, const float *hx, const float *hy,
 		     float *hz)
 {
 	const size_t bytes = gemm_bytes(g->n);
-	struct cuda_dl *cu = g->cu;
+	struct pc_cuda_api *cu = &g->dev->cu;
 	int err;
 
 	err = cuchk(g, cu->MemcpyHtoD(g->dx, hx, bytes), "cuMemcpyHtoD");
@@ -176,7 +176,7 @@ int gemm_cuda_modular(struct gemm_cuda *g)
 int gemm_cuda_handcoded(struct gemm_cuda *g)
 {
 	const size_t bytes = gemm_bytes(g->n);
-	struct cuda_dl *cu = g->cu;
+	struct pc_cuda_api *cu = &g->dev->cu;
 	int err;
 
 	err = cuchk(g, cu->MemcpyHtoD(g->dx, g->ha, bytes), "cuMemcpyHtoD");

@@ -3,7 +3,8 @@
 # top-level Makefile (after daemon/Makefile.inc and examples/examples.mk).
 #
 #   gesture        build/bin/gesture: catusb, the four stages and the five
-#                  implementations (CUDA through dlopen: builds without it)
+#                  implementations (CUDA through the common library's
+#                  dlopen shim, common/cuda_dl.c: builds without it)
 #   gesture-ptx    regenerate gesture_kernels.ptx (needs nvcc; committed)
 #   check-gesture  the golden event stream and the bad recordings
 #                  (tests/gesture/run.sh); "N passed, M failed, K skipped"
@@ -22,10 +23,10 @@ GS_CU := examples/gesture/gesture_kernels.cu
 GS_PTX := examples/gesture/gesture_kernels.ptx
 # twin.c is the kernels' host twin library, not part of the program
 GS_SRCS := $(sort $(filter-out examples/gesture/twin.c,$(wildcard examples/gesture/*.c)))
-GS_HDRS := $(wildcard examples/gesture/*.h) examples/common/cuda_dl.h \
+GS_HDRS := $(wildcard examples/gesture/*.h) common/cuda_dl.h common/cuda_dev.h \
 	libptask/libptask.h uapi/ptask.h
 GS_OBJS := $(GS_SRCS:examples/gesture/%.c=$(GS_OBJ)/%.o) \
-	$(GS_OBJ)/gesture_ptx.o $(EX_OBJ)/common/cuda_dl.o
+	$(GS_OBJ)/gesture_ptx.o
 GS_BIN := $(GS_B)/bin/gesture
 
 .PHONY: gesture gesture-ptx check-gesture demo-gesture
@@ -44,16 +45,15 @@ $(GS_OBJ)/%.o: examples/gesture/%.c $(GS_HDRS)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(GS_CFLAGS) -c -o $@ $<
 
-# examples/common/cuda_dl.o comes from examples.mk's rule
 $(GS_OBJ)/gesture_ptx.o: examples/gesture/gesture_ptx.S $(GS_PTX)
 	@mkdir -p $(@D)
 	@echo "  AS      $@"
 	$(Q)$(CC) -c -DGESTURE_PTX_FILE='"$(GS_PTX)"' -o $@ $<
 
-$(GS_BIN): $(GS_OBJS) $(LIBPT_A)
+$(GS_BIN): $(GS_OBJS) $(LIBPT_A) $(PC_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(GS_CFLAGS) -o $@ $(GS_OBJS) $(LIBPT_A) -lpthread -ldl
+	$(Q)$(CC) $(GS_CFLAGS) -o $@ $(GS_OBJS) $(LIBPT_A) $(PC_A) -lpthread -ldl
 
 check-gesture: $(GS_BIN) $(PD_BIN) $(TWIN_B)/gesture.so
 	@tests/gesture/run.sh

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * gpu.h - the xform and filter kernels on the CUDA driver API (through
- * examples/common/cuda_dl.c: no CUDA toolkit needed to build), for the
+ * common/cuda_dev.c: no CUDA toolkit needed to build), for the
  * implementations that do their own CUDA: handcode, modular, pipes, and
  * the gpucheck test.  Synchronous: each call returns when the GPU is done
  * (the default stream), as the paper's hand-written versions did.
@@ -9,11 +9,11 @@
 #ifndef EXAMPLES_GESTURE_GPU_H
 #define EXAMPLES_GESTURE_GPU_H
 
-#include "examples/common/cuda_dl.h"
+#include "common/cuda_dev.h"
 #include "gesture.h"
 
 struct gesture_gpu {
-	struct cuda_dl cu;
+	struct pc_cuda_dev dev;
 	CUmodule mod;
 	CUfunction xform, filter;
 };

@@ -116,7 +116,7 @@ static int filter_separate(struct gesture_gpu *g, const struct gesture_rig *rig,
 
 	if (!entry)
 		return -EINVAL;
-	if (g->cu.ModuleGetFunction(&fn, g->mod, entry) != CUDA_SUCCESS) {
+	if (g->dev.cu.ModuleGetFunction(&fn, g->mod, entry) != CUDA_SUCCESS) {
 		fprintf(stderr, "gpucheck: no %s in the PTX\n", entry);
 		return -EIO;
 	}
@@ -126,10 +126,10 @@ static int filter_separate(struct gesture_gpu *g, const struct gesture_rig *rig,
 	}
 	params[k] = &b->d_fused;
 	params[k + 1] = &s;
-	if (g->cu.LaunchKernel(fn, (rig->width + GESTURE_BLOCK_X - 1) / GESTURE_BLOCK_X,
-			       (rig->height + GESTURE_BLOCK_Y - 1) / GESTURE_BLOCK_Y,
-			       rig->ncams, GESTURE_BLOCK_X, GESTURE_BLOCK_Y, 1, 0,
-			       NULL, params, NULL) != CUDA_SUCCESS)
+	if (g->dev.cu.LaunchKernel(fn, (rig->width + GESTURE_BLOCK_X - 1) / GESTURE_BLOCK_X,
+				   (rig->height + GESTURE_BLOCK_Y - 1) / GESTURE_BLOCK_Y,
+				   rig->ncams, GESTURE_BLOCK_X, GESTURE_BLOCK_Y, 1, 0,
+				   NULL, params, NULL) != CUDA_SUCCESS)
 		return -EIO;
 	return gesture_gpu_sync(g);
 }
@@ -212,7 +212,7 @@ int gesture_cmd_gpucheck(int argc, char **argv)
 	}
 	if (err)
 		return 1;
-	printf("# %s\n", g.cu.name);
+	printf("# %s\n", g.dev.name);
 	gesture_rig_default(&rig, GESTURE_CAMS_DEFAULT);
 	gesture_filter_shape_init(&shape, &rig);
 	gesture_tracker_init(&t_cpu);

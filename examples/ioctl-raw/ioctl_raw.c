@@ -17,22 +17,32 @@
  *
  * Kernel mode only: ptask.ko must be loaded and an executor that runs GPU
  * ptasks (ptaskd in kernel mode) registered; without one there is nothing
- * to run the kernels, and the program says so and exits 77.
+ * to run the kernels, and the program says so and exits 77.  With
+ * --executor PROG it starts PROG itself when none is registered (with
+ * the arguments after "--"), waits for it to register and stops it
+ * (SIGTERM) at the end: `make demo-vm` runs it so in the test guest with
+ * ptaskd's sim backend, whose CPU twin of sgemm computes D.
  *
  * Usage: ioctl-raw [--n N] [--iters N] [--timeout S] [--no-check]
+ *                  [--executor PROG [-- ARGS...]]
  * Exit: 0 D matched the CPU reference (or was pulled, with --no-check),
  * 1 error or mismatch, 2 usage, 77 no /dev/ptask or no executor.
+ *
+ * This is the one raw-ioctl example: Documentation/uapi.md walks through
+ * it, `make demo-vm` runs it, `make install` installs it.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64	/* mmap offsets reach 2^48 */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +51,7 @@
 
 #define EXIT_SKIP	77
 #define RTOL		1e-3	/* as gemm --check; see examples/gemm/gemm.c */
+#define EXEC_WAIT_MS	60000	/* for a started executor to register */
 
 static int fd = -1;
 
@@ -81,6 +92,45 @@ static long executors(void)
 		n = -1;
 	fclose(f);
 	return n;
+}
+
+/*
+ * Start @argv[0] (with @argv) as the executor and wait until ptask.ko
+ * counts it: its pid, or -errno (-ECHILD: it exited first, -ETIMEDOUT).
+ */
+static pid_t executor_start(char **argv)
+{
+	pid_t pid;
+	int i;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execv(argv[0], argv);
+		fprintf(stderr, "ioctl-raw: exec %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	printf("ioctl-raw: started %s (pid %d) as the executor\n", argv[0],
+	       (int)pid);
+	for (i = 0; i < EXEC_WAIT_MS / 10; i++) {
+		if (executors() > 0)
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -ECHILD;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -ETIMEDOUT;
+}
+
+/* SIGTERM (ptaskd finishes what it took) and wait. */
+static void executor_stop(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
 }
 
 /**
@@ -321,6 +371,7 @@ struct opts {
 	int iters;
 	int check;
 	double timeout_s;
+	char **executor;	/* PROG and its arguments, NULL-ended; or NULL */
 };
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -330,11 +381,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "iters", required_argument, NULL, 'i' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "no-check", no_argument, NULL, 'x' },
+		{ "executor", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end = NULL;
-	int c;
+	char *end = NULL, *prog = NULL;
+	int c, i;
 
 	*o = (struct opts){ .n = 256, .iters = 3, .check = 1, .timeout_s = 60 };
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -358,14 +410,27 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'x':
 			o->check = 0;
 			break;
+		case 'e':
+			prog = optarg;
+			break;
 		case 'h':
-			printf("usage: ioctl-raw [--n N] [--iters N] [--timeout S] [--no-check]\n");
+			printf("usage: ioctl-raw [--n N] [--iters N] [--timeout S] [--no-check]\n"
+			       "                 [--executor PROG [-- ARGS...]]\n");
 			exit(0);
 		default:
 			return -EINVAL;
 		}
 	}
-	return optind == argc ? 0 : -EINVAL;
+	if (!prog)
+		return optind == argc ? 0 : -EINVAL;
+	/* PROG, then what followed "--" (getopt moved it to the end) */
+	o->executor = calloc((size_t)(argc - optind + 2), sizeof(char *));
+	if (!o->executor)
+		return -ENOMEM;
+	o->executor[0] = prog;
+	for (i = optind; i < argc; i++)
+		o->executor[i - optind + 1] = argv[i];
+	return 0;
 bad:
 	fprintf(stderr, "ioctl-raw: bad value '%s'\n", optarg);
 	return -EINVAL;
@@ -461,6 +526,7 @@ int main(int argc, char **argv)
 {
 	struct ptask_graph_ctl ctl = { .size = sizeof(ctl) };
 	struct graph g = { 0 };
+	pid_t exec_pid = 0;
 	struct opts o;
 	long nexec;
 	int err;
@@ -473,6 +539,16 @@ int main(int argc, char **argv)
 		       PTASK_SYSFS_DIR);
 		return EXIT_SKIP;
 	}
+	if (nexec == 0 && o.executor) {
+		exec_pid = executor_start(o.executor);
+		if (exec_pid < 0) {
+			fprintf(stderr, "ioctl-raw: executor %s did not register: %s\n",
+				o.executor[0], strerror((int)-exec_pid));
+			return 1;
+		}
+		nexec = executors();
+	}
+	free(o.executor);
 	if (nexec == 0) {
 		printf("ioctl-raw: skipped: no executor is registered with ptask.ko (start ptaskd)\n");
 		return EXIT_SKIP;
@@ -481,7 +557,10 @@ int main(int argc, char **argv)
 	fd = open("/dev/" PTASK_DEVICE_NAME, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		perror("ioctl-raw: open /dev/" PTASK_DEVICE_NAME);
-		return errno == ENOENT ? EXIT_SKIP : 1;
+		err = errno;
+		if (exec_pid > 0)
+			executor_stop(exec_pid);
+		return err == ENOENT ? EXIT_SKIP : 1;
 	}
 	printf("ioctl-raw: D = (A x B) x C, n = %d, %d chains\n", o.n, o.iters);
 	err = build(&g, o.n);
@@ -492,5 +571,7 @@ int main(int argc, char **argv)
 		call(PTASK_IOC_GRAPH_CLOSE, &ctl, "GRAPH_CLOSE");
 	}
 	close(fd);
+	if (exec_pid > 0)
+		executor_stop(exec_pid);
 	return err ? 1 : 0;
 }

@@ -4,12 +4,13 @@
 #
 #   build/tests/daemon/engine_test   tests/daemon/engine_test.c linked with
 #                  the engine, the sim and cpu backends, the user-mode
-#                  namespace and the core, all under ASan and UBSan; run
+#                  namespace, the core and the common hash table, all
+#                  under ASan and UBSan; run
 #                  by tests/daemon/run.sh with the other daemon tests
 #                  (make check-daemon), or alone.
 
 PD_ENGINE_TEST := $(PD_B)/tests/daemon/engine_test
-PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c \
+PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c common/hash.c \
 	$(sort $(wildcard daemon/engine/*.c)) \
 	$(addprefix daemon/backend/,backend.c sim.c cpu.c twins.c) \
 	tests/twins/twin.c examples/gemm/twin.c \
@@ -20,7 +21,7 @@ PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Iuapi \
 	-Icore -Icore/user -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 
-$(PD_ENGINE_TEST): $(PD_ENGINE_TEST_SRCS) $(wildcard daemon/*.h daemon/*/*.h core/*.h) \
+$(PD_ENGINE_TEST): $(PD_ENGINE_TEST_SRCS) $(wildcard daemon/*.h daemon/*/*.h core/*.h common/*.h) \
 		uapi/ptask.h uapi/ptask_twin.h tests/twins/test_code.h $(PD_B)/obj/examples/gemm/gemm_ptx.o
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"

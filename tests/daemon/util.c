@@ -8,11 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "common/msg.h"
 #include "uapi/ptaskd.h"
 #include "util.h"
 
@@ -94,37 +93,28 @@ void td_kill(struct td_daemon *d)
 
 int td_counts(const struct td_daemon *d, uint64_t counts[__PTASK_COUNT_MAX])
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	struct ptaskd_hello hello = { .version = PTASKD_PROTO_VERSION };
-	struct ptaskd_hdr h = { .magic = PTASKD_PROTO_MAGIC };
 	struct ptaskd_info info;
-	int fd, err = -EPROTO, i;
+	struct iovec req = { .iov_base = &hello, .iov_len = sizeof(hello) };
+	struct iovec rep = { .iov_base = &hello, .iov_len = sizeof(hello) };
+	int fd, err, i;
 
-	strcpy(addr.sun_path, d->socket);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = pc_msg_connect(d->socket, 5000);
 	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr))) {
-		err = -errno;
+		return fd;
+	err = pc_msg_call(fd, PTASKD_OP_HELLO, &req, &rep);
+	if (!err && rep.iov_len != sizeof(hello))
+		err = -EPROTO;
+	if (err)
 		goto out;
-	}
-	h.op = PTASKD_OP_HELLO;
-	h.len = sizeof(hello);
-	if (write(fd, &h, sizeof(h)) != sizeof(h) ||
-	    write(fd, &hello, sizeof(hello)) != sizeof(hello) ||
-	    recv(fd, &h, sizeof(h), MSG_WAITALL) != sizeof(h) || h.err ||
-	    recv(fd, &hello, sizeof(hello), MSG_WAITALL) != sizeof(hello))
-		goto out;
-	h.op = PTASKD_OP_INFO;
-	h.len = 0;
-	if (write(fd, &h, sizeof(h)) != sizeof(h) ||
-	    recv(fd, &h, sizeof(h), MSG_WAITALL) != sizeof(h) || h.err ||
-	    h.len != sizeof(info) ||
-	    recv(fd, &info, sizeof(info), MSG_WAITALL) != sizeof(info))
+	rep = (struct iovec){ .iov_base = &info, .iov_len = sizeof(info) };
+	err = pc_msg_call(fd, PTASKD_OP_INFO, NULL, &rep);
+	if (!err && rep.iov_len != sizeof(info))
+		err = -EPROTO;
+	if (err)
 		goto out;
 	for (i = 0; i < __PTASK_COUNT_MAX; i++)
 		counts[i] = info.counts[i];
-	err = 0;
 out:
 	close(fd);
 	return err;

@@ -2,7 +2,8 @@
 /*
  * util.h - for the end-to-end tests of ptaskd: start and stop a daemon
  * on a private socket, TAP-style results, and a direct line to the
- * daemon's protocol for what libptask does not expose (its counts).
+ * daemon's protocol for what libptask does not expose (its counts),
+ * framed by the common library (common/msg.h) as libptask's are.
  */
 #ifndef PTASK_TESTS_DAEMON_UTIL_H
 #define PTASK_TESTS_DAEMON_UTIL_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * cuda_backend_test.c - ptaskd's CUDA backend (daemon/backend/cuda.c) on
+ * cuda_backend_test.c - ptaskd's CUDA backend (daemon/backend/cuda*.c) on
  * its own, with no daemon: the calls ptaskd makes, in the order it makes
  * them, and the error paths it relies on.
  *

@@ -2,8 +2,9 @@
 # tests/gpu/gpu.mk - the CUDA backend's GPU test and the raw GPU baseline,
 # included by the top-level Makefile.
 #
-#   gpu-progs   build/gpu/cuda_backend_test  daemon/backend/cuda.c alone
+#   gpu-progs   build/gpu/cuda_backend_test  daemon/backend/cuda*.c alone
 #               build/gpu/gpu_raw            bench/gpu_raw.c, no ptaskd
+#               (both with build/lib/libptask-common.a: the CUDA shim)
 #               build/gpu/kernels.ptx        tests/gpu/kernels.cu (nvcc)
 #   check-gpu   gpu-progs, then tests/gpu/run-gpu.sh here (77/skip when
 #               there is no GPU); last line "N passed, M failed, K skipped"
@@ -30,18 +31,20 @@ $(GPU_B)/fault_client: tests/gpu/fault_client.c $(LIBPT_A)
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -Ilibptask -Iuapi -o $@ $< $(LIBPT_A) -lpthread
 
-$(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c daemon/backend/cuda.c \
-		daemon/backend/backend.h daemon/backend/cuda_dl.h uapi/ptask.h
+GPU_CUDA_SRCS := $(sort $(wildcard daemon/backend/cuda*.c))
+
+$(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c $(GPU_CUDA_SRCS) \
+		daemon/backend/backend.h daemon/backend/cuda_priv.h $(PC_A) uapi/ptask.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -o $@ tests/gpu/cuda_backend_test.c \
-		daemon/backend/cuda.c $(GPU_LIBS)
-# (pd_fatal, which backend/cuda.c calls on a sticky error, is the test's own)
+		$(GPU_CUDA_SRCS) $(PC_A) $(GPU_LIBS)
+# (pd_fatal, which backend/cuda*.c call on a sticky error, is the test's own)
 
-$(GPU_B)/gpu_raw: bench/gpu_raw.c daemon/backend/cuda_dl.h
+$(GPU_B)/gpu_raw: bench/gpu_raw.c $(PC_A)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	@$(CC) $(GPU_CFLAGS) -o $@ bench/gpu_raw.c $(GPU_LIBS)
+	@$(CC) $(GPU_CFLAGS) -o $@ bench/gpu_raw.c $(PC_A) $(GPU_LIBS)
 
 $(GPU_B)/kernels.ptx: tests/gpu/kernels.cu
 	@mkdir -p $(@D)

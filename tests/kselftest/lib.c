@@ -18,9 +18,8 @@
 #include <time.h>
 #include <linux/capability.h>
 
-#include <netlink/genl/ctrl.h>
+#include <netlink/attr.h>
 #include <netlink/genl/genl.h>
-#include <netlink/msg.h>
 
 #include "lib.h"
 
@@ -656,63 +655,11 @@ int pt_wait_sleeping(pid_t pid, pid_t tid, unsigned int ms)
 /* generic netlink                                                     */
 /* ------------------------------------------------------------------ */
 
-struct pt_nl_req {
-	int done;
-	int err;
-	struct pt_nl_info *info;
+/* What pt_nl_put_exec() adds: an executor fd (if >= 0), test devices. */
+struct pt_nl_exec {
+	int exec_fd;
+	int n_accels;
 };
-
-static int pt_nl_error_cb(struct sockaddr_nl *nla, struct nlmsgerr *e,
-			  void *arg)
-{
-	struct pt_nl_req *req = arg;
-
-	(void)nla;
-	req->err = e->error;
-	req->done = 1;
-	return NL_STOP;
-}
-
-static int pt_nl_ack_cb(struct nl_msg *msg, void *arg)
-{
-	struct pt_nl_req *req = arg;
-
-	(void)msg;
-	req->done = 1;
-	return NL_STOP;
-}
-
-static int pt_nl_valid_cb(struct nl_msg *msg, void *arg)
-{
-	struct pt_nl_req *req = arg;
-	struct pt_nl_info *info = req->info;
-	struct nlattr *tb[PTASK_A_MAX + 1], *a;
-	int rem, t;
-
-	if (!info)
-		return NL_OK;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PTASK_A_MAX, NULL) < 0)
-		return NL_OK;
-	if (tb[PTASK_A_ABI_VERSION]) {
-		info->has_abi = true;
-		info->abi = nla_get_u32(tb[PTASK_A_ABI_VERSION]);
-	}
-	if (tb[PTASK_A_EXECUTORS]) {
-		info->has_executors = true;
-		info->executors = nla_get_u32(tb[PTASK_A_EXECUTORS]);
-	}
-	if (tb[PTASK_A_COUNTS]) {
-		info->has_counts = true;
-		nla_for_each_nested(a, tb[PTASK_A_COUNTS], rem) {
-			t = nla_type(a);
-			if (t < 1 || t > __PTASK_COUNT_MAX)
-				continue;
-			info->counts[t - 1] = nla_get_u64(a);
-			info->has_count[t - 1] = true;
-		}
-	}
-	return NL_OK;
-}
 
 static int pt_nl_put_accels(struct nl_msg *msg, int n_accels)
 {
@@ -735,79 +682,36 @@ static int pt_nl_put_accels(struct nl_msg *msg, int n_accels)
 	return 0;
 }
 
-/*
- * Sends @cmd and returns the error of the netlink ack (0 or -errno, as the
- * kernel wrote it), -ENOENT when the family is not registered, -EIO when
- * libnl itself fails.
- */
-static int pt_nl_do(int cmd, int exec_fd, int n_accels,
-		    struct pt_nl_info *info)
+static int pt_nl_put_exec(struct nl_msg *msg, const void *arg)
 {
-	struct pt_nl_req req = { .info = info };
-	struct nl_msg *msg = NULL;
-	struct nl_cb *cb = NULL;
-	struct nl_sock *sk;
-	int fam, r, ret = 0;
+	const struct pt_nl_exec *x = arg;
 
-	sk = nl_socket_alloc();
-	if (!sk)
-		return -ENOMEM;
-	if (genl_connect(sk) < 0) {
-		ret = -EIO;
-		goto out;
-	}
-	fam = genl_ctrl_resolve(sk, PTASK_GENL_NAME);
-	if (fam < 0) {
-		ret = -ENOENT;
-		goto out;
-	}
-	msg = nlmsg_alloc();
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!msg || !cb) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0, (__u8)cmd,
-			 PTASK_GENL_VERSION)) {
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	if (exec_fd >= 0 && nla_put_u32(msg, PTASK_A_EXEC_FD, (__u32)exec_fd)) {
-		ret = -EMSGSIZE;
-		goto out;
-	}
-	if (n_accels > 0) {
-		ret = pt_nl_put_accels(msg, n_accels);
-		if (ret)
-			goto out;
-	}
-	nl_cb_err(cb, NL_CB_CUSTOM, pt_nl_error_cb, &req);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, pt_nl_ack_cb, &req);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, pt_nl_valid_cb, &req);
-	if (nl_send_auto(sk, msg) < 0) {
-		ret = -EIO;
-		goto out;
-	}
-	while (!req.done) {
-		r = nl_recvmsgs(sk, cb);
-		if (r < 0 && !req.done) {
-			ret = -EIO;
-			goto out;
-		}
-	}
-	ret = req.err;
-out:
-	if (cb)
-		nl_cb_put(cb);
-	if (msg)
-		nlmsg_free(msg);
-	nl_socket_free(sk);
-	return ret;
+	if (x->exec_fd >= 0 &&
+	    nla_put_u32(msg, PTASK_A_EXEC_FD, (__u32)x->exec_fd))
+		return -EMSGSIZE;
+	return x->n_accels > 0 ? pt_nl_put_accels(msg, x->n_accels) : 0;
+}
+
+/*
+ * Sends @cmd through the common client (common/genl.h) and returns the
+ * error of the netlink ack (0 or -errno, as the kernel wrote it), -ENOENT
+ * when the family is not registered, -EIO when libnl itself fails.
+ */
+static int pt_nl_do(int cmd, int exec_fd, int n_accels)
+{
+	struct pt_nl_exec x = { .exec_fd = exec_fd, .n_accels = n_accels };
+	struct pc_genl_req req = {
+		.cmd = (__u8)cmd,
+		.put = pt_nl_put_exec,
+		.put_arg = &x,
+	};
+
+	return pc_genl_call(&req);
 }
 
 int pt_nl_register_ex(int exec_fd, int n_accels)
 {
-	return pt_nl_do(PTASK_CMD_EXEC_REGISTER, exec_fd, n_accels, NULL);
+	return pt_nl_do(PTASK_CMD_EXEC_REGISTER, exec_fd, n_accels);
 }
 
 int pt_nl_register(int exec_fd)
@@ -817,45 +721,7 @@ int pt_nl_register(int exec_fd)
 
 int pt_nl_unregister(int exec_fd)
 {
-	return pt_nl_do(PTASK_CMD_EXEC_UNREGISTER, exec_fd, 0, NULL);
-}
-
-int pt_nl_get_info(struct pt_nl_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	return pt_nl_do(PTASK_CMD_GET_INFO, -1, 0, info);
-}
-
-int pt_nl_resolve(int *family, int *events_group)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	int fam, grp, ret = 0;
-
-	if (!sk)
-		return -ENOMEM;
-	if (genl_connect(sk) < 0) {
-		ret = -EIO;
-		goto out;
-	}
-	fam = genl_ctrl_resolve(sk, PTASK_GENL_NAME);
-	if (fam < 0) {
-		ret = -ENOENT;
-		goto out;
-	}
-	if (events_group) {
-		grp = genl_ctrl_resolve_grp(sk, PTASK_GENL_NAME,
-					    PTASK_GENL_MCGRP_EVENTS);
-		if (grp < 0) {
-			ret = -ENOENT;
-			goto out;
-		}
-		*events_group = grp;
-	}
-	if (family)
-		*family = fam;
-out:
-	nl_socket_free(sk);
-	return ret;
+	return pt_nl_do(PTASK_CMD_EXEC_UNREGISTER, exec_fd, 0);
 }
 
 /* A bound NETLINK_GENERIC socket of our own (no libnl): fd or -errno. */
@@ -964,7 +830,7 @@ int pt_nl_dump_start(struct pt_nl_dump *d)
 
 	memset(d, 0, sizeof(*d));
 	d->sock = -1;
-	r = pt_nl_resolve(&d->family, NULL);
+	r = pc_genl_resolve(&d->family, NULL);
 	if (r)
 		return r;
 	d->sock = pt_nl_raw_socket();
@@ -1074,7 +940,7 @@ int pt_nl_events_open(struct pt_nl_events *ev)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->sock = -1;
-	r = pt_nl_resolve(&ev->family, &ev->group);
+	r = pc_genl_resolve(&ev->family, &ev->group);
 	if (r)
 		return r;
 	ev->sock = pt_nl_raw_socket();

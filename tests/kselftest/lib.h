@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "uapi/ptask.h"
+#include "common/genl.h"
 
 #define PT_DEV_PATH		"/dev/" PTASK_DEVICE_NAME
 #define PT_EXECUTOR_ENV		"PTASK_TEST_EXECUTOR"
@@ -150,28 +151,18 @@ char pt_task_state(pid_t pid, pid_t tid);
 int pt_wait_sleeping(pid_t pid, pid_t tid, unsigned int ms);
 pid_t pt_gettid(void);
 
-/* --- generic netlink --- */
-struct pt_nl_info {
-	bool has_abi, has_executors, has_counts;
-	__u32 abi;
-	__u32 executors;
-	__u64 counts[__PTASK_COUNT_MAX];
-	bool has_count[__PTASK_COUNT_MAX];
-};
+/*
+ * --- generic netlink ---
+ * Requests go through the common client (common/genl.h: pc_genl_call(),
+ * pc_genl_get_info(), pc_genl_resolve()); dumps and events below read
+ * raw NETLINK_GENERIC sockets, one datagram at a time.
+ */
 
 /* PTASK_CMD_EXEC_REGISTER of @exec_fd with one test accelerator. */
 int pt_nl_register(int exec_fd);
 /* @exec_fd < 0: no PTASK_A_EXEC_FD; @n_accels accelerator nests. */
 int pt_nl_register_ex(int exec_fd, int n_accels);
 int pt_nl_unregister(int exec_fd);
-int pt_nl_get_info(struct pt_nl_info *info);
-
-/*
- * The family id and the id of its "events" multicast group, resolved with
- * genl_ctrl_resolve() and genl_ctrl_resolve_grp(); either may be NULL.
- * 0, -ENOENT (no such family or group) or -EIO.
- */
-int pt_nl_resolve(int *family, int *events_group);
 
 /* One PTASK_CMD_GET_OBJECT dump message. */
 struct pt_nl_obj {

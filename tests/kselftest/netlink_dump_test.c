@@ -10,7 +10,8 @@
  * released datablock is still mapped.
  *
  * Dumps and events use raw NETLINK_GENERIC sockets (lib.c's pt_nl_dump_*
- * and pt_nl_events_*); only the family and group ids come from libnl.
+ * and pt_nl_events_*); only the family and group ids come from the common
+ * netlink client (common/genl.h, on libnl).
  * Events are multicast from inside the ioctl or netlink call that causes
  * them, so once that call returned its events are in the socket: a short
  * quiet period is enough to say "nothing more came".  The event tests
@@ -909,7 +910,7 @@ TEST_F(nldump, get_info_counts_mid_invocation)
 	struct ptask_invocation_port ports[2];
 	const __u64 *base = self->env.base;
 	__u64 c[__PTASK_COUNT_MAX], off;
-	struct pt_nl_info info;
+	struct pc_genl_info info;
 	struct pt_copy_graph g;
 	__u32 n_inv = 0, db;
 	int xfd, i;
@@ -929,7 +930,7 @@ TEST_F(nldump, get_info_counts_mid_invocation)
 	ASSERT_NE(NULL, p);
 	ASSERT_PT(0, pt_db_release(self->fd, db));
 
-	ASSERT_PT(0, pt_nl_get_info(&info));
+	ASSERT_PT(0, pc_genl_get_info(&info));
 	ASSERT_PT(0, pt_counts_read(c));
 	ASSERT_TRUE(info.has_counts);
 	for (i = 0; i < __PTASK_COUNT_MAX; i++) {

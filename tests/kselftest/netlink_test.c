@@ -48,7 +48,7 @@ TEST_F(netlink, sysfs_abi_version)
 TEST_F(netlink, get_info_abi_and_counts)
 {
 	__u64 c[__PTASK_COUNT_MAX];
-	struct pt_nl_info info;
+	struct pc_genl_info info;
 	struct pt_copy_graph g;
 	__u32 db;
 	int i;
@@ -59,7 +59,7 @@ TEST_F(netlink, get_info_abi_and_counts)
 				      PTASK_BIND_GLOBAL, 1, 64, 1, 1, "", NULL));
 	ASSERT_PT(0, pt_db_make(self->fd, 64, 1, &db));
 
-	ASSERT_PT(0, pt_nl_get_info(&info));
+	ASSERT_PT(0, pc_genl_get_info(&info));
 	ASSERT_PT(0, pt_counts_read(c));
 	ASSERT_TRUE(info.has_abi);
 	ASSERT_EQ((__u32)PTASK_ABI_VERSION, info.abi);
@@ -86,11 +86,11 @@ TEST_F(netlink, get_info_unprivileged)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		struct pt_nl_info info;
+		struct pc_genl_info info;
 
 		if (geteuid() == 0 && pt_drop_all_caps())
 			_exit(PT_CHILD_FAIL);
-		if (pt_nl_get_info(&info))
+		if (pc_genl_get_info(&info))
 			_exit(PT_CHILD_FAIL + 1);
 		_exit(info.abi == PTASK_ABI_VERSION ? PT_CHILD_OK
 						    : PT_CHILD_FAIL + 2);
@@ -101,7 +101,7 @@ TEST_F(netlink, get_info_unprivileged)
 
 TEST_F(netlink, register_counted_and_close_unregisters)
 {
-	struct pt_nl_info info;
+	struct pc_genl_info info;
 	__u64 before = executors_now();
 	int xfd;
 
@@ -110,7 +110,7 @@ TEST_F(netlink, register_counted_and_close_unregisters)
 	ASSERT_LE(0, xfd);
 	ASSERT_PT(0, pt_nl_register(xfd));
 	ASSERT_EQ(before + 1, executors_now());
-	ASSERT_PT(0, pt_nl_get_info(&info));
+	ASSERT_PT(0, pc_genl_get_info(&info));
 	ASSERT_EQ(before + 1, (__u64)info.executors);
 	pt_env_close(&self->env, xfd);
 	ASSERT_PT(0, pt_executors_wait(before, 1000));

@@ -17,8 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <netlink/genl/genl.h>
-#include <netlink/genl/ctrl.h>
+#include <netlink/attr.h>
 
 #include "pt_harness.h"
 
@@ -406,8 +405,6 @@ struct nl_kv {
 
 /* What a reply (or each dump message) carried; the last one wins. */
 struct nl_reply {
-	int done;
-	int err;
 	int msgs;
 	__u64 val[PTASK_A_MAX + 1];
 	bool has[PTASK_A_MAX + 1];
@@ -415,31 +412,11 @@ struct nl_reply {
 	__s32 want_pid;
 };
 
-static int reply_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+static int reply_parse(struct nlattr **tb, void *arg)
 {
 	struct nl_reply *r = arg;
-
-	(void)nla;
-	r->err = e->error;
-	r->done = 1;
-	return NL_STOP;
-}
-
-static int reply_done(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	((struct nl_reply *)arg)->done = 1;
-	return NL_STOP;
-}
-
-static int reply_valid(struct nl_msg *msg, void *arg)
-{
-	struct nl_reply *r = arg;
-	struct nlattr *tb[PTASK_A_MAX + 1];
 	int i;
 
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PTASK_A_MAX, NULL) < 0)
-		return NL_SKIP;
 	r->msgs++;
 	for (i = 1; i <= PTASK_A_MAX; i++) {
 		if (!tb[i])
@@ -451,47 +428,38 @@ static int reply_valid(struct nl_msg *msg, void *arg)
 	if (tb[PTASK_A_PROC_PID] &&
 	    (__s32)nla_get_u32(tb[PTASK_A_PROC_PID]) == r->want_pid)
 		r->saw_pid = true;
-	return NL_OK;
+	return 0;
+}
+
+/* The request's attributes: @n u32 values. */
+struct nl_kvs {
+	const struct nl_kv *kv;
+	int n;
+};
+
+static int kvs_put(struct nl_msg *msg, const void *arg)
+{
+	const struct nl_kvs *a = arg;
+	int i;
+
+	for (i = 0; i < a->n; i++)
+		if (nla_put_u32(msg, a->kv[i].attr, a->kv[i].val))
+			return -EMSGSIZE;
+	return 0;
 }
 
 /* Send @cmd with @n u32 attributes; 0 or the kernel's -errno. */
 static int nl_cmd(int cmd, bool dump, const struct nl_kv *kv, int n,
 		  struct nl_reply *r)
 {
-	struct nl_sock *sk = nl_socket_alloc();
-	struct nl_msg *msg = nlmsg_alloc();
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int fam, i, ret = -EIO;
+	struct nl_kvs kvs = { .kv = kv, .n = n };
+	struct pc_genl_req req = {
+		.cmd = (__u8)cmd, .dump = dump,
+		.put = kvs_put, .put_arg = &kvs,
+		.parse = reply_parse, .parse_arg = r,
+	};
 
-	if (!sk || !msg || !cb || genl_connect(sk) < 0)
-		goto out;
-	fam = genl_ctrl_resolve(sk, PTASK_GENL_NAME);
-	if (fam < 0 ||
-	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0,
-			 NLM_F_ACK | (dump ? NLM_F_DUMP : 0), (__u8)cmd,
-			 PTASK_GENL_VERSION))
-		goto out;
-	for (i = 0; i < n; i++)
-		if (nla_put_u32(msg, kv[i].attr, kv[i].val))
-			goto out;
-	nl_cb_err(cb, NL_CB_CUSTOM, reply_err, r);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, reply_done, r);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, reply_done, r);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, reply_valid, r);
-	if (nl_send_auto(sk, msg) < 0)
-		goto out;
-	while (!r->done)
-		if (nl_recvmsgs(sk, cb) < 0 && !r->done)
-			goto out;
-	ret = r->err;
-out:
-	if (cb)
-		nl_cb_put(cb);
-	if (msg)
-		nlmsg_free(msg);
-	if (sk)
-		nl_socket_free(sk);
-	return ret;
+	return pc_genl_call(&req);
 }
 
 TEST_F(sched, netlink_sched_commands)

@@ -18,7 +18,7 @@ check-vm: $(B)/vm/ptaskctl_vm_test $(B)/vm/ptaskctl $(B)/vm/ptaskctl_client
 $(B)/vm/ptaskctl_vm_test: tests/vm/ptaskctl_vm_test.c $(KSFT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(NL_LIBS) $(NL_QUIET)
+	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 
 $(B)/vm/ptaskctl_client: tests/daemon/ptaskctl_client.c $(LIBPT_A)
 	@mkdir -p $(@D)

@@ -145,13 +145,13 @@ out_unmap_src:
 
 TEST_F(src, registers_with_inventory)
 {
-	struct pd_nl_info info;
+	struct pc_genl_info info;
 	__u64 n;
 
 	ASSERT_TRUE(pd_kernel_available());
 	ASSERT_PT(0, pt_executors_read(&n));
 	ASSERT_EQ(self->env.base_executors + 1, n);
-	ASSERT_PT(0, pd_nl_get_info(&info));
+	ASSERT_PT(0, pc_genl_get_info(&info));
 	ASSERT_EQ((__u32)PTASK_ABI_VERSION, info.abi);
 	ASSERT_EQ(n, info.executors);
 	ASSERT_LE(0, pd_kernel_source_fd(self->s));

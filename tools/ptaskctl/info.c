@@ -51,7 +51,7 @@ static void user_stats(const struct ptaskd_info *in)
 
 static int info_kernel(void)
 {
-	struct ptaskctl_kernel_info ki;
+	struct pc_genl_info ki;
 	int ret;
 
 	ret = ipc_kernel_info(&ki);
@@ -64,7 +64,7 @@ static int info_kernel(void)
 	out_begin();
 	out_str("mode", "kernel");
 	if (ki.has_abi)
-		out_u64("abi_version", ki.abi_version);
+		out_u64("abi_version", ki.abi);
 	if (ki.has_executors)
 		out_u64("executors", ki.executors);
 	if (ki.has_counts)

@@ -265,15 +265,20 @@ static uint64_t next_handle(const void *last)
 
 /* --- both ---------------------------------------------------------------------- */
 
-/* ipc_nl_call()'s "no family" is -ENOENT; commands use it for "no such". */
-static int nl_call(uint8_t cmd, bool dump, ipc_nl_put_fn put,
-		   const void *put_arg, ipc_nl_parse_fn parse, void *arg)
+/* pc_genl_call()'s "no family" is -ENOENT; commands use it for "no such". */
+static int nl_call(uint8_t cmd, bool dump, pc_genl_put_fn put,
+		   const void *put_arg, pc_genl_parse_fn parse, void *arg)
 {
+	struct pc_genl_req req = {
+		.cmd = cmd, .dump = dump,
+		.put = put, .put_arg = put_arg,
+		.parse = parse, .parse_arg = arg,
+	};
 	int ret = ipc_kernel_probe();
 
 	if (ret)
 		return ret == -ENOENT ? -ENOPKG : ret;
-	return ipc_nl_call(cmd, dump, put, put_arg, parse, arg);
+	return pc_genl_call(&req);
 }
 
 int ipc_sched_get(struct ptask_sched_params *p)

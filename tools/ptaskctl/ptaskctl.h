@@ -18,7 +18,8 @@
  *
  * Talking to ptask (ipc.c): kernel mode asks ptask.ko over generic netlink
  * (uapi/ptask.h), user mode asks ptaskd on its UNIX socket
- * (uapi/ptaskd.h).
+ * (uapi/ptaskd.h); the common library (common/genl.h, common/msg.h)
+ * carries both.
  */
 #ifndef PTASKCTL_H
 #define PTASKCTL_H
@@ -29,6 +30,7 @@
 #include "uapi/ptask.h"
 #include "uapi/ptaskd.h"
 #include "libptask/libptask.h"	/* PTASK_SOCKET_DEFAULT */
+#include "common/genl.h"	/* struct pc_genl_info, struct pc_genl_req */
 
 #define PTASKCTL_USAGE	2	/* a subcommand's "bad arguments" */
 
@@ -74,7 +76,7 @@ extern const char *ptaskctl_prog;	/* "ptaskctl" */
 /* "ptaskctl: <fmt>\n" on stderr. */
 void ptaskctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* --- ipc.c: the three ways in ---------------------------------------------- */
+/* --- ipc.c: the ways in -------------------------------------------------------- */
 
 /* The daemon's answer to PTASKD_OP_INFO, and the pid HELLO reported. */
 struct ptaskctl_user_info {
@@ -82,34 +84,10 @@ struct ptaskctl_user_info {
 	struct ptaskd_info info;
 };
 
-/* What PTASK_CMD_GET_INFO returns; has_* say which attributes came. */
-struct ptaskctl_kernel_info {
-	bool has_abi, has_executors, has_counts;
-	uint32_t abi_version;
-	uint32_t executors;
-	bool has_count[__PTASK_COUNT_MAX];
-	__u64 counts[__PTASK_COUNT_MAX];	/* as struct ptaskd_info's */
-};
-
-struct nl_msg;
-struct nlattr;
-
 /* 0 when the "ptask" generic-netlink family is registered, else -errno. */
 int ipc_kernel_probe(void);
 /* PTASK_CMD_GET_INFO: 0, -ENOENT (no module), -errno of the kernel. */
-int ipc_kernel_info(struct ptaskctl_kernel_info *info);
-
-/* Adds a request's attributes: 0 or -EMSGSIZE. */
-typedef int (*ipc_nl_put_fn)(struct nl_msg *msg, const void *arg);
-/* Reads one reply message (tb: PTASK_A_MAX + 1 entries): 0 or -errno. */
-typedef int (*ipc_nl_parse_fn)(struct nlattr **tb, void *arg);
-/*
- * One generic-netlink command @cmd (a dump when @dump): @put (may be
- * NULL) adds its attributes, @parse (may be NULL) sees every reply.
- * 0, -ENOENT (no module) or the kernel's -errno.
- */
-int ipc_nl_call(uint8_t cmd, bool dump, ipc_nl_put_fn put, const void *put_arg,
-		ipc_nl_parse_fn parse, void *arg);
+int ipc_kernel_info(struct pc_genl_info *info);
 
 /* A connection to ptaskd at @path past HELLO: the fd, or -errno. */
 int ipc_user_open(const char *path, int32_t *daemon_pid);

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # tools/ptaskctl/ptaskctl.mk - ptaskctl, included by install.mk.
 #
-#   ptaskctl         build/bin/ptaskctl (dynamic; libnl-genl-3)
+#   ptaskctl         build/bin/ptaskctl (dynamic; libnl-genl-3), linked
+#                    with build/lib/libptask-common.a (common/common.mk)
 #   ptaskctl-static  build/vm/ptaskctl, static, for the test guest
 #
 # Every tools/ptaskctl/*.c is linked in: a new subcommand is a new .c
@@ -24,12 +25,12 @@ $(PTCTL_B)/obj/ptaskctl/%.o: tools/ptaskctl/%.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(PTCTL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(PTCTL_BIN): $(PTCTL_OBJS)
+$(PTCTL_BIN): $(PTCTL_OBJS) $(PC_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(PTCTL_CFLAGS) -o $@ $^ $(NL_LIBS)
 
-$(PTCTL_B)/vm/ptaskctl: $(PTCTL_OBJS)
+$(PTCTL_B)/vm/ptaskctl: $(PTCTL_OBJS) $(PC_A)
 	@mkdir -p $(@D)
 	@echo "  LD      $@ (static)"
 	$(Q)$(CC) $(PTCTL_CFLAGS) -static -o $@ $^ $(NL_LIBS) $(NL_QUIET)

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * cuda_dl.h - the slice of the CUDA driver API that ptaskd uses, loaded
- * at run time from libcuda.so.1.
+ * cuda_dl.h - the slice of the CUDA driver API that ptask uses, loaded at
+ * run time from libcuda.so.1: the one CUDA shim of ptaskd's cuda backend,
+ * the examples, the GPU tests and benchmarks.
  *
- * ptaskd must build on machines with no CUDA toolkit and start on
- * machines with no GPU, so it neither includes cuda.h nor links against
- * libcuda: the types, constants and prototypes it needs are restated here
+ * DOC: Overview
+ *
+ * ptask must build on machines with no CUDA toolkit and start on
+ * machines with no GPU, so nothing includes cuda.h or links against
+ * libcuda: the types, constants and prototypes used are restated here
  * (values copied from CUDA 13.0's cuda.h; the driver ABI keeps them
- * stable) and pd_cuda_dl_load() fills a table of function pointers with
+ * stable) and pc_cuda_load() fills a table of function pointers with
  * dlsym.  Where cuda.h #defines a name to a versioned symbol
  * (cuMemAlloc -> cuMemAlloc_v2, cuCtxCreate -> cuCtxCreate_v4, ...) the
  * versioned symbol is what is looked up, because the unversioned export
@@ -17,16 +20,16 @@
  * names an explicit non-blocking stream, so the legacy default stream's
  * semantics never come into play.
  *
- * Also used by tests/gpu/cuda_backend_test.c and bench/gpu_raw.c.
+ * Programs that use one device's primary context and nothing more (the
+ * examples, the benchmarks' baseline, the GPU tests) open it with
+ * cuda_dev.h on top of this.
+ *
+ * Locking: none needed; the table is read-only once loaded.
  */
-#ifndef PTASKD_CUDA_DL_H
-#define PTASKD_CUDA_DL_H
+#ifndef PTASK_COMMON_CUDA_DL_H
+#define PTASK_COMMON_CUDA_DL_H
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <string.h>
 
 /* types (cuda.h: CUresult, CUdevice_v1, CUdeviceptr_v2, handles) */
 typedef int CUresult;
@@ -82,16 +85,17 @@ typedef int CUjit_option;
 #define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES	6
 
 /**
- * struct pd_cuda_api - the driver entry points, as function pointers
+ * struct pc_cuda_api - the driver entry points, as function pointers
  *
- * Every member is set by pd_cuda_dl_load() except those marked optional,
+ * Every member is set by pc_cuda_load() except those marked optional,
  * which stay NULL when the driver is too old to export them.
  */
-struct pd_cuda_api {
+struct pc_cuda_api {
 	void *lib;
 	CUresult (*Init)(unsigned int flags);
 	CUresult (*DriverGetVersion)(int *version);
 	CUresult (*GetErrorName)(CUresult r, const char **s);
+	CUresult (*GetErrorString)(CUresult r, const char **s);
 	CUresult (*DeviceGetCount)(int *n);
 	CUresult (*DeviceGet)(CUdevice *d, int ordinal);
 	CUresult (*DeviceGetName)(char *name, int len, CUdevice d);
@@ -153,97 +157,28 @@ struct pd_cuda_api {
 				 CUstream s, void **params, void **extra);
 };
 
-/*
- * Open libcuda.so.1 and fill @api.  Returns 0, or -ENODEV with the reason
- * in @why (no library, or a required entry point missing).  The library
- * is never closed: the driver keeps threads of its own that would run
- * unmapped code after a dlclose.
+/**
+ * pc_cuda_load() - open libcuda.so.1 and fill @api
+ * @api: the table
+ * @why: the reason when it fails (dlerror(), or the entry point missing)
+ * @whylen: bytes at @why
+ *
+ * The library is never closed: the driver keeps threads of its own that
+ * would run unmapped code after a dlclose.  Loading twice is harmless
+ * (dlopen counts).  The driver is not initialised (cuInit is the
+ * caller's).
+ *
+ * Return: 0, or -ENOENT (no library, or a required entry point missing).
  */
-static inline int pd_cuda_dl_load(struct pd_cuda_api *api, char *why,
-				  size_t whylen)
-{
-	static const struct {
-		const char *sym;
-		size_t off;
-		int optional;
-	} tab[] = {
-#define PD_CU(m, s, o) { s, offsetof(struct pd_cuda_api, m), o }
-		PD_CU(Init, "cuInit", 0),
-		PD_CU(DriverGetVersion, "cuDriverGetVersion", 0),
-		PD_CU(GetErrorName, "cuGetErrorName", 0),
-		PD_CU(DeviceGetCount, "cuDeviceGetCount", 0),
-		PD_CU(DeviceGet, "cuDeviceGet", 0),
-		PD_CU(DeviceGetName, "cuDeviceGetName", 0),
-		PD_CU(DeviceGetAttribute, "cuDeviceGetAttribute", 0),
-		PD_CU(DeviceTotalMem, "cuDeviceTotalMem_v2", 0),
-		PD_CU(DeviceCanAccessPeer, "cuDeviceCanAccessPeer", 0),
-		PD_CU(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 0),
-		PD_CU(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", 0),
-		PD_CU(CtxCreate_v4, "cuCtxCreate_v4", 1),
-		PD_CU(CtxCreate_v2, "cuCtxCreate_v2", 1),
-		PD_CU(CtxDestroy, "cuCtxDestroy_v2", 0),
-		PD_CU(CtxSetCurrent, "cuCtxSetCurrent", 0),
-		PD_CU(CtxGetCurrent, "cuCtxGetCurrent", 0),
-		PD_CU(CtxPopCurrent, "cuCtxPopCurrent_v2", 0),
-		PD_CU(CtxSynchronize, "cuCtxSynchronize", 0),
-		PD_CU(CtxEnablePeerAccess, "cuCtxEnablePeerAccess", 0),
-		PD_CU(StreamCreate, "cuStreamCreate", 0),
-		PD_CU(StreamDestroy, "cuStreamDestroy_v2", 0),
-		PD_CU(StreamSynchronize, "cuStreamSynchronize", 0),
-		PD_CU(StreamWaitEvent, "cuStreamWaitEvent", 0),
-		PD_CU(EventCreate, "cuEventCreate", 0),
-		PD_CU(EventDestroy, "cuEventDestroy_v2", 0),
-		PD_CU(EventRecord, "cuEventRecord", 0),
-		PD_CU(EventSynchronize, "cuEventSynchronize", 0),
-		PD_CU(MemAlloc, "cuMemAlloc_v2", 0),
-		PD_CU(MemFree, "cuMemFree_v2", 0),
-		PD_CU(MemAllocHost, "cuMemAllocHost_v2", 0),
-		PD_CU(MemFreeHost, "cuMemFreeHost", 0),
-		PD_CU(MemHostRegister, "cuMemHostRegister_v2", 0),
-		PD_CU(MemHostUnregister, "cuMemHostUnregister", 0),
-		PD_CU(MemcpyHtoD, "cuMemcpyHtoD_v2", 0),
-		PD_CU(MemcpyDtoH, "cuMemcpyDtoH_v2", 0),
-		PD_CU(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", 0),
-		PD_CU(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", 0),
-		PD_CU(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", 0),
-		PD_CU(MemcpyPeerAsync, "cuMemcpyPeerAsync", 0),
-		PD_CU(ModuleLoadDataEx, "cuModuleLoadDataEx", 0),
-		PD_CU(ModuleUnload, "cuModuleUnload", 0),
-		PD_CU(ModuleGetFunction, "cuModuleGetFunction", 0),
-		PD_CU(FuncGetParamInfo, "cuFuncGetParamInfo", 1),
-		PD_CU(LaunchKernel, "cuLaunchKernel", 0),
-#undef PD_CU
-	};
-	void *lib, *p;
-	size_t i;
+int pc_cuda_load(struct pc_cuda_api *api, char *why, size_t whylen);
 
-	memset(api, 0, sizeof(*api));
-	lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!lib) {
-		snprintf(why, whylen, "%s", dlerror());
-		return -ENODEV;
-	}
-	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
-		p = dlsym(lib, tab[i].sym);
-		if (!p && !tab[i].optional) {
-			snprintf(why, whylen, "libcuda.so.1 lacks %s",
-				 tab[i].sym);
-			return -ENODEV;
-		}
-		memcpy((char *)api + tab[i].off, &p, sizeof(p));
-	}
-	/* CUDA 12.8 added cuEventElapsedTime_v2; the first one still works */
-	p = dlsym(lib, "cuEventElapsedTime_v2");
-	if (!p)
-		p = dlsym(lib, "cuEventElapsedTime");
-	if (!p || (!api->CtxCreate_v4 && !api->CtxCreate_v2)) {
-		snprintf(why, whylen, "libcuda.so.1 lacks %s",
-			 p ? "cuCtxCreate" : "cuEventElapsedTime");
-		return -ENODEV;
-	}
-	memcpy(&api->EventElapsedTime, &p, sizeof(p));
-	api->lib = lib;
-	return 0;
-}
+/**
+ * pc_cuda_errname() - the name of driver error @r
+ * @api: a loaded table
+ * @r: a CUresult
+ *
+ * Return: "CUDA_ERROR_OUT_OF_MEMORY" and so on, never NULL.
+ */
+const char *pc_cuda_errname(const struct pc_cuda_api *api, CUresult r);
 
-#endif /* PTASKD_CUDA_DL_H */
+#endif /* PTASK_COMMON_CUDA_DL_H */

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * cuda_mem.c - memory of ptaskd's CUDA backend (see cuda_priv.h): a
+ * space's device allocations, pinned host memory, and copies within a
+ * space and between spaces.
+ *
+ * A space keeps the set of its allocations (struct cuda_alloc in
+ * @s->allocs, common/hash.h, keyed by the device pointer; only the
+ * space's thread touches it): mem_free of a pointer the space does not
+ * own is refused (in a shared context it could be another client's),
+ * and closing a space frees what is left.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "daemon/backend/cuda_priv.h"
+
+/* One allocation of a space: its node's key is the device pointer. */
+struct cuda_alloc {
+	struct pc_hash_node node;
+};
+
+int pd_cuda_mem_alloc(struct pd_backend *be, void *space, size_t bytes,
+		      uint64_t *dptr)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_space *s = space;
+	struct cuda_alloc *a;
+	CUdeviceptr p;
+	CUresult r;
+	int err;
+
+	if (!bytes)
+		return -EINVAL;
+	err = pd_cuda_ctx_use(cb, &s->c);
+	if (err)
+		return err;
+	a = malloc(sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	r = cb->cu.MemAlloc(&p, bytes);
+	if (r != CUDA_SUCCESS) {
+		free(a);
+		return pd_cuda_fail(cb, r, "cuMemAlloc");
+	}
+	pc_hash_add(&s->allocs, &a->node, p);
+	*dptr = p;
+	return 0;
+}
+
+void pd_cuda_mem_free(struct pd_backend *be, void *space, uint64_t dptr)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_space *s = space;
+	struct pc_hash_node *n = pc_hash_find(&s->allocs, dptr);
+	CUresult r;
+
+	if (!n) {
+		fprintf(stderr, "ptaskd: cuda: mem_free of %#llx: not allocated in this space\n",
+			(unsigned long long)dptr);
+		return;
+	}
+	pc_hash_del(&s->allocs, n);
+	free(pc_hash_entry(n, struct cuda_alloc, node));
+	if (pd_cuda_ctx_use(cb, &s->c))
+		return;
+	r = cb->cu.MemFree(dptr);
+	if (r != CUDA_SUCCESS)
+		pd_cuda_fail(cb, r, "cuMemFree");
+}
+
+void pd_cuda_mem_release(struct cuda_be *cb, struct cuda_space *s,
+			 bool free_memory)
+{
+	struct pc_hash_node *n;
+	CUresult r;
+
+	while ((n = pc_hash_pop(&s->allocs))) {
+		if (free_memory) {
+			r = cb->cu.MemFree(n->key);
+			if (r != CUDA_SUCCESS)
+				pd_cuda_fail(cb, r, "cuMemFree");
+		}
+		free(pc_hash_entry(n, struct cuda_alloc, node));
+	}
+}
+
+/*
+ * Pin host memory once per arena.  The registration needs some current
+ * context (device 0's primary one); PORTABLE makes the pages count as
+ * pinned in every context, per-client ones made later included.
+ */
+int pd_cuda_host_register(struct pd_backend *be, void *p, size_t bytes)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_ctx c;
+	CUresult r;
+	int err;
+
+	err = pd_cuda_ctx_primary(cb, 0, &c);
+	if (!err)
+		err = pd_cuda_ctx_use(cb, &c);
+	if (err)
+		return err;
+	r = cb->cu.MemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE);
+	if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) {
+		pd_cuda_fail(cb, r, "cuMemHostRegister");
+		return -EEXIST;
+	}
+	if (r != CUDA_SUCCESS)
+		return pd_cuda_fail(cb, r, "cuMemHostRegister");
+	return 0;
+}
+
+void pd_cuda_host_unregister(struct pd_backend *be, void *p)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_ctx c;
+	CUresult r;
+
+	if (pd_cuda_ctx_primary(cb, 0, &c) || pd_cuda_ctx_use(cb, &c))
+		return;
+	r = cb->cu.MemHostUnregister(p);
+	if (r != CUDA_SUCCESS)
+		pd_cuda_fail(cb, r, "cuMemHostUnregister");
+}
+
+int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
+		     const void *src, size_t bytes)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_space *s = space;
+	CUresult r;
+	int err;
+
+	if (!bytes)
+		return 0;
+	err = pd_cuda_ctx_use(cb, &s->c);
+	if (err)
+		return err;
+	r = cb->cu.MemcpyHtoDAsync(dst, src, bytes, s->stream);
+	if (r != CUDA_SUCCESS)
+		return pd_cuda_fail(cb, r, "cuMemcpyHtoDAsync");
+	return 0;
+}
+
+int pd_cuda_copy_d2h(struct pd_backend *be, void *space, void *dst,
+		     uint64_t src, size_t bytes)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_space *s = space;
+	CUresult r;
+	int err;
+
+	if (!bytes)
+		return 0;
+	err = pd_cuda_ctx_use(cb, &s->c);
+	if (err)
+		return err;
+	r = cb->cu.MemcpyDtoHAsync(dst, src, bytes, s->stream);
+	if (r != CUDA_SUCCESS)
+		return pd_cuda_fail(cb, r, "cuMemcpyDtoHAsync");
+	return 0;
+}
+
+/*
+ * Make @to's stream wait for everything queued so far on @from's.  @from
+ * may belong to another thread: its xlock keeps two copies from
+ * re-recording its event between one's record and wait.
+ */
+static int stream_order(struct cuda_be *cb, struct cuda_space *from,
+			struct cuda_space *to)
+{
+	CUresult r;
+	int err;
+
+	pthread_mutex_lock(&from->xlock);
+	err = pd_cuda_ctx_use(cb, &from->c);
+	if (err)
+		goto out_unlock;
+	r = cb->cu.EventRecord(from->xev, from->stream);
+	if (r != CUDA_SUCCESS) {
+		err = pd_cuda_fail(cb, r, "cuEventRecord");
+		goto out_unlock;
+	}
+	err = pd_cuda_ctx_use(cb, &to->c);
+	if (err)
+		goto out_unlock;
+	/* a wait may name an event of another context or device */
+	r = cb->cu.StreamWaitEvent(to->stream, from->xev, 0);
+	if (r != CUDA_SUCCESS)
+		err = pd_cuda_fail(cb, r, "cuStreamWaitEvent");
+out_unlock:
+	pthread_mutex_unlock(&from->xlock);
+	return err;
+}
+
+/*
+ * Let @dst's context map @src's memory, so peer copies go device to
+ * device rather than through host memory.  Only between spaces of one
+ * owner (or shared ones): mapping another client's memory into a context
+ * would let that context's kernels read it.  Failure is not an error:
+ * the copy is then staged by the driver.
+ */
+static void peer_enable(struct cuda_be *cb, struct cuda_space *dst,
+			struct cuda_space *src)
+{
+	CUresult r;
+	uint32_t i;
+
+	if (dst->dev == src->dev || dst->owner != src->owner ||
+	    dst->primary != src->primary || !cb->info[dst->dev].peer[src->dev])
+		return;
+	for (i = 0; i < dst->npeers; i++)
+		if (dst->peers[i] == src->c.id)
+			return;
+	if (dst->npeers == PD_CUDA_MAX_PEERS)
+		return;
+	r = cb->cu.CtxEnablePeerAccess(src->c.ctx, 0);
+	if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+		pd_cuda_fail(cb, r, "cuCtxEnablePeerAccess (copies staged)");
+		return;
+	}
+	dst->peers[dst->npeers++] = src->c.id;
+}
+
+int pd_cuda_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
+		     void *src_space, uint64_t src, size_t bytes)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_space *d = dst_space, *s = src_space;
+	CUresult r;
+	int err;
+
+	if (!bytes)
+		return 0;
+	if (d == s) {
+		err = pd_cuda_ctx_use(cb, &d->c);
+		if (err)
+			return err;
+		r = cb->cu.MemcpyDtoDAsync(dst, src, bytes, d->stream);
+		return r == CUDA_SUCCESS ? 0 : pd_cuda_fail(cb, r, "cuMemcpyDtoDAsync");
+	}
+	err = stream_order(cb, s, d);
+	if (err)
+		return err;
+	/* stream_order left @d's context current */
+	if (d->c.id == s->c.id) {
+		r = cb->cu.MemcpyDtoDAsync(dst, src, bytes, d->stream);
+		if (r != CUDA_SUCCESS)
+			return pd_cuda_fail(cb, r, "cuMemcpyDtoDAsync");
+	} else {
+		peer_enable(cb, d, s);
+		r = cb->cu.MemcpyPeerAsync(dst, d->c.ctx, src, s->c.ctx, bytes,
+					   d->stream);
+		if (r != CUDA_SUCCESS)
+			return pd_cuda_fail(cb, r, "cuMemcpyPeerAsync");
+	}
+	/* what @s queues next (a write, a free) must wait for the read */
+	return stream_order(cb, d, s);
+}
