@@ -93,7 +93,7 @@ TEST_F(netlink, get_info_unprivileged)
 						    : PT_CHILD_FAIL + 2);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 TEST_F(netlink, register_counted_and_close_unregisters)
@@ -110,7 +110,7 @@ TEST_F(netlink, register_counted_and_close_unregisters)
 	ASSERT_PT(0, pt_nl_get_info(&info));
 	ASSERT_EQ(before + 1, (__u64)info.executors);
 	pt_env_close(&self->env, xfd);
-	ASSERT_PT(0, pt_executors_wait(before, 1000));
+	ASSERT_PT(0, pt_executors_wait(before, PT_WAIT_MS));
 }
 
 TEST_F(netlink, register_without_accels)
@@ -193,7 +193,7 @@ TEST_F(netlink, register_without_cap_eperm)
 						   : PT_CHILD_FAIL + 2);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 	ASSERT_EQ(before, executors_now());
 }
 
@@ -216,7 +216,7 @@ TEST_F(netlink, register_as_other_user_eperm)
 						   : PT_CHILD_FAIL + 2);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 TEST_F(netlink, unregister_drops_role)
