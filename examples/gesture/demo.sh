@@ -102,8 +102,9 @@ esac
 	--host-kernels "$ROOT/build/twins" ${GESTURE_PTASKD_ARGS:-} \
 	>"$LOGS/ptaskd.log" 2>&1 &
 DPID=$!
-for _ in $(seq 100); do [ -S "$W/sock" ] && break; sleep 0.1; done
-[ -S "$W/sock" ] || die "ptaskd did not start: $(tail -n 3 "$LOGS/ptaskd.log")"
+# up to 30 s: a busy machine starts it later, not never
+for _ in $(seq 300); do [ -S "$W/sock" ] && break; sleep 0.1; done
+[ -S "$W/sock" ] || die "ptaskd did not start within 30 s: $(tail -n 3 "$LOGS/ptaskd.log")"
 say "ptaskd --mode user --backend $backend ${GESTURE_PTASKD_ARGS:+$GESTURE_PTASKD_ARGS }(pid $DPID, socket $W/sock)"
 
 # --- the runs ---------------------------------------------------------------------

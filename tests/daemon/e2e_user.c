@@ -25,6 +25,13 @@
 #include "util.h"
 
 #define N	4096	/* floats per vector */
+/*
+ * Deadlines for what is normally there at once (a result, the daemon's
+ * counts back at their base, a child asleep in its call): generous, so
+ * that a busy machine makes a check slower, never wrong.
+ */
+#define WAIT_MS		30000
+#define WAIT_NS		(WAIT_MS * 1000000LL)
 
 struct chain {
 	struct ptask_ctx *ctx;
@@ -183,7 +190,7 @@ static int pull_round(struct chain *ch, int k)
 	float *p;
 	int err, i;
 
-	err = ptask_pull(ch->ctx, ch->out, 10LL * 1000000000, &db);
+	err = ptask_pull(ch->ctx, ch->out, WAIT_NS, &db);
 	if (err)
 		return err;
 	err = ptask_db_bytes(db) == N * sizeof(float) ?
@@ -229,24 +236,35 @@ static bool test_chain(const char *backend, int rounds)
  * A datablock's memory goes when the datablock does: the engine's own
  * mapping of an intermediate between two GPU ptasks must not keep a dead
  * round's buffer alive for seconds (the gesture demo kept one per frame,
- * gigabytes, until the engine's periodic tidying).
+ * gigabytes, until the engine's periodic tidying, which frees data only
+ * after it sat idle for a second).  So the counts must be back at their
+ * base well within that second: 0.3 s.  A busy machine can miss that
+ * once; the engine never meets it while it keeps dead buffers, so the
+ * rounds are tried up to DEAD_MEMORY_TRIES times and one hit passes.
  */
+#define DEAD_MEMORY_TRIES	5
+
 static bool test_dead_memory_goes_at_once(const struct td_daemon *d)
 {
 	uint64_t base[__PTASK_COUNT_MAX];
 	struct chain ch = { };
 	bool ok = false;
-	int err, k;
+	int err, k, try;
 
 	err = ptask_ctx_open(PTASK_MODE_AUTO, NULL, &ch.ctx);
 	TD_CHECK(!err, "ctx_open: %s", strerror(-err));
 	err = build_gpu_chain(&ch) ?: td_counts(d, base);
-	for (k = 0; !err && k < 24; k++)
-		err = push_round(&ch, k) ?: pull_round(&ch, k);
-	if (err)
-		fprintf(stderr, "  rounds: %s\n", strerror(-err));
-	else
-		ok = td_counts_settle(d, base, 300);
+	for (try = 0; !err && !ok && try < DEAD_MEMORY_TRIES; try++) {
+		/* What a missed try left goes with the tidying first. */
+		if (try && !td_counts_settle(d, base, WAIT_MS))
+			break;
+		for (k = 0; !err && k < 24; k++)
+			err = push_round(&ch, k) ?: pull_round(&ch, k);
+		if (err)
+			fprintf(stderr, "  rounds: %s\n", strerror(-err));
+		else
+			ok = td_counts_settle(d, base, 300);
+	}
 	ptask_ctx_close(ch.ctx);
 	return ok;
 }
@@ -373,6 +391,30 @@ static bool test_wrong_twin(const struct td_daemon *d, const char *entry)
 	return true;
 }
 
+/* Is process @pid asleep ('S' in /proc/PID/stat)?  Waits up to @ms. */
+static bool wait_sleeping(pid_t pid, int ms)
+{
+	char path[64], buf[256], *p;
+	int t;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (t = 0; t <= ms; t += 10) {
+		FILE *f = fopen(path, "r");
+		bool asleep = false;
+
+		if (f && fgets(buf, sizeof(buf), f)) {
+			p = strrchr(buf, ')');	/* the name may hold spaces */
+			asleep = p && p[1] == ' ' && p[2] == 'S';
+		}
+		if (f)
+			fclose(f);
+		if (asleep)
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
 /* A client killed while it sleeps in push: the daemon frees all it held. */
 static bool test_killed_client(const struct td_daemon *d)
 {
@@ -408,11 +450,17 @@ static bool test_killed_client(const struct td_daemon *d)
 	close(ready[1]);
 	TD_CHECK(read(ready[0], &c, 1) == 1, "the child did not get to its push");
 	close(ready[0]);
+	/*
+	 * Asleep in the push (or in anything before it: the check below
+	 * can pass early on a busy machine, never fail for it), and still
+	 * there a moment later: a push that wrongly returns ends the child.
+	 */
+	TD_CHECK(wait_sleeping(pid, WAIT_MS), "the child never slept in its push");
 	usleep(300 * 1000);
 	TD_CHECK(waitpid(pid, &status, WNOHANG) == 0, "the second push did not sleep");
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	TD_CHECK(td_counts_settle(d, base, 3000), "objects leaked");
+	TD_CHECK(td_counts_settle(d, base, WAIT_MS), "objects leaked");
 	return true;
 }
 
@@ -435,7 +483,8 @@ static void *kill_later(void *p)
 
 /*
  * The daemon dies (SIGKILL) or is stopped (SIGTERM) under a pull that
- * sleeps: the pull fails with -ENOTCONN at once, not a hang.
+ * sleeps: the pull fails with -ENOTCONN, not a hang: long before its own
+ * timeout (which would end it with -ETIMEDOUT).
  */
 static bool test_daemon_gone(struct td_daemon *d, int sig)
 {
@@ -452,11 +501,12 @@ static bool test_daemon_gone(struct td_daemon *d, int sig)
 	TD_CHECK(!err, "build: %s", strerror(-err));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	TD_CHECK(!pthread_create(&th, NULL, kill_later, &k), "pthread_create");
-	err = ptask_pull(ch.ctx, ch.out, 20LL * 1000000000, &db);
+	err = ptask_pull(ch.ctx, ch.out, 2 * WAIT_NS, &db);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	pthread_join(th, NULL);
 	TD_CHECK(err == -ENOTCONN, "pull: %d, want -ENOTCONN", err);
-	TD_CHECK(t1.tv_sec - t0.tv_sec < 5, "pull took %ld s", (long)(t1.tv_sec - t0.tv_sec));
+	TD_CHECK(t1.tv_sec - t0.tv_sec < WAIT_MS / 1000, "pull took %ld s",
+		 (long)(t1.tv_sec - t0.tv_sec));
 	err = ptask_graph_run(ch.ctx, ch.graph);
 	TD_CHECK(err == -ENOTCONN, "a later call: %d, want -ENOTCONN", err);
 	ptask_ctx_close(ch.ctx);
@@ -491,9 +541,9 @@ int main(void)
 			  "%s: a client's own sgemm (not the gemm example's PTX): -EIO, not the twin",
 			  backends[i]);
 		td_result(test_dead_memory_goes_at_once(&d),
-			  "%s: 24 rounds later, their datablocks' memory is gone within 0.3 s",
-			  backends[i]);
-		td_result(td_counts_settle(&d, base, 3000), "%s: every object freed", backends[i]);
+			  "%s: 24 rounds later, their datablocks' memory is gone within 0.3 s (in one of %d tries)",
+			  backends[i], DEAD_MEMORY_TRIES);
+		td_result(td_counts_settle(&d, base, WAIT_MS), "%s: every object freed", backends[i]);
 		td_result(test_killed_client(&d), "%s: a client killed in push frees all it held", backends[i]);
 		td_result(td_stop(&d) == 0, "%s: SIGTERM: ptaskd exits 0", backends[i]);
 	}

@@ -36,7 +36,8 @@ ptask_tests() {
 		"$PTASKD" --mode user --backend "$PT_BACKEND" --socket "$S" \
 			--host-kernels "$TWINS" 2>>"$W/ptaskd.log" &
 		PT_PD=$!
-		for _ in $(seq 200); do
+		# up to 30 s: a busy machine starts it later, not never
+		for _ in $(seq 600); do
 			[ -S "$S" ] && return 0
 			kill -0 "$PT_PD" 2>/dev/null || { PT_PD=; return 1; }
 			sleep 0.05
@@ -59,7 +60,7 @@ ptask_tests() {
 		PTASK_SOCKET=$S "$d" mount -f --backend "$1" --passfile "$PW" "$C" "$M" \
 			>>"$LOG" 2>&1 &
 		pid=$!
-		for _ in $(seq 400); do
+		for _ in $(seq 600); do	# 30 s
 			mountpoint -q "$M" && return 0
 			kill -0 "$pid" 2>/dev/null || { pid=; return 1; }
 			sleep 0.05
@@ -68,9 +69,9 @@ ptask_tests() {
 	}
 	pt_umount() {
 		[ -n "$pid" ] || return 0
-		timeout 20 fusermount3 -u "$M" || umount "$M" || return 1
-		# the daemon must exit by itself, ptaskd or not
-		for _ in $(seq 400); do
+		timeout 30 fusermount3 -u "$M" || umount "$M" || return 1
+		# the daemon must exit by itself, ptaskd or not (30 s)
+		for _ in $(seq 600); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.05
 		done

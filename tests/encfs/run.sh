@@ -201,7 +201,8 @@ fuse_tests() {
 		mountpoint -q "$M" && return 1
 		"$d" mount -f --passfile "$PW" "$@" "$C" "$M" >>"$W/daemon.log" 2>&1 &
 		pid=$!
-		for _ in $(seq 200); do
+		# up to 30 s: a busy machine mounts later, not never
+		for _ in $(seq 600); do
 			mountpoint -q "$M" && return 0
 			kill -0 "$pid" 2>/dev/null || { pid=; return 1; }
 			sleep 0.05
@@ -341,7 +342,7 @@ fuse_tests() {
 	script -qefc "'$BIN' mount '$C' '$M'" "$W/tty.out" <"$W/ttyin" >/dev/null 2>&1 &
 	local spid=$!
 	exec 7>"$W/ttyin"
-	for _ in $(seq 200); do grep -q 'Password:' "$W/tty.out" 2>/dev/null && break; sleep 0.05; done
+	for _ in $(seq 600); do grep -q 'Password:' "$W/tty.out" 2>/dev/null && break; sleep 0.05; done
 	printf '%s\n' "$(cat "$PW")" >&7
 	exec 7>&-
 	wait "$spid"
@@ -528,7 +529,8 @@ fuse_tests() {
 	fi
 	if command -v fio >/dev/null; then
 		mount_fs release
-		out=$(timeout -k 5 180 fio --name=encfs-verify --directory="$M" --size=48m --bs=4k,64k \
+		# the limit catches a hang only: 2 busy cores make fio slow
+		out=$(timeout -k 60 600 fio --name=encfs-verify --directory="$M" --size=48m --bs=4k,64k \
 			--rw=randwrite --ioengine=psync --numjobs=2 --verify=crc32c --verify_fatal=1 \
 			--do_verify=1 --verify_state_save=0 --fsync=64 --bssplit=1k/20:4k/40:64k/30:1m/10 2>&1)
 		rc=$?

@@ -132,7 +132,8 @@ run_impl pipes-cpu --impl pipes --cpu
 "$D" --mode user --backend cpu --socket "$W/sock" --host-kernels "$PWD/build/twins" \
 	>"$W/ptaskd.log" 2>&1 &
 DPID=$!
-for _ in $(seq 100); do [ -S "$W/sock" ] && break; sleep 0.1; done
+# up to 30 s: a busy machine starts it later, not never
+for _ in $(seq 300); do [ -S "$W/sock" ] && break; sleep 0.1; done
 if [ -S "$W/sock" ]; then
 	run_impl ptask-cpu --impl ptask --cpu --socket "$W/sock" --daemon-pid "$DPID"
 else
@@ -177,7 +178,7 @@ sed 's/^/#   /' "$W/gpucheck.out"
 if [ "${rc:-0}" != 77 ]; then
 	"$D" --mode user --backend cuda --socket "$W/sock-cuda" >"$W/ptaskd-cuda.log" 2>&1 &
 	CPID=$!
-	for _ in $(seq 100); do [ -S "$W/sock-cuda" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ -S "$W/sock-cuda" ] && break; sleep 0.1; done
 	run_impl ptask-gpu --impl ptask --socket "$W/sock-cuda" --daemon-pid "$CPID"
 	kill -TERM "$CPID" 2>/dev/null
 	wait "$CPID" 2>/dev/null

@@ -55,9 +55,10 @@ TEST_F(datablock, create_by_size)
 		  count_now(PTASK_COUNT_BUFFERS));
 	ASSERT_PT(0, pt_db_release(self->fd, h));
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_DATABLOCKS,
-				   self->c0[PTASK_COUNT_DATABLOCKS], 1000));
+				   self->c0[PTASK_COUNT_DATABLOCKS],
+				   PT_WAIT_MS));
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_BUFFERS,
-				   self->c0[PTASK_COUNT_BUFFERS], 1000));
+				   self->c0[PTASK_COUNT_BUFFERS], PT_WAIT_MS));
 }
 
 TEST_F(datablock, create_by_array_template)
@@ -330,14 +331,15 @@ TEST_F(datablock, mapping_outlives_release)
 	pt_fill(p, 8192, 31337);
 	ASSERT_PT(0, pt_db_release(self->fd, h));
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_DATABLOCKS,
-				   self->c0[PTASK_COUNT_DATABLOCKS], 1000));
+				   self->c0[PTASK_COUNT_DATABLOCKS],
+				   PT_WAIT_MS));
 	ASSERT_EQ(self->c0[PTASK_COUNT_BUFFERS] + 1,
 		  count_now(PTASK_COUNT_BUFFERS));
 	ASSERT_PT(0, pt_check(p, 8192, &s));
 	ASSERT_EQ(31337U, s);
 	pt_env_unmap(&self->env, p);
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_BUFFERS,
-				   self->c0[PTASK_COUNT_BUFFERS], 1000));
+				   self->c0[PTASK_COUNT_BUFFERS], PT_WAIT_MS));
 }
 
 /*
@@ -355,19 +357,19 @@ TEST_F(datablock, records_travel_and_set_records)
 	ASSERT_NE(NULL, pt_env_executor(&self->env));
 	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
 	ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 200, 5, 3, 0,
-				  pt_deadline_ms(3000)));
+				  pt_wait_deadline()));
 	ASSERT_PT(0, pt_pull_seed(self->fd, g.out_chan[0], 0,
-				  pt_deadline_ms(3000), &s, &bytes, &rec));
+				  pt_wait_deadline(), &s, &bytes, &rec));
 	ASSERT_EQ(5U, s);
 	ASSERT_EQ(200ULL, bytes);
 	ASSERT_EQ(3ULL, rec);
 
 	ASSERT_PT(0, pt_db_make(self->fd, 200, 6, &h));
 	ASSERT_PT(0, pt_push(self->fd, g.in_chan[0], h, PTASK_PUSH_SET_RECORDS,
-			     7, pt_deadline_ms(3000)));
+			     7, pt_wait_deadline()));
 	ASSERT_PT(0, pt_db_release(self->fd, h));
 	ASSERT_PT(0, pt_pull_seed(self->fd, g.out_chan[0], 0,
-				  pt_deadline_ms(3000), &s, &bytes, &rec));
+				  pt_wait_deadline(), &s, &bytes, &rec));
 	ASSERT_EQ(6U, s);
 	ASSERT_EQ(7ULL, rec);
 }

@@ -293,7 +293,7 @@ TEST_F(graph, last_close_frees_name)
 	ASSERT_PT(0, pt_graph_open(fd2, name, PTASK_GRAPH_CREATE, 0600, NULL));
 	ASSERT_EQ(before + 1, graphs_now());
 	pt_env_close(&self->env, fd2);
-	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_GRAPHS, before, 1000));
+	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_GRAPHS, before, PT_WAIT_MS));
 	ASSERT_PT(-ENOENT, pt_graph_open(self->fd, name, 0, 0, NULL));
 }
 

@@ -75,7 +75,7 @@ TEST_F(lifetime, close_frees_everything)
 
 	pt_env_unmap(&self->env, m);
 	pt_env_close(&self->env, fd2);
-	ASSERT_EQ(0, pt_counts_wait_all(c0, 2000, "closed"));
+	ASSERT_EQ(0, pt_counts_wait_all(c0, PT_WAIT_MS, "closed"));
 }
 
 /* A mapping keeps the datablock's memory (and the file) until munmap. */
@@ -101,7 +101,7 @@ TEST_F(lifetime, mapping_outlives_close)
 	EXPECT_EQ(123U, seed);
 	pt_fill(m, 4096, 124);	/* still writable, no crash */
 	munmap(m, 4096);
-	ASSERT_EQ(0, pt_counts_wait_all(c0, 2000, "unmapped"));
+	ASSERT_EQ(0, pt_counts_wait_all(c0, PT_WAIT_MS, "unmapped"));
 }
 
 /* A graph lives while any client has it open. */
@@ -136,7 +136,7 @@ TEST_F(lifetime, graph_lives_while_another_client_has_it)
 	ASSERT_PT(0, pt_lookup(fd3, gh, PTASK_OBJ_CHANNEL, "in0", &ch));
 	ASSERT_PT(0, pt_push_seed(fd3, ch, 64, 2, 0, PTASK_NONBLOCK, 0));
 	pt_env_close(&self->env, fd3);
-	ASSERT_EQ(0, pt_counts_wait_all(c0, 2000, "all closed"));
+	ASSERT_EQ(0, pt_counts_wait_all(c0, PT_WAIT_MS, "all closed"));
 	ASSERT_PT(-ENOENT, pt_graph_open(self->fd, name, 0, 0, NULL));
 }
 
@@ -157,9 +157,9 @@ TEST_F(lifetime, terminate_releases_datablocks)
 				   c0[PTASK_COUNT_DATABLOCKS] + 3, 0));
 	ASSERT_PT(0, pt_graph_terminate(self->fd, g.graph));
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_DATABLOCKS,
-				   c0[PTASK_COUNT_DATABLOCKS], 1000));
+				   c0[PTASK_COUNT_DATABLOCKS], PT_WAIT_MS));
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_BUFFERS,
-				   c0[PTASK_COUNT_BUFFERS], 1000));
+				   c0[PTASK_COUNT_BUFFERS], PT_WAIT_MS));
 	/* The graph object itself stays until closed. */
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_GRAPHS,
 				   c0[PTASK_COUNT_GRAPHS], 0));
@@ -191,8 +191,8 @@ TEST_F(lifetime, exit_without_cleanup_leaves_nothing)
 		_exit(PT_CHILD_OK);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
-	ASSERT_EQ(0, pt_counts_wait_all(c0, 2000, "child exited"));
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
+	ASSERT_EQ(0, pt_counts_wait_all(c0, PT_WAIT_MS, "child exited"));
 }
 
 /*
@@ -254,12 +254,12 @@ static int kill_blocked(struct __test_metadata *_metadata,
 	st = (int)read(pipefd[0], &c, 1);
 	close(pipefd[0]);
 	if (st != 1) {
-		st = pt_env_wait_pid(env, pid, 5000);
+		st = pt_env_wait_pid(env, pid, PT_WAIT_MS);
 		TH_LOG("child failed before blocking: status %#x", st);
 		ASSERT_TRUE(false);
 	}
 	/* Blocked in the ioctl, holding objects. */
-	ASSERT_PT(0, pt_wait_sleeping(pid, pid, 3000));
+	ASSERT_PT(0, pt_wait_sleeping(pid, pid, PT_WAIT_MS));
 	pt_sleep_ms(30);
 	ASSERT_PT(0, pt_wait_sleeping(pid, pid, 0));
 	ASSERT_PT(0, pt_counts_read(c1));
@@ -268,11 +268,11 @@ static int kill_blocked(struct __test_metadata *_metadata,
 	ASSERT_LT(c0[PTASK_COUNT_DATABLOCKS], c1[PTASK_COUNT_DATABLOCKS]);
 
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	st = pt_env_wait_pid(env, pid, 5000);
+	st = pt_env_wait_pid(env, pid, PT_WAIT_MS);
 	ASSERT_LE(0, st);
 	ASSERT_TRUE(WIFSIGNALED(st));
 	ASSERT_EQ(SIGKILL, WTERMSIG(st));
-	ASSERT_EQ(0, pt_counts_wait_all(c0, 2000, "after SIGKILL"));
+	ASSERT_EQ(0, pt_counts_wait_all(c0, PT_WAIT_MS, "after SIGKILL"));
 	return 0;
 }
 
@@ -316,7 +316,7 @@ TEST_F(lifetime, executor_killed_mid_invocation)
 			_exit(PT_CHILD_FAIL);
 		if (write(pipefd[1], "r", 1) != 1)
 			_exit(PT_CHILD_FAIL + 1);
-		if (pt_exec_take(fd, 0, pt_deadline_ms(5000), &inv, 1, ports, 2,
+		if (pt_exec_take(fd, 0, pt_wait_deadline(), &inv, 1, ports, 2,
 				 &n, NULL) || n != 1)
 			_exit(PT_CHILD_FAIL + 2);
 		if (write(pipefd[1], "t", 1) != 1)
@@ -329,23 +329,23 @@ TEST_F(lifetime, executor_killed_mid_invocation)
 	st = (int)read(pipefd[0], &c, 1);
 	if (st == 1) {
 		EXPECT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 64, 1, 0, 0,
-					  pt_deadline_ms(3000)));
+					  pt_wait_deadline()));
 		st = (int)read(pipefd[0], &c, 1);
 	}
 	close(pipefd[0]);
 	if (st != 1) {
-		st = pt_env_wait_pid(&self->env, pid, 5000);
+		st = pt_env_wait_pid(&self->env, pid, PT_WAIT_MS);
 		TH_LOG("executor child failed: status %#x", st);
 		ASSERT_TRUE(false);
 	}
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	st = pt_env_wait_pid(&self->env, pid, 5000);
+	st = pt_env_wait_pid(&self->env, pid, PT_WAIT_MS);
 	ASSERT_LE(0, st);
 	ASSERT_PT(-EIO, pt_pull(self->fd, g.out_chan[0], 0,
-				pt_deadline_ms(3000), NULL));
+				pt_wait_deadline(), NULL));
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_INVOCATIONS,
-				   c0[PTASK_COUNT_INVOCATIONS], 1000));
-	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, 1000));
+				   c0[PTASK_COUNT_INVOCATIONS], PT_WAIT_MS));
+	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, PT_WAIT_MS));
 }
 
 TEST_HARNESS_MAIN

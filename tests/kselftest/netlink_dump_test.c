@@ -271,7 +271,7 @@ do {									\
 	__pid = fork_builder(self->fd, g, tag);				\
 	ASSERT_LT(0, __pid);						\
 	pt_env_track_pid(&self->env, __pid);				\
-	PT_WAIT_CHILD(&self->env, __pid, 5000);				\
+	PT_WAIT_CHILD(&self->env, __pid, PT_WAIT_MS);			\
 } while (0)
 
 /* ------------------------------------------------------------------ */
@@ -583,7 +583,7 @@ TEST_F(nldump, dump_as_other_user_eperm)
 	if (pid == 0)
 		child_dump_eperm(true);
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 TEST_F(nldump, dump_without_caps_eperm)
@@ -600,7 +600,7 @@ TEST_F(nldump, dump_without_caps_eperm)
 	if (pid == 0)
 		child_dump_eperm(false);
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /* ------------------------------------------------------------------ */
@@ -877,7 +877,7 @@ TEST_F(nldump, events_reach_unprivileged_listener)
 		if (read(go[0], &want, sizeof(want)) != sizeof(want))
 			_exit(CHILD_STEP(3));
 		do {
-			if (pt_nl_events_next(&ev, &e, 2000))
+			if (pt_nl_events_next(&ev, &e, PT_WAIT_MS))
 				_exit(CHILD_STEP(4));
 		} while (e.event != PTASK_EVENT_CREATED || e.handle != want);
 		_exit(e.type == PTASK_OBJ_GRAPH ? PT_CHILD_OK : CHILD_STEP(5));
@@ -891,7 +891,7 @@ TEST_F(nldump, events_reach_unprivileged_listener)
 	ASSERT_EQ((ssize_t)sizeof(graph), write(go[1], &graph, sizeof(graph)));
 	close(ready[0]);
 	close(go[1]);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /* ------------------------------------------------------------------ */

@@ -96,7 +96,7 @@ TEST_F(netlink, get_info_unprivileged)
 						    : PT_CHILD_FAIL + 2);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 TEST_F(netlink, register_counted_and_close_unregisters)
@@ -113,7 +113,7 @@ TEST_F(netlink, register_counted_and_close_unregisters)
 	ASSERT_PT(0, pc_genl_get_info(&info));
 	ASSERT_EQ(before + 1, (__u64)info.executors);
 	pt_env_close(&self->env, xfd);
-	ASSERT_PT(0, pt_executors_wait(before, 1000));
+	ASSERT_PT(0, pt_executors_wait(before, PT_WAIT_MS));
 }
 
 TEST_F(netlink, register_without_accels)
@@ -196,7 +196,7 @@ TEST_F(netlink, register_without_cap_eperm)
 						   : PT_CHILD_FAIL + 2);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 	ASSERT_EQ(before, executors_now());
 }
 
@@ -219,7 +219,7 @@ TEST_F(netlink, register_as_other_user_eperm)
 						   : PT_CHILD_FAIL + 2);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /*

@@ -425,7 +425,7 @@ TEST_F(object, priority_proxy_raise_eperm)
 		_exit(r == -EPERM ? PT_CHILD_OK : PT_CHILD_FAIL + 3);
 	}
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 10000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /* --- geometry --- */

@@ -36,7 +36,7 @@ FIXTURE_TEARDOWN(pipeline)
 
 static int pull_seed(int fd, __u32 chan, __u32 *seed)
 {
-	return pt_pull_seed(fd, chan, 0, pt_deadline_ms(5000), seed, NULL,
+	return pt_pull_seed(fd, chan, 0, pt_wait_deadline(), seed, NULL,
 			    NULL);
 }
 
@@ -67,19 +67,19 @@ TEST_F(pipeline, sticky_port_reuses_datablock)
 		if (steps[i].sticky) {
 			ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 64,
 						  steps[i].sticky, 0, 0,
-						  pt_deadline_ms(3000)));
+						  pt_wait_deadline()));
 			last_sticky = steps[i].sticky;
 		}
 		ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[1], 64,
 					  steps[i].normal, 0, 0,
-					  pt_deadline_ms(3000)));
+					  pt_wait_deadline()));
 		ASSERT_PT(0, pull_seed(self->fd, g.out_chan[0], &seed));
 		TH_LOG("invocation %u saw sticky %u", i, seed);
 		ASSERT_EQ(last_sticky, seed);
 		ASSERT_PT(0, pull_seed(self->fd, g.out_chan[1], &seed));
 		ASSERT_EQ(steps[i].normal, seed);
 	}
-	ASSERT_PT(0, pt_executor_wait(ex, 6, 2000));
+	ASSERT_PT(0, pt_executor_wait(ex, 6, PT_WAIT_MS));
 	ASSERT_EQ(6UL, pt_executor_completed(ex));
 	ASSERT_EQ(0UL, ex->errors);
 }
@@ -96,11 +96,11 @@ TEST_F(pipeline, sticky_port_needs_a_first_datablock)
 	ASSERT_NE(NULL, pt_env_executor(&self->env));
 	ASSERT_PT(0, pt_build_copy(self->fd, &s, &g));
 	ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[1], 64, 1, 0, 0,
-				  pt_deadline_ms(3000)));
+				  pt_wait_deadline()));
 	ASSERT_PT(-ETIMEDOUT, pt_pull(self->fd, g.out_chan[1], 0,
 				      pt_deadline_ms(100), NULL));
 	ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 64, 50, 0, 0,
-				  pt_deadline_ms(3000)));
+				  pt_wait_deadline()));
 	ASSERT_PT(0, pull_seed(self->fd, g.out_chan[1], &seed));
 	ASSERT_EQ(1U, seed);
 	ASSERT_PT(0, pull_seed(self->fd, g.out_chan[0], &seed));
@@ -125,14 +125,14 @@ TEST_F(pipeline, sink_ptask_completes)
 	ASSERT_PT(0, pt_counts_read(c0));
 	for (i = 0; i < 5; i++)
 		ASSERT_PT(0, pt_push_seed(self->fd, ch, 256, i, 0, 0,
-					  pt_deadline_ms(3000)));
-	ASSERT_PT(0, pt_executor_wait(ex, 5, 3000));
+					  pt_wait_deadline()));
+	ASSERT_PT(0, pt_executor_wait(ex, 5, PT_WAIT_MS));
 	ASSERT_EQ(0UL, ex->errors);
 	/* Consumed and dropped: nothing of them is left. */
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_DATABLOCKS,
-				   c0[PTASK_COUNT_DATABLOCKS], 1000));
+				   c0[PTASK_COUNT_DATABLOCKS], PT_WAIT_MS));
 	ASSERT_PT(0, pt_count_wait(PTASK_COUNT_INVOCATIONS,
-				   c0[PTASK_COUNT_INVOCATIONS], 1000));
+				   c0[PTASK_COUNT_INVOCATIONS], PT_WAIT_MS));
 }
 
 /* One output port, @n graph-output channels of capacity @cap. */
@@ -174,14 +174,14 @@ TEST_F(pipeline, fan_out_same_datablock)
 	ASSERT_PT(0, fan_out_graph(self->fd, 3, 2, &in, out));
 	for (k = 0; k < 2; k++)
 		ASSERT_PT(0, pt_push_seed(self->fd, in, 2048, 40 + k, 0, 0,
-					  pt_deadline_ms(3000)));
+					  pt_wait_deadline()));
 	for (k = 0; k < 2; k++) {
 		for (i = 0; i < 3; i++) {
 			void *m;
 			int r;
 
 			ASSERT_PT(0, pt_pull(self->fd, out[i], 0,
-					     pt_deadline_ms(3000), &pl[i]));
+					     pt_wait_deadline(), &pl[i]));
 			m = pt_map(self->fd, pl[i].mmap_offset, pl[i].bytes,
 				   PROT_READ);
 			ASSERT_NE(NULL, m);
@@ -214,15 +214,15 @@ TEST_F(pipeline, fan_out_waits_for_every_channel)
 	ASSERT_PT(0, fan_out_graph(self->fd, 3, 1, &in, out));
 	/* O1 lands in all three channels; empty two of them. */
 	ASSERT_PT(0, pt_push_seed(self->fd, in, 64, 1, 0, 0,
-				  pt_deadline_ms(3000)));
+				  pt_wait_deadline()));
 	ASSERT_PT(0, pull_seed(self->fd, out[0], &seed));
 	ASSERT_EQ(1U, seed);
 	ASSERT_PT(0, pull_seed(self->fd, out[1], &seed));
 	ASSERT_EQ(1U, seed);
 	/* O2 is made, but out[2] still holds O1. */
 	ASSERT_PT(0, pt_push_seed(self->fd, in, 64, 2, 0, 0,
-				  pt_deadline_ms(3000)));
-	ASSERT_PT(0, pt_executor_wait(ex, 2, 3000));
+				  pt_wait_deadline()));
+	ASSERT_PT(0, pt_executor_wait(ex, 2, PT_WAIT_MS));
 	pt_sleep_ms(20);
 	ASSERT_PT(-EAGAIN, pt_pull(self->fd, out[0], PTASK_NONBLOCK, 0, NULL));
 	ASSERT_PT(-EAGAIN, pt_pull(self->fd, out[1], PTASK_NONBLOCK, 0, NULL));
@@ -249,13 +249,13 @@ static int stream(int fd, const struct pt_chain *c, __u32 n, __u32 w,
 	for (i = 0; i < n + w; i++) {
 		if (i < n) {
 			r = pt_push_seed(fd, c->chan[0], bytes, base + i, i, 0,
-					 pt_deadline_ms(5000));
+					 pt_wait_deadline());
 			if (r)
 				return r;
 		}
 		if (i >= w) {
 			r = pt_pull_seed(fd, c->chan[c->n], 0,
-					 pt_deadline_ms(5000), &seed,
+					 pt_wait_deadline(), &seed,
 					 &got_bytes, &rec);
 			if (r)
 				return r;
@@ -295,7 +295,7 @@ TEST_F_TIMEOUT(pipeline, cpu_chain_in_process, 120)
 	ASSERT_PT(0, pt_graph_run(self->fd, c.graph));
 	ASSERT_PT(0, stream(self->fd, &c, 100, 3, 256, 9000));
 	/* The last EXEC_COMPLETE may return after the pull it fed. */
-	ASSERT_PT(0, pt_executor_wait(ex, 300, 2000));
+	ASSERT_PT(0, pt_executor_wait(ex, 300, PT_WAIT_MS));
 	ASSERT_EQ(300UL, pt_executor_completed(ex));
 	ASSERT_EQ(0UL, ex->errors);
 	ASSERT_EQ((__u64)getpid(), ex->last_owner_pid);
@@ -317,7 +317,7 @@ TEST_F_TIMEOUT(pipeline, interleaved_graphs, 120)
 		for (k = 0; k < 3; k++)
 			ASSERT_PT(0, pt_push_seed(self->fd, c[k].chan[0], 128,
 						  1000 * k + i, 0, 0,
-						  pt_deadline_ms(5000)));
+						  pt_wait_deadline()));
 	for (k = 0; k < 3; k++) {
 		for (i = 0; i < 6; i++) {
 			ASSERT_PT(0, pull_seed(self->fd, c[k].chan[c[k].n],
@@ -344,15 +344,15 @@ TEST_F(pipeline, test_executor_count_exit)
 	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
 	for (i = 0; i < 3; i++) {
 		ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 64, i, 0, 0,
-					  pt_deadline_ms(3000)));
+					  pt_wait_deadline()));
 		ASSERT_PT(0, pull_seed(self->fd, g.out_chan[0], &seed));
 		ASSERT_EQ(i, seed);
 	}
-	st = pt_env_wait_pid(&self->env, pid, 5000);
+	st = pt_env_wait_pid(&self->env, pid, PT_WAIT_MS);
 	ASSERT_LE(0, st);
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(0, WEXITSTATUS(st));
-	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, 2000));
+	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, PT_WAIT_MS));
 }
 
 TEST_F(pipeline, test_executor_sigterm_clean)
@@ -366,11 +366,11 @@ TEST_F(pipeline, test_executor_sigterm_clean)
 		     pt_executor_path(), PT_EXECUTOR_ENV);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, kill(pid, SIGTERM));
-	st = pt_env_wait_pid(&self->env, pid, 3000);
+	st = pt_env_wait_pid(&self->env, pid, PT_WAIT_MS);
 	ASSERT_LE(0, st);
 	ASSERT_TRUE(WIFEXITED(st));
 	ASSERT_EQ(0, WEXITSTATUS(st));
-	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, 2000));
+	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, PT_WAIT_MS));
 }
 
 TEST_HARNESS_MAIN

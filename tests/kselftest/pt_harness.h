@@ -12,9 +12,49 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
+/*
+ * Each test's limit in all: the harness's 30 s are seconds of wall time, and
+ * the guest is emulated on a host that may be busy.  A hang still fails
+ * (and the guest's /init limits each program to its PROG_TIMEOUT).
+ */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT	120
+
 #include <sys/wait.h>
 
 #include "lib.h"
+
+/*
+ * The deadline, in ms, for a state a test waits for that is normally there
+ * at once: a blocked call woken, a thread asleep in its call, a child
+ * exited, a count back at its base, an executor's turn, a sysfs directory
+ * made by a work item.  Generous: the guest is emulated and its host may be
+ * busy, which makes a test slower, never wrong.  Waits end as soon as the
+ * state holds; a call that a test needs to time out has its own short
+ * deadline.  (kselftest_harness.h gives each test 30 s in all.)
+ */
+#define PT_WAIT_MS	20000
+
+/* The absolute deadline (CLOCK_MONOTONIC ns) PT_WAIT_MS from now. */
+static inline __u64 pt_wait_deadline(void)
+{
+	return pt_deadline_ms(PT_WAIT_MS);
+}
+
+/*
+ * Waits (PT_WAIT_MS at most) until a thread started by the test stored its
+ * tid in *@tidp: the tid, or 0.
+ */
+static inline pid_t pt_wait_tid(const pid_t *tidp)
+{
+	__u64 deadline = pt_wait_deadline();
+	pid_t tid;
+
+	while (!(tid = __atomic_load_n(tidp, __ATOMIC_SEQ_CST)) &&
+	       pt_now_ns() < deadline)
+		pt_sleep_ms(5);
+	return tid;
+}
 
 /*
  * Reaps forked child @pid (tracked in @env) and asserts it exited with

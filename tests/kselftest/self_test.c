@@ -67,7 +67,7 @@ static int run_one(struct pt_env *env, int fd)
 	__u64 off;
 	int r;
 
-	r = pt_exec_take(fd, PTASK_TAKE_SELF, pt_deadline_ms(2000), &inv, 1,
+	r = pt_exec_take(fd, PTASK_TAKE_SELF, pt_wait_deadline(), &inv, 1,
 			 ports, 2, &n_inv, &n_ports);
 	if (r)
 		return r;
@@ -113,7 +113,7 @@ static int pull_doubled(struct pt_env *env, int fd, __u32 channel, int base)
 	unsigned char *p;
 	int r, i;
 
-	r = pt_pull(fd, channel, 0, pt_deadline_ms(2000), &out);
+	r = pt_pull(fd, channel, 0, pt_wait_deadline(), &out);
 	if (r)
 		return r;
 	p = pt_env_map(env, fd, out.mmap_offset, BYTES);
@@ -204,7 +204,7 @@ TEST_F(self, poll_shows_queued_work)
 	ASSERT_PT(0, build(self->fd, "", &g));
 	ASSERT_EQ(0, poll(&pfd, 1, 0));
 	ASSERT_PT(0, push_bytes(&self->env, self->fd, g.in, 3));
-	ASSERT_EQ(1, poll(&pfd, 1, 1000));
+	ASSERT_EQ(1, poll(&pfd, 1, PT_WAIT_MS));
 	ASSERT_TRUE(pfd.revents & POLLIN);
 	ASSERT_PT(0, run_one(&self->env, self->fd));
 	ASSERT_PT(0, pull_doubled(&self->env, self->fd, g.out, 3));
@@ -228,7 +228,7 @@ TEST_F(self, creator_close_fails_graph)
 	ASSERT_PT(0, pt_graph_open(fd2, name, 0, 0, &graph2));
 	ASSERT_PT(0, push_bytes(&self->env, fd2, g.in, 5));
 	close(fd1);
-	ASSERT_PT(-EIO, pt_pull(fd2, g.out, 0, pt_deadline_ms(2000), &out));
+	ASSERT_PT(-EIO, pt_pull(fd2, g.out, 0, pt_wait_deadline(), &out));
 }
 
 /* A taken but uncompleted invocation dies with its creator, failing it. */
@@ -250,10 +250,10 @@ TEST_F(self, creator_close_mid_invocation_fails_graph)
 	ASSERT_LE(0, fd2);
 	ASSERT_PT(0, pt_graph_open(fd2, name, 0, 0, &graph2));
 	ASSERT_PT(0, push_bytes(&self->env, fd2, g.in, 7));
-	ASSERT_PT(0, pt_exec_take(fd1, PTASK_TAKE_SELF, pt_deadline_ms(2000),
+	ASSERT_PT(0, pt_exec_take(fd1, PTASK_TAKE_SELF, pt_wait_deadline(),
 				  &inv, 1, ports, 2, NULL, NULL));
 	close(fd1);
-	ASSERT_PT(-EIO, pt_pull(fd2, g.out, 0, pt_deadline_ms(2000), &out));
+	ASSERT_PT(-EIO, pt_pull(fd2, g.out, 0, pt_wait_deadline(), &out));
 }
 
 TEST_HARNESS_MAIN

@@ -65,7 +65,7 @@ TEST_F(sharing, other_uid_mode_0600_eacces)
 	pid = open_as(self->name, PT_NOBODY, -EACCES);
 	ASSERT_LE(0, pid);
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 TEST_F(sharing, other_uid_mode_0666_allowed)
@@ -78,7 +78,7 @@ TEST_F(sharing, other_uid_mode_0666_allowed)
 	pid = open_as(self->name, PT_NOBODY, 0);
 	ASSERT_LE(0, pid);
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /* Read without write is not enough (the class needs 06). */
@@ -92,7 +92,7 @@ TEST_F(sharing, other_uid_mode_0644_eacces)
 	pid = open_as(self->name, PT_NOBODY, -EACCES);
 	ASSERT_LE(0, pid);
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /* The same uid in another process opens a 0600 graph. */
@@ -105,7 +105,7 @@ TEST_F(sharing, same_uid_mode_0600_allowed)
 	pid = open_as(self->name, -1, 0);
 	ASSERT_LE(0, pid);
 	pt_env_track_pid(&self->env, pid);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /* A graph nobody made with 0600: root passes by CAP_DAC_OVERRIDE. */
@@ -147,13 +147,13 @@ TEST_F(sharing, cap_dac_override_passes)
 		/* The child gave up: its exit code says why. */
 		close(c2p[0]);
 		close(p2c[1]);
-		PT_WAIT_CHILD(&self->env, pid, 5000);
+		PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 		ASSERT_TRUE(false);
 	}
 	EXPECT_PT(0, pt_graph_open(self->fd, self->name, 0, 0, NULL));
 	close(c2p[0]);
 	close(p2c[1]);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /*
@@ -189,17 +189,17 @@ TEST_F(sharing, child_pushes_parent_pulls)
 			_exit(PT_CHILD_FAIL + 2);
 		for (i = 0; i < 5; i++)
 			if (pt_push_seed(fd, ch, 1000, 300 + i, 0, 0,
-					 pt_deadline_ms(3000)))
+					 pt_wait_deadline()))
 				_exit(PT_CHILD_FAIL + 3);
 		_exit(PT_CHILD_OK);
 	}
 	pt_env_track_pid(&self->env, pid);
 	/* The child is gone before anything moves: its pushes outlive it. */
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 	ASSERT_NE(NULL, pt_env_executor(&self->env));
 	for (i = 0; i < 5; i++) {
 		ASSERT_PT(0, pt_pull_seed(self->fd, g.out_chan[0], 0,
-					  pt_deadline_ms(3000), &seed, NULL,
+					  pt_wait_deadline(), &seed, NULL,
 					  NULL));
 		ASSERT_EQ(300 + i, seed);
 	}
@@ -228,7 +228,7 @@ TEST_F(sharing, parent_pushes_child_pulls)
 		    pt_lookup(fd, gh, PTASK_OBJ_CHANNEL, "out0", &ch))
 			_exit(PT_CHILD_FAIL);
 		for (i = 0; i < 5; i++) {
-			if (pt_pull_seed(fd, ch, 0, pt_deadline_ms(5000), &seed,
+			if (pt_pull_seed(fd, ch, 0, pt_wait_deadline(), &seed,
 					 NULL, NULL))
 				_exit(PT_CHILD_FAIL + 1);
 			if (seed != 700 + i)
@@ -240,8 +240,8 @@ TEST_F(sharing, parent_pushes_child_pulls)
 	ASSERT_NE(NULL, pt_env_executor(&self->env));
 	for (i = 0; i < 5; i++)
 		ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 512, 700 + i,
-					  0, 0, pt_deadline_ms(3000)));
-	PT_WAIT_CHILD(&self->env, pid, 10000);
+					  0, 0, pt_wait_deadline()));
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
 /*
@@ -286,7 +286,7 @@ TEST_F(sharing, datablock_pages_shared_across_processes)
 		if (!p)
 			_exit(PT_CHILD_FAIL + 2);
 		pt_fill(p, 4096, 1);
-		if (pt_push(fd, ch, h, 0, 0, pt_deadline_ms(3000)))
+		if (pt_push(fd, ch, h, 0, 0, pt_wait_deadline()))
 			_exit(PT_CHILD_FAIL + 3);
 		/* Still mapped and held: write again once told. */
 		if (write(c2p[1], "x", 1) != 1 || read(p2c[0], &c, 1) != 1)
@@ -303,13 +303,13 @@ TEST_F(sharing, datablock_pages_shared_across_processes)
 	ASSERT_LE(0, xfd);
 	ASSERT_PT(0, pt_nl_register(xfd));
 	ASSERT_EQ(1, read(c2p[0], &c, 1));
-	ASSERT_PT(0, pt_exec_take(xfd, 0, pt_deadline_ms(3000), &inv, 1, ports,
+	ASSERT_PT(0, pt_exec_take(xfd, 0, pt_wait_deadline(), &inv, 1, ports,
 				  2, &n_inv, NULL));
 	ASSERT_EQ(1U, n_inv);
 	o.datablock = ports[0].kind == PTASK_PORT_OUTPUT ? ports[1].datablock
 							 : ports[0].datablock;
 	ASSERT_PT(0, pt_exec_complete(xfd, inv.id, 0, 1, &o, 1));
-	ASSERT_PT(0, pt_pull(self->fd, g.out_chan[0], 0, pt_deadline_ms(3000),
+	ASSERT_PT(0, pt_pull(self->fd, g.out_chan[0], 0, pt_wait_deadline(),
 			     &pl));
 	ASSERT_EQ(o.datablock, pl.datablock);
 	m = pt_env_map(&self->env, self->fd, pl.mmap_offset, pl.bytes);
@@ -323,7 +323,7 @@ TEST_F(sharing, datablock_pages_shared_across_processes)
 	ASSERT_EQ(1, write(p2c[1], "go", 1));
 	close(c2p[0]);
 	close(p2c[1]);
-	PT_WAIT_CHILD(&self->env, pid, 5000);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 	ASSERT_PT(0, pt_db_release(self->fd, pl.datablock));
 }
 

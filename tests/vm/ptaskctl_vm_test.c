@@ -180,9 +180,9 @@ static pid_t ptaskd_start(struct pt_env *env)
 		_exit(127);
 	}
 	pt_env_track_pid(env, pid);
-	if (pt_executors_wait(before + 1, 10000)) {
+	if (pt_executors_wait(before + 1, PT_WAIT_MS)) {
 		kill(pid, SIGKILL);
-		pt_env_wait_pid(env, pid, 5000);
+		pt_env_wait_pid(env, pid, PT_WAIT_MS);
 		return -ETIMEDOUT;
 	}
 	return pid;
@@ -232,7 +232,7 @@ static pid_t client_start(struct pt_env *env, __u32 *ptask)
 	    cpid != pid) {
 		printf("# client said: '%s'\n", line);
 		kill(pid, SIGKILL);
-		pt_env_wait_pid(env, pid, 5000);
+		pt_env_wait_pid(env, pid, PT_WAIT_MS);
 		return -EPROTO;
 	}
 	return pid;
@@ -389,14 +389,14 @@ TEST_F(ctl, show_prio_top_with_a_client)
 	EXPECT_NE(NULL, strstr(self->out, want));
 
 	ASSERT_EQ(0, kill(client, SIGTERM));
-	st = pt_env_wait_pid(&self->env, client, 20000);
+	st = pt_env_wait_pid(&self->env, client, PT_WAIT_MS);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	ASSERT_EQ(0, ctl(0, self->out, "--json", "top", "--once", "-d", "0.1", NULL));
 	EXPECT_NE(NULL, strstr(self->out, "\"processes\":[]"));
 	ASSERT_EQ(0, ctl(0, self->out, "--json", "show", NULL));
 	EXPECT_STREQ("{\"graphs\":[]}\n", self->out);
 	ASSERT_EQ(0, kill(ptaskd, SIGTERM));
-	st = pt_env_wait_pid(&self->env, ptaskd, 20000);
+	st = pt_env_wait_pid(&self->env, ptaskd, PT_WAIT_MS);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
