@@ -4,10 +4,10 @@
  * on its fields before any handle is looked up (flags, reserved fields,
  * ranges, names), then the dispatch to the object that does the work.
  *
- * Shells call, in this order: ptask_args_desc() (unknown command:
+ * Shells call, in this order: ptask_core_args_desc() (unknown command:
  * -ENOTTY), their copy_struct_from_user() (-EINVAL, -E2BIG, -EFAULT),
- * ptask_args_check() (-EINVAL), copies of any further user buffers
- * (-EFAULT), then ptask_call() under the namespace lock.  This is the
+ * ptask_core_args_check() (-EINVAL), copies of any further user buffers
+ * (-EFAULT), then ptask_core_call() under the namespace lock.  This is the
  * error order uapi/ptask.h documents.
  */
 #include "ptask_core.h"
@@ -52,7 +52,7 @@ static const struct ptask_arg_desc descs[] = {
 };
 
 /**
- * ptask_args_desc() - what the shell must copy for @cmd
+ * ptask_core_args_desc() - what the shell must copy for @cmd
  * @cmd: the ioctl command
  *
  * The size bits of @cmd are ignored: the struct's own @size field says
@@ -62,7 +62,7 @@ static const struct ptask_arg_desc descs[] = {
  *
  * Return: the descriptor, or NULL for an unknown command (-ENOTTY).
  */
-const struct ptask_arg_desc *ptask_args_desc(unsigned int cmd)
+const struct ptask_arg_desc *ptask_core_args_desc(unsigned int cmd)
 {
 	const unsigned int size_bits = _IOC_SIZEMASK << _IOC_SIZESHIFT;
 	size_t i;
@@ -232,14 +232,14 @@ static int check_geometry(const struct ptask_geometry *a)
 }
 
 /**
- * ptask_args_check() - the field checks made before any lookup
- * @cmd: a command ptask_args_desc() knows
+ * ptask_core_args_check() - the field checks made before any lookup
+ * @cmd: a command ptask_core_args_desc() knows
  * @arg: its argument, copied in
  *
  * Return: 0, or -EINVAL (unknown flag, non-zero reserved field, value out
  * of range, bad name), -ENOTTY for an unknown command.
  */
-int ptask_args_check(unsigned int cmd, const void *arg)
+int ptask_core_args_check(unsigned int cmd, const void *arg)
 {
 	const union ptask_args *a = arg;
 
@@ -297,7 +297,7 @@ int ptask_args_check(unsigned int cmd, const void *arg)
 }
 
 /**
- * ptask_args_blocking() - may a call sleep, and until when?
+ * ptask_core_args_blocking() - may a call sleep, and until when?
  * @cmd: the canonical command
  * @arg: its checked argument
  * @deadline: set to its absolute CLOCK_MONOTONIC deadline (0: none)
@@ -305,7 +305,7 @@ int ptask_args_check(unsigned int cmd, const void *arg)
  * Return: true for a push, pull or exec_take without PTASK_NONBLOCK (a
  * shell also honours its own non-blocking flag, such as O_NONBLOCK).
  */
-bool ptask_args_blocking(unsigned int cmd, const void *arg, u64 *deadline)
+bool ptask_core_args_blocking(unsigned int cmd, const void *arg, u64 *deadline)
 {
 	const union ptask_args *a = arg;
 	u32 flags;
@@ -330,60 +330,60 @@ bool ptask_args_blocking(unsigned int cmd, const void *arg, u64 *deadline)
 }
 
 /**
- * ptask_call() - do a checked call
+ * ptask_core_call() - do a checked call
  * @c: the calling client
  * @who: the caller's credentials
  * @cmd: the command
- * @arg: its argument, passed ptask_args_check(); output fields are set
+ * @arg: its argument, passed ptask_core_args_check(); output fields are set
  * @io: the call's other buffers, copied in (or to copy out) by the shell
  *
  * Return: 0 or -errno; -EAGAIN from a blocking call means "sleep until
  * @c->wake_seq changes, then call again" unless the caller asked not to
  * block.
  */
-int ptask_call(struct ptask_client *c, const struct ptask_caller *who,
-	       unsigned int cmd, void *arg, const struct ptask_call_io *io)
+int ptask_core_call(struct ptask_client *c, const struct ptask_caller *who,
+		    unsigned int cmd, void *arg, const struct ptask_call_io *io)
 {
 	union ptask_args *a = arg;
 
 	ptask_os_assert_locked(c->ns);
 	switch (cmd) {
 	case PTASK_IOC_GRAPH_OPEN:
-		return ptask_graph_open(c, who, &a->graph_open);
+		return ptask_core_graph_open(c, who, &a->graph_open);
 	case PTASK_IOC_TEMPLATE_OPEN:
-		return ptask_template_open(c, &a->template_open);
+		return ptask_core_template_open(c, &a->template_open);
 	case PTASK_IOC_PTASK_OPEN:
-		return ptask_ptask_open(c, who, &a->ptask_open, io->code);
+		return ptask_core_ptask_open(c, who, &a->ptask_open, io->code);
 	case PTASK_IOC_PORT_OPEN:
-		return ptask_port_open(c, &a->port_open);
+		return ptask_core_port_open(c, &a->port_open);
 	case PTASK_IOC_CHANNEL_OPEN:
-		return ptask_channel_open(c, &a->channel_open);
+		return ptask_core_channel_open(c, &a->channel_open);
 	case PTASK_IOC_LOOKUP:
-		return ptask_graph_lookup(c, &a->lookup);
+		return ptask_core_graph_lookup(c, &a->lookup);
 	case PTASK_IOC_DATABLOCK_CREATE:
-		return ptask_datablock_create(c, &a->db_create);
+		return ptask_core_datablock_create(c, &a->db_create);
 	case PTASK_IOC_DATABLOCK_RELEASE:
-		return ptask_datablock_release(c, &a->db_release);
+		return ptask_core_datablock_release(c, &a->db_release);
 	case PTASK_IOC_PUSH:
-		return ptask_channel_push(c, &a->push);
+		return ptask_core_channel_push(c, &a->push);
 	case PTASK_IOC_PULL:
-		return ptask_channel_pull(c, &a->pull);
+		return ptask_core_channel_pull(c, &a->pull);
 	case PTASK_IOC_GRAPH_RUN:
-		return ptask_graph_run(c, &a->graph_ctl);
+		return ptask_core_graph_run(c, &a->graph_ctl);
 	case PTASK_IOC_GRAPH_TERMINATE:
-		return ptask_graph_terminate(c, &a->graph_ctl);
+		return ptask_core_graph_terminate(c, &a->graph_ctl);
 	case PTASK_IOC_GRAPH_CLOSE:
-		return ptask_graph_close_handle(c, &a->graph_ctl);
+		return ptask_core_graph_close_handle(c, &a->graph_ctl);
 	case PTASK_IOC_PTASK_SET_PRIORITY:
-		return ptask_ptask_set_priority(c, who, &a->priority);
+		return ptask_core_ptask_set_priority(c, who, &a->priority);
 	case PTASK_IOC_PTASK_SET_GEOMETRY:
-		return ptask_ptask_set_geometry(c, &a->geometry);
+		return ptask_core_ptask_set_geometry(c, &a->geometry);
 	case PTASK_IOC_EXEC_TAKE:
-		return ptask_exec_take(c, &a->take, io);
+		return ptask_core_exec_take(c, &a->take, io);
 	case PTASK_IOC_EXEC_COMPLETE:
-		return ptask_exec_complete(c, &a->complete, io);
+		return ptask_core_exec_complete(c, &a->complete, io);
 	case PTASK_IOC_EXEC_PTASK_INFO:
-		return ptask_exec_ptask_info(c, &a->info, io);
+		return ptask_core_exec_ptask_info(c, &a->info, io);
 	default:
 		return -ENOTTY;
 	}

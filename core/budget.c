@@ -97,13 +97,13 @@ void ptask_sched_destroy(struct ptask_ns *ns)
 }
 
 /**
- * ptask_proc_find() - a process's accounting
+ * ptask_core_proc_find() - a process's accounting
  * @ns: the namespace
  * @pid: the process
  *
  * Return: the record, or NULL when @pid owns no ptask.
  */
-struct ptask_proc *ptask_proc_find(struct ptask_ns *ns, s32 pid)
+struct ptask_proc *ptask_core_proc_find(struct ptask_ns *ns, s32 pid)
 {
 	struct ptask_list *pos;
 
@@ -121,14 +121,14 @@ struct ptask_proc *ptask_proc_find(struct ptask_ns *ns, s32 pid)
 }
 
 /**
- * ptask_proc_next() - iterate the records in pid order
+ * ptask_core_proc_next() - iterate the records in pid order
  * @ns: the namespace
  * @after_pid: the last pid seen (start with a value below every pid,
  *	such as -2147483647 - 1)
  *
  * Return: the record with the smallest pid above @after_pid, or NULL.
  */
-struct ptask_proc *ptask_proc_next(struct ptask_ns *ns, s32 after_pid)
+struct ptask_proc *ptask_core_proc_next(struct ptask_ns *ns, s32 after_pid)
 {
 	struct ptask_list *pos;
 
@@ -153,7 +153,7 @@ struct ptask_proc *ptask_proc_next(struct ptask_ns *ns, s32 after_pid)
 struct ptask_proc *ptask_proc_get(struct ptask_ns *ns,
 				  const struct ptask_caller *who)
 {
-	struct ptask_proc *proc = ptask_proc_find(ns, who->pid);
+	struct ptask_proc *proc = ptask_core_proc_find(ns, who->pid);
 	struct ptask_list *pos;
 
 	if (!proc) {
@@ -175,7 +175,7 @@ struct ptask_proc *ptask_proc_get(struct ptask_ns *ns,
 	proc->nice = who->nice;
 	proc->refs++;
 	/* A new process, or a new nice value: the shares change. */
-	ptask_sched_update(ns);
+	ptask_core_sched_update(ns);
 	return proc;
 }
 
@@ -197,7 +197,7 @@ void ptask_proc_put(struct ptask_ns *ns, struct ptask_proc *proc)
 		       (u32)proc->pid);
 	ptask_os_free(proc);
 	/* One process fewer in P: the others' shares grow. */
-	ptask_sched_update(ns);
+	ptask_core_sched_update(ns);
 }
 
 /* Accelerators of the registered executors: the capacity refills add to. */
@@ -344,14 +344,14 @@ static void total_p(struct ptask_ns *ns, u64 now, struct p_totals *t)
 }
 
 /**
- * ptask_sched_update() - recompute P, T, the refills and who is held
+ * ptask_core_sched_update() - recompute P, T, the refills and who is held
  * @ns: the namespace
  *
  * Called on every take, completion, process arrival and exit, setting
  * change and timer tick.  Wakes the executors when a held process with
  * work becomes eligible, and asks the shell for a timer while one is held.
  */
-void ptask_sched_update(struct ptask_ns *ns)
+void ptask_core_sched_update(struct ptask_ns *ns)
 {
 	struct ptask_sched *s = &ns->sched;
 	u64 now = ptask_os_now_ns(), window, period, k, wake_at = 0;
@@ -411,18 +411,18 @@ void ptask_sched_update(struct ptask_ns *ns)
 	s->params.held = held;
 	arm_timer(ns, now, held ? (wake_at ? wake_at : now) : 0);
 	if (freed)
-		ptask_exec_wake(ns);
+		ptask_core_exec_wake(ns);
 }
 
 /**
- * ptask_sched_tick() - the shell's timer fired
+ * ptask_core_sched_tick() - the shell's timer fired
  * @ns: the namespace
  */
-void ptask_sched_tick(struct ptask_ns *ns)
+void ptask_core_sched_tick(struct ptask_ns *ns)
 {
 	ptask_os_assert_locked(ns);
 	ns->sched.timer_ns = 0;
-	ptask_sched_update(ns);
+	ptask_core_sched_update(ns);
 }
 
 /**
@@ -530,14 +530,14 @@ void ptask_sched_charge(struct ptask_ns *ns, struct ptask_invocation_rec *inv,
 }
 
 /**
- * ptask_sched_get() - the settings and the state as of now
+ * ptask_core_sched_get() - the settings and the state as of now
  * @ns: the namespace
  * @out: filled
  */
-void ptask_sched_get(struct ptask_ns *ns, struct ptask_sched_params *out)
+void ptask_core_sched_get(struct ptask_ns *ns, struct ptask_sched_params *out)
 {
 	ptask_os_assert_locked(ns);
-	ptask_sched_update(ns);
+	ptask_core_sched_update(ns);
 	*out = ns->sched.params;
 }
 
@@ -565,7 +565,7 @@ static int check_params(u32 mask, const struct ptask_sched_params *in)
 }
 
 /**
- * ptask_sched_set() - change settings, all or nothing
+ * ptask_core_sched_set() - change settings, all or nothing
  * @ns: the namespace
  * @mask: PTASK_SCHED_SET_* naming the fields of @in to apply
  * @in: the new values (out fields ignored)
@@ -575,8 +575,8 @@ static int check_params(u32 mask, const struct ptask_sched_params *in)
  *
  * Return: 0, or -EINVAL (an unknown @mask bit or a value out of range).
  */
-int ptask_sched_set(struct ptask_ns *ns, u32 mask,
-		    const struct ptask_sched_params *in)
+int ptask_core_sched_set(struct ptask_ns *ns, u32 mask,
+			 const struct ptask_sched_params *in)
 {
 	struct ptask_sched_params *p = &ns->sched.params;
 	int err;
@@ -595,43 +595,43 @@ int ptask_sched_set(struct ptask_ns *ns, u32 mask,
 		p->timer_us = in->timer_us;
 	if (mask & PTASK_SCHED_SET_WINDOW)
 		p->window_ms = in->window_ms;
-	ptask_sched_update(ns);
+	ptask_core_sched_update(ns);
 	/* Executors learn a new policy with their next take. */
 	if (mask & PTASK_SCHED_SET_POLICY)
-		ptask_exec_wake(ns);
+		ptask_core_exec_wake(ns);
 	return 0;
 }
 
 /**
- * ptask_proc_set_weight() - override (or restore) a process's weight
+ * ptask_core_proc_set_weight() - override (or restore) a process's weight
  * @ns: the namespace
  * @pid: the process
  * @weight: 1..PTASK_WEIGHT_MAX, or 0 to use its nice value's again
  *
  * Return: 0, -EINVAL (out of range) or -ESRCH (no accounting for @pid).
  */
-int ptask_proc_set_weight(struct ptask_ns *ns, s32 pid, u32 weight)
+int ptask_core_proc_set_weight(struct ptask_ns *ns, s32 pid, u32 weight)
 {
 	struct ptask_proc *proc;
 
 	ptask_os_assert_locked(ns);
 	if (weight > PTASK_WEIGHT_MAX)
 		return -EINVAL;
-	proc = ptask_proc_find(ns, pid);
+	proc = ptask_core_proc_find(ns, pid);
 	if (!proc)
 		return -ESRCH;
 	proc->weight_override = weight;
-	ptask_sched_update(ns);
+	ptask_core_sched_update(ns);
 	return 0;
 }
 
 /**
- * ptask_proc_describe() - a record as the admin interfaces show it
+ * ptask_core_proc_describe() - a record as the admin interfaces show it
  * @proc: the record
  * @info: filled
  */
-void ptask_proc_describe(const struct ptask_proc *proc,
-			 struct ptask_proc_info *info)
+void ptask_core_proc_describe(const struct ptask_proc *proc,
+			      struct ptask_proc_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	info->pid = proc->pid;

@@ -155,7 +155,7 @@ static int channel_resolve(struct ptask_client *c,
 }
 
 /**
- * ptask_channel_open() - PTASK_IOC_CHANNEL_OPEN
+ * ptask_core_channel_open() - PTASK_IOC_CHANNEL_OPEN
  * @c: the caller
  * @arg: the checked argument; @arg->handle set on success
  *
@@ -163,7 +163,7 @@ static int channel_resolve(struct ptask_client *c,
  * wrong direction or graph), -EPROTOTYPE (templates disagree), -EBUSY
  * (the input port has its channel) or -ENOMEM.
  */
-int ptask_channel_open(struct ptask_client *c, struct ptask_channel_open *arg)
+int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *arg)
 {
 	struct channel_ends e;
 	struct ptask_channel *ch;
@@ -228,7 +228,7 @@ static bool push_fits(const struct ptask_channel *ch,
 }
 
 /**
- * ptask_channel_push() - PTASK_IOC_PUSH
+ * ptask_core_channel_push() - PTASK_IOC_PUSH
  * @c: the caller
  * @arg: the checked argument
  *
@@ -236,7 +236,7 @@ static bool push_fits(const struct ptask_channel *ch,
  * hold), -EACCES, -ESHUTDOWN, -EIO, -EINVAL (not a graph input),
  * -EPROTOTYPE, or -EAGAIN when full (the shell sleeps and retries).
  */
-int ptask_channel_push(struct ptask_client *c, struct ptask_push *arg)
+int ptask_core_channel_push(struct ptask_client *c, struct ptask_push *arg)
 {
 	struct ptask_datablock *db;
 	struct ptask_channel *ch;
@@ -250,7 +250,7 @@ int ptask_channel_push(struct ptask_client *c, struct ptask_push *arg)
 		return err;
 	if (ch->src)
 		return -EINVAL;
-	o = ptask_ns_find(c->ns, arg->datablock, PTASK_OBJ_DATABLOCK);
+	o = ptask_core_ns_find(c->ns, arg->datablock, PTASK_OBJ_DATABLOCK);
 	db = o ? ptask_container_of(o, struct ptask_datablock, obj) : NULL;
 	if (!db || !ptask_client_find_hold(c, db))
 		return -ENOENT;
@@ -268,7 +268,7 @@ int ptask_channel_push(struct ptask_client *c, struct ptask_push *arg)
 }
 
 /**
- * ptask_channel_pull() - PTASK_IOC_PULL
+ * ptask_core_channel_pull() - PTASK_IOC_PULL
  * @c: the caller
  * @arg: the checked argument; the datablock's handle, mmap offset, size
  *	and record count set on success
@@ -276,7 +276,7 @@ int ptask_channel_push(struct ptask_client *c, struct ptask_push *arg)
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL (not a graph
  * output), -ENOMEM, or -EAGAIN when empty (the shell sleeps and retries).
  */
-int ptask_channel_pull(struct ptask_client *c, struct ptask_pull *arg)
+int ptask_core_channel_pull(struct ptask_client *c, struct ptask_pull *arg)
 {
 	struct ptask_datablock *db;
 	struct ptask_channel *ch;

@@ -6,13 +6,13 @@
 #include "ptask_core.h"
 
 /**
- * ptask_client_create() - a new client with nothing open
+ * ptask_core_client_create() - a new client with nothing open
  * @ns: the namespace
  * @os: the shell's data (its wait queue)
  *
  * Return: the client, or NULL on -ENOMEM.
  */
-struct ptask_client *ptask_client_create(struct ptask_ns *ns, void *os)
+struct ptask_client *ptask_core_client_create(struct ptask_ns *ns, void *os)
 {
 	struct ptask_client *c;
 
@@ -35,20 +35,20 @@ struct ptask_client *ptask_client_create(struct ptask_ns *ns, void *os)
 }
 
 /**
- * ptask_client_destroy() - the client's fd closed or its process died
+ * ptask_core_client_destroy() - the client's fd closed or its process died
  * @c: the client
  *
  * Fails the invocations it took as an executor, closes its graphs (freeing
  * those nobody else has open) and drops every datablock it holds.
  */
-void ptask_client_destroy(struct ptask_client *c)
+void ptask_core_client_destroy(struct ptask_client *c)
 {
 	struct ptask_ns *ns = c->ns;
 	struct ptask_list *pos, *tmp;
 
 	ptask_os_assert_locked(ns);
 	if (c->executor)
-		ptask_exec_unregister(c);
+		ptask_core_exec_unregister(c);
 	ptask_exec_fail_taken(c, true);
 	/* Nobody else can run its PTASK_PTASK_SELF ptasks: their graphs fail. */
 	ptask_list_for_each_safe(pos, tmp, &c->self_ptasks) {
@@ -70,8 +70,8 @@ void ptask_client_destroy(struct ptask_client *c)
 		p->creator = NULL;
 	}
 	ptask_list_for_each_safe(pos, tmp, &c->opens)
-		ptask_graph_close(ptask_list_entry(pos, struct ptask_open,
-						   client_node));
+		ptask_core_graph_close(ptask_list_entry(pos, struct ptask_open,
+							client_node));
 	ptask_list_for_each_safe(pos, tmp, &c->holds) {
 		struct ptask_hold *h = ptask_list_entry(pos, struct ptask_hold,
 							node);
@@ -198,7 +198,7 @@ static u32 graph_poll(struct ptask_graph *g)
 }
 
 /**
- * ptask_client_poll() - what @c could do now without blocking
+ * ptask_core_client_poll() - what @c could do now without blocking
  * @c: the client
  *
  * Return: PTASK_POLL_IN when a graph output channel of one of its graphs
@@ -207,7 +207,7 @@ static u32 graph_poll(struct ptask_graph *g)
  * PTASK_POLL_OUT when a graph input channel has room, PTASK_POLL_ERR when
  * one of its graphs was terminated or failed.
  */
-u32 ptask_client_poll(struct ptask_client *c)
+u32 ptask_core_client_poll(struct ptask_client *c)
 {
 	struct ptask_list *pos;
 	u32 mask = 0;
@@ -224,11 +224,11 @@ u32 ptask_client_poll(struct ptask_client *c)
 }
 
 /**
- * ptask_client_usage() - @c's accounting (fdinfo's DRM usage keys)
+ * ptask_core_client_usage() - @c's accounting (fdinfo's DRM usage keys)
  * @c: the client
  * @u: filled
  */
-void ptask_client_usage(struct ptask_client *c, struct ptask_client_usage *u)
+void ptask_core_client_usage(struct ptask_client *c, struct ptask_client_usage *u)
 {
 	struct ptask_list *pos;
 

@@ -84,13 +84,13 @@ u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db)
 }
 
 /**
- * ptask_datablock_mmap_handle() - the handle an mmap offset names
+ * ptask_core_datablock_mmap_handle() - the handle an mmap offset names
  * @offset: the byte offset passed to mmap
  *
  * Return: the handle, or 0 (no datablock) for an offset that is not one
  * ptask_datablock_mmap_offset() returns.
  */
-u32 ptask_datablock_mmap_handle(u64 offset)
+u32 ptask_core_datablock_mmap_handle(u64 offset)
 {
 	if (offset & (PTASK_MMAP_UNIT - 1) || (offset >> PTASK_MMAP_SHIFT) >> 32)
 		return 0;
@@ -114,7 +114,7 @@ static int template_size(const struct ptask_template *t, u64 records,
 }
 
 /**
- * ptask_datablock_create() - PTASK_IOC_DATABLOCK_CREATE
+ * ptask_core_datablock_create() - PTASK_IOC_DATABLOCK_CREATE
  * @c: the caller; it holds the new datablock's one reference
  * @arg: the checked argument; @arg->handle, @arg->bytes and
  *	@arg->mmap_offset set on success
@@ -122,8 +122,8 @@ static int template_size(const struct ptask_template *t, u64 records,
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL (records that
  * do not fit the template) or -ENOMEM.
  */
-int ptask_datablock_create(struct ptask_client *c,
-			   struct ptask_datablock_create *arg)
+int ptask_core_datablock_create(struct ptask_client *c,
+				struct ptask_datablock_create *arg)
 {
 	struct ptask_template *t = NULL;
 	struct ptask_datablock *db;
@@ -162,21 +162,21 @@ int ptask_datablock_create(struct ptask_client *c,
 }
 
 /**
- * ptask_datablock_release() - PTASK_IOC_DATABLOCK_RELEASE
+ * ptask_core_datablock_release() - PTASK_IOC_DATABLOCK_RELEASE
  * @c: the caller
  * @arg: the checked argument
  *
  * Return: 0, or -ENOENT when the caller holds no reference to it.
  */
-int ptask_datablock_release(struct ptask_client *c,
-			    struct ptask_datablock_release *arg)
+int ptask_core_datablock_release(struct ptask_client *c,
+				 struct ptask_datablock_release *arg)
 {
 	struct ptask_datablock *db;
 	struct ptask_obj *o;
 	struct ptask_hold *h;
 
 	ptask_os_assert_locked(c->ns);
-	o = ptask_ns_find(c->ns, arg->handle, PTASK_OBJ_DATABLOCK);
+	o = ptask_core_ns_find(c->ns, arg->handle, PTASK_OBJ_DATABLOCK);
 	if (!o)
 		return -ENOENT;
 	db = ptask_container_of(o, struct ptask_datablock, obj);
@@ -205,7 +205,7 @@ static bool taken_input(struct ptask_client *c, struct ptask_datablock *db)
 }
 
 /**
- * ptask_datablock_map() - may @c map datablock @handle, and what is it?
+ * ptask_core_datablock_map() - may @c map datablock @handle, and what is it?
  * @c: the caller of mmap
  * @handle: the datablock
  * @bytes: set to its size
@@ -214,14 +214,14 @@ static bool taken_input(struct ptask_client *c, struct ptask_datablock *db)
  * Return: 0, or -ENOENT when @c neither holds it nor took an invocation it
  * is an input of.
  */
-int ptask_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
-			struct ptask_buf **buf)
+int ptask_core_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
+			     struct ptask_buf **buf)
 {
 	struct ptask_datablock *db;
 	struct ptask_obj *o;
 
 	ptask_os_assert_locked(c->ns);
-	o = ptask_ns_find(c->ns, handle, PTASK_OBJ_DATABLOCK);
+	o = ptask_core_ns_find(c->ns, handle, PTASK_OBJ_DATABLOCK);
 	if (!o)
 		return -ENOENT;
 	db = ptask_container_of(o, struct ptask_datablock, obj);

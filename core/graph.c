@@ -78,15 +78,15 @@ static struct ptask_graph *graph_create(struct ptask_ns *ns,
 }
 
 /**
- * ptask_graph_open() - PTASK_IOC_GRAPH_OPEN
+ * ptask_core_graph_open() - PTASK_IOC_GRAPH_OPEN
  * @c: the calling client
  * @who: the caller's credentials
  * @arg: the checked argument; @arg->handle is set on success
  *
  * Return: 0 or -errno as uapi/ptask.h lists.
  */
-int ptask_graph_open(struct ptask_client *c, const struct ptask_caller *who,
-		     struct ptask_graph_open *arg)
+int ptask_core_graph_open(struct ptask_client *c, const struct ptask_caller *who,
+			  struct ptask_graph_open *arg)
 {
 	struct ptask_ns *ns = c->ns;
 	struct ptask_graph *g = NULL;
@@ -172,11 +172,11 @@ static struct ptask_graph *graph_of(struct ptask_obj *o)
 }
 
 /**
- * ptask_obj_describe() - what a listing shows of @o
+ * ptask_core_obj_describe() - what a listing shows of @o
  * @o: any object
  * @info: filled in; @info->name points into the object
  */
-void ptask_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info)
+void ptask_core_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info)
 {
 	struct ptask_graph *g = graph_of(o);
 
@@ -242,7 +242,7 @@ void ptask_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info)
 struct ptask_obj *ptask_obj_get(struct ptask_client *c, u32 handle, u32 type,
 				int *err)
 {
-	struct ptask_obj *o = ptask_ns_find(c->ns, handle, type);
+	struct ptask_obj *o = ptask_core_ns_find(c->ns, handle, type);
 	struct ptask_graph *g;
 
 	if (!o) {
@@ -275,13 +275,13 @@ struct ptask_graph *ptask_graph_get(struct ptask_client *c, u32 handle,
 }
 
 /**
- * ptask_graph_run() - PTASK_IOC_GRAPH_RUN
+ * ptask_core_graph_run() - PTASK_IOC_GRAPH_RUN
  * @c: the caller
  * @arg: the checked argument
  *
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO or -EALREADY.
  */
-int ptask_graph_run(struct ptask_client *c, struct ptask_graph_ctl *arg)
+int ptask_core_graph_run(struct ptask_client *c, struct ptask_graph_ctl *arg)
 {
 	struct ptask_list *pos;
 	struct ptask_graph *g;
@@ -348,13 +348,13 @@ void ptask_graph_stop(struct ptask_graph *g, u32 state)
 }
 
 /**
- * ptask_graph_terminate() - PTASK_IOC_GRAPH_TERMINATE
+ * ptask_core_graph_terminate() - PTASK_IOC_GRAPH_TERMINATE
  * @c: the caller
  * @arg: the checked argument
  *
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN or -EIO.
  */
-int ptask_graph_terminate(struct ptask_client *c, struct ptask_graph_ctl *arg)
+int ptask_core_graph_terminate(struct ptask_client *c, struct ptask_graph_ctl *arg)
 {
 	struct ptask_graph *g;
 	int err;
@@ -399,11 +399,11 @@ void ptask_graph_free(struct ptask_graph *g)
 }
 
 /**
- * ptask_graph_close() - a client lets go of a graph
+ * ptask_core_graph_close() - a client lets go of a graph
  * @o: the client's open record; freed here, with the graph if it was the
  *	last open
  */
-void ptask_graph_close(struct ptask_open *o)
+void ptask_core_graph_close(struct ptask_open *o)
 {
 	struct ptask_graph *g = o->graph;
 
@@ -418,7 +418,7 @@ void ptask_graph_close(struct ptask_open *o)
 }
 
 /**
- * ptask_graph_close_handle() - PTASK_IOC_GRAPH_CLOSE
+ * ptask_core_graph_close_handle() - PTASK_IOC_GRAPH_CLOSE
  * @c: the caller
  * @arg: the checked argument
  *
@@ -427,7 +427,7 @@ void ptask_graph_close(struct ptask_open *o)
  *
  * Return: 0, or -ENOENT when @c does not have graph @arg->graph open.
  */
-int ptask_graph_close_handle(struct ptask_client *c, struct ptask_graph_ctl *arg)
+int ptask_core_graph_close_handle(struct ptask_client *c, struct ptask_graph_ctl *arg)
 {
 	struct ptask_list *pos;
 
@@ -437,7 +437,7 @@ int ptask_graph_close_handle(struct ptask_client *c, struct ptask_graph_ctl *arg
 							client_node);
 
 		if (o->graph->obj.handle == arg->graph) {
-			ptask_graph_close(o);
+			ptask_core_graph_close(o);
 			return 0;
 		}
 	}
@@ -490,14 +490,14 @@ static struct ptask_obj *find_in_graph(struct ptask_graph *g, u32 type,
 }
 
 /**
- * ptask_graph_lookup() - PTASK_IOC_LOOKUP
+ * ptask_core_graph_lookup() - PTASK_IOC_LOOKUP
  * @c: the caller
  * @arg: the checked argument; @arg->handle set on success
  *
  * Return: 0, -ENOENT (no graph, or nothing of that name), -EACCES,
  * -ESHUTDOWN or -EIO.
  */
-int ptask_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg)
+int ptask_core_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg)
 {
 	struct ptask_graph *g;
 	struct ptask_obj *o;

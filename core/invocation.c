@@ -6,10 +6,10 @@
 #include "ptask_core.h"
 
 /**
- * ptask_exec_wake() - wake every executor: work was queued
+ * ptask_core_exec_wake() - wake every executor: work was queued
  * @ns: the namespace
  */
-void ptask_exec_wake(struct ptask_ns *ns)
+void ptask_core_exec_wake(struct ptask_ns *ns)
 {
 	struct ptask_list *pos;
 
@@ -23,13 +23,13 @@ void ptask_exec_wake(struct ptask_ns *ns)
 }
 
 /**
- * ptask_exec_register() - make @c an executor
+ * ptask_core_exec_register() - make @c an executor
  * @c: the client
  * @n_accels: devices in its inventory
  *
  * Return: 0, or -EALREADY.
  */
-int ptask_exec_register(struct ptask_client *c, u32 n_accels)
+int ptask_core_exec_register(struct ptask_client *c, u32 n_accels)
 {
 	ptask_os_assert_locked(c->ns);
 	if (c->executor)
@@ -105,7 +105,7 @@ void ptask_exec_fail_taken(struct ptask_client *c, bool self_too)
 }
 
 /**
- * ptask_exec_unregister() - @c stops being an executor (or is closing)
+ * ptask_core_exec_unregister() - @c stops being an executor (or is closing)
  * @c: an executor
  *
  * Work it took and did not complete fails its graphs: the clients get
@@ -113,7 +113,7 @@ void ptask_exec_fail_taken(struct ptask_client *c, bool self_too)
  *
  * Return: 0, or -ENOENT when @c is not an executor.
  */
-int ptask_exec_unregister(struct ptask_client *c)
+int ptask_core_exec_unregister(struct ptask_client *c)
 {
 	ptask_os_assert_locked(c->ns);
 	if (!c->executor)
@@ -228,7 +228,7 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
 }
 
 /**
- * ptask_exec_take() - PTASK_IOC_EXEC_TAKE
+ * ptask_core_exec_take() - PTASK_IOC_EXEC_TAKE
  * @c: the caller
  * @arg: the checked argument; @arg->n_invocations and @arg->n_ports set
  * @io: @io->invocations and @io->ports, room for the capped maxima
@@ -242,8 +242,8 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
  * -ENOMEM, or -EAGAIN when nothing eligible is queued (the shell sleeps
  * and retries).
  */
-int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
-		    const struct ptask_call_io *io)
+int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
+			 const struct ptask_call_io *io)
 {
 	u32 max_inv = arg->max_invocations, max_ports = arg->max_ports;
 	u32 n_inv = 0, n_ports = 0, i;
@@ -262,7 +262,7 @@ int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 	arg->policy = c->ns->sched.params.policy;
 	arg->reserved = 0;
 	if (!self)
-		ptask_sched_update(c->ns);
+		ptask_core_sched_update(c->ns);
 	/*
 	 * Walk from the head past ineligible ptasks (@skipped: the last one,
 	 * or the list head).  Taking a ptask refills its inputs, which may
@@ -326,8 +326,8 @@ static void hand_over(struct ptask_client *c,
 	u32 i, j;
 
 	for (i = 0; i < n; i++) {
-		struct ptask_obj *o = ptask_ns_find(c->ns, outs[i].datablock,
-						    PTASK_OBJ_DATABLOCK);
+		struct ptask_obj *o = ptask_core_ns_find(c->ns, outs[i].datablock,
+							 PTASK_OBJ_DATABLOCK);
 		struct ptask_hold *h;
 		bool seen = false;
 
@@ -382,8 +382,8 @@ static int check_outputs(struct ptask_client *c,
 	if (n != outputs)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		struct ptask_obj *o = ptask_ns_find(c->ns, outs[i].datablock,
-						    PTASK_OBJ_DATABLOCK);
+		struct ptask_obj *o = ptask_core_ns_find(c->ns, outs[i].datablock,
+							 PTASK_OBJ_DATABLOCK);
 		u32 idx = outs[i].index;
 
 		if (!o)
@@ -401,7 +401,7 @@ static int check_outputs(struct ptask_client *c,
 }
 
 /**
- * ptask_exec_complete() - PTASK_IOC_EXEC_COMPLETE
+ * ptask_core_exec_complete() - PTASK_IOC_EXEC_COMPLETE
  * @c: the caller
  * @arg: the checked argument
  * @io: @io->outputs, @arg->n_outputs entries copied in by the shell
@@ -409,9 +409,9 @@ static int check_outputs(struct ptask_client *c,
  * Return: 0, -EPERM, -ENOENT, -EINVAL, -EPROTOTYPE, or -ECANCELED when the
  * invocation's graph went away (its outputs are released all the same).
  */
-int ptask_exec_complete(struct ptask_client *c,
-			struct ptask_exec_complete *arg,
-			const struct ptask_call_io *io)
+int ptask_core_exec_complete(struct ptask_client *c,
+			     struct ptask_exec_complete *arg,
+			     const struct ptask_call_io *io)
 {
 	struct ptask_datablock *dbs[PTASK_MAX_PORTS] = { NULL };
 	struct ptask_invocation_rec *inv;
@@ -431,7 +431,7 @@ int ptask_exec_complete(struct ptask_client *c,
 		if (p)
 			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
 		invocation_free(c->ns, inv);
-		ptask_sched_update(c->ns);
+		ptask_core_sched_update(c->ns);
 		return p ? 0 : -ECANCELED;
 	}
 	err = check_outputs(c, inv, io->outputs, arg->n_outputs, dbs);
@@ -456,12 +456,12 @@ int ptask_exec_complete(struct ptask_client *c,
 		if (p->ports[i]->kind == PTASK_PORT_OUTPUT)
 			ptask_port_drain(p->ports[i]);
 	ptask_ptask_try_finish(p);
-	ptask_sched_update(c->ns);
+	ptask_core_sched_update(c->ns);
 	return 0;
 }
 
 /**
- * ptask_exec_ptask_info() - PTASK_IOC_EXEC_PTASK_INFO
+ * ptask_core_exec_ptask_info() - PTASK_IOC_EXEC_PTASK_INFO
  * @c: the caller
  * @arg: the checked argument; filled on success
  * @io: @io->code_out with @io->code_out_len bytes for the code
@@ -469,9 +469,9 @@ int ptask_exec_complete(struct ptask_client *c,
  * Return: 0, -EPERM, -ENOENT, or -ENOSPC when @arg->code is set but
  * @arg->code_len is smaller than the code.
  */
-int ptask_exec_ptask_info(struct ptask_client *c,
-			  struct ptask_exec_ptask_info *arg,
-			  const struct ptask_call_io *io)
+int ptask_core_exec_ptask_info(struct ptask_client *c,
+			       struct ptask_exec_ptask_info *arg,
+			       const struct ptask_call_io *io)
 {
 	struct ptask_ptask *p;
 	struct ptask_obj *o;
@@ -479,7 +479,7 @@ int ptask_exec_ptask_info(struct ptask_client *c,
 	ptask_os_assert_locked(c->ns);
 	if (!c->executor)
 		return -EPERM;
-	o = ptask_ns_find(c->ns, arg->ptask, PTASK_OBJ_PTASK);
+	o = ptask_core_ns_find(c->ns, arg->ptask, PTASK_OBJ_PTASK);
 	if (!o)
 		return -ENOENT;
 	p = ptask_container_of(o, struct ptask_ptask, obj);

@@ -21,13 +21,13 @@ static struct ptask_obj **htab_alloc(u32 buckets)
 }
 
 /**
- * ptask_ns_init() - set up an empty namespace
+ * ptask_core_ns_init() - set up an empty namespace
  * @ns: the namespace (zeroed or not)
  * @os: the shell's data, kept in @ns->os
  *
  * Return: 0 or -ENOMEM.
  */
-int ptask_ns_init(struct ptask_ns *ns, void *os)
+int ptask_core_ns_init(struct ptask_ns *ns, void *os)
 {
 	memset(ns, 0, sizeof(*ns));
 	ns->htab = htab_alloc(PTASK_HTAB_MIN);
@@ -47,10 +47,10 @@ int ptask_ns_init(struct ptask_ns *ns, void *os)
 }
 
 /**
- * ptask_ns_destroy() - free an empty namespace
+ * ptask_core_ns_destroy() - free an empty namespace
  * @ns: the namespace; every client must have been destroyed
  */
-void ptask_ns_destroy(struct ptask_ns *ns)
+void ptask_core_ns_destroy(struct ptask_ns *ns)
 {
 	PTASK_WARN_ON(!ptask_list_empty(&ns->clients));
 	PTASK_WARN_ON(ns->hcount != 0);
@@ -163,14 +163,14 @@ void ptask_ns_remove(struct ptask_ns *ns, struct ptask_obj *obj)
 }
 
 /**
- * ptask_ns_find() - look a handle up
+ * ptask_core_ns_find() - look a handle up
  * @ns: the namespace
  * @handle: the handle
  * @type: the type it must have
  *
  * Return: the object, or NULL when no object of @type has @handle.
  */
-struct ptask_obj *ptask_ns_find(struct ptask_ns *ns, u32 handle, u32 type)
+struct ptask_obj *ptask_core_ns_find(struct ptask_ns *ns, u32 handle, u32 type)
 {
 	struct ptask_obj *o;
 
@@ -182,7 +182,7 @@ struct ptask_obj *ptask_ns_find(struct ptask_ns *ns, u32 handle, u32 type)
 }
 
 /**
- * ptask_ns_next() - walk every object, for listings
+ * ptask_core_ns_next() - walk every object, for listings
  * @ns: the namespace
  * @cursor: 0 to start; advanced past the object returned
  *
@@ -192,7 +192,7 @@ struct ptask_obj *ptask_ns_find(struct ptask_ns *ns, u32 handle, u32 type)
  *
  * Return: the object with the smallest handle >= *@cursor, or NULL.
  */
-struct ptask_obj *ptask_ns_next(struct ptask_ns *ns, u64 *cursor)
+struct ptask_obj *ptask_core_ns_next(struct ptask_ns *ns, u64 *cursor)
 {
 	struct ptask_list *pos = ns->objects.next;
 	struct ptask_obj *prev;

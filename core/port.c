@@ -44,7 +44,7 @@ static int port_peer(struct ptask_client *c, struct ptask_ptask *p,
 }
 
 /**
- * ptask_port_open() - PTASK_IOC_PORT_OPEN
+ * ptask_core_port_open() - PTASK_IOC_PORT_OPEN
  * @c: the caller
  * @arg: the checked argument; @arg->handle and @arg->index set on success
  *
@@ -52,7 +52,7 @@ static int port_peer(struct ptask_client *c, struct ptask_ptask *p,
  * another graph, bad in/out peer), -EBUSY (graph running), -ENOSPC (all
  * ports opened) or -ENOMEM.
  */
-int ptask_port_open(struct ptask_client *c, struct ptask_port_open *arg)
+int ptask_core_port_open(struct ptask_client *c, struct ptask_port_open *arg)
 {
 	struct ptask_template *tmpl;
 	struct ptask_port *port, *peer;

@@ -14,7 +14,7 @@ static struct ptask_ptask *ptask_get(struct ptask_client *c, u32 handle,
 }
 
 /**
- * ptask_ptask_open() - PTASK_IOC_PTASK_OPEN
+ * ptask_core_ptask_open() - PTASK_IOC_PTASK_OPEN
  * @c: the caller
  * @who: the caller's credentials (owner and initial proxy priority)
  * @arg: the checked argument; @arg->handle set on success
@@ -22,8 +22,8 @@ static struct ptask_ptask *ptask_get(struct ptask_client *c, u32 handle,
  *
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO or -ENOMEM.
  */
-int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
-		     struct ptask_ptask_open *arg, const u8 *code)
+int ptask_core_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
+			  struct ptask_ptask_open *arg, const u8 *code)
 {
 	struct ptask_ptask *p;
 	struct ptask_graph *g;
@@ -91,7 +91,7 @@ err_free_ptask:
 }
 
 /**
- * ptask_ptask_set_priority() - PTASK_IOC_PTASK_SET_PRIORITY
+ * ptask_core_ptask_set_priority() - PTASK_IOC_PTASK_SET_PRIORITY
  * @c: the caller
  * @who: the caller's credentials
  * @arg: the checked argument
@@ -99,9 +99,9 @@ err_free_ptask:
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, or -EPERM when the proxy
  * priority would be raised above the caller's own without CAP_SYS_NICE.
  */
-int ptask_ptask_set_priority(struct ptask_client *c,
-			     const struct ptask_caller *who,
-			     struct ptask_priority *arg)
+int ptask_core_ptask_set_priority(struct ptask_client *c,
+				  const struct ptask_caller *who,
+				  struct ptask_priority *arg)
 {
 	struct ptask_ptask *p;
 	int err;
@@ -121,7 +121,7 @@ int ptask_ptask_set_priority(struct ptask_client *c,
 }
 
 /**
- * ptask_ptask_admin_priority() - the administrator sets a static priority
+ * ptask_core_ptask_admin_priority() - the administrator sets a static priority
  * @ns: the namespace
  * @handle: the ptask
  * @prio: PTASK_PRIO_MIN..PTASK_PRIO_MAX
@@ -131,14 +131,14 @@ int ptask_ptask_set_priority(struct ptask_client *c,
  *
  * Return: 0, -EINVAL (out of range) or -ENOENT (no such ptask).
  */
-int ptask_ptask_admin_priority(struct ptask_ns *ns, u32 handle, u32 prio)
+int ptask_core_ptask_admin_priority(struct ptask_ns *ns, u32 handle, u32 prio)
 {
 	struct ptask_obj *o;
 
 	ptask_os_assert_locked(ns);
 	if (prio > PTASK_PRIO_MAX)
 		return -EINVAL;
-	o = ptask_ns_find(ns, handle, PTASK_OBJ_PTASK);
+	o = ptask_core_ns_find(ns, handle, PTASK_OBJ_PTASK);
 	if (!o)
 		return -ENOENT;
 	ptask_container_of(o, struct ptask_ptask, obj)->static_prio = prio;
@@ -146,14 +146,14 @@ int ptask_ptask_admin_priority(struct ptask_ns *ns, u32 handle, u32 prio)
 }
 
 /**
- * ptask_ptask_set_geometry() - PTASK_IOC_PTASK_SET_GEOMETRY
+ * ptask_core_ptask_set_geometry() - PTASK_IOC_PTASK_SET_GEOMETRY
  * @c: the caller
  * @arg: the checked argument
  *
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, or -EINVAL for a CPU
  * ptask.
  */
-int ptask_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg)
+int ptask_core_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg)
 {
 	struct ptask_ptask *p;
 	int err;
@@ -221,9 +221,9 @@ void ptask_ptask_try_queue(struct ptask_ptask *p)
 			 * see the refill.
 			 */
 			if (p->proc->budget_ns < 0)
-				ptask_sched_update(ns);
+				ptask_core_sched_update(ns);
 		}
-		ptask_exec_wake(ns);
+		ptask_core_exec_wake(ns);
 	}
 }
 

@@ -439,29 +439,29 @@ struct ptask_obj_info {
 };
 
 /* ns.c */
-int ptask_ns_init(struct ptask_ns *ns, void *os);
-void ptask_ns_destroy(struct ptask_ns *ns);
+int ptask_core_ns_init(struct ptask_ns *ns, void *os);
+void ptask_core_ns_destroy(struct ptask_ns *ns);
 int ptask_ns_add(struct ptask_ns *ns, struct ptask_obj *obj, u32 type);
 void ptask_ns_remove(struct ptask_ns *ns, struct ptask_obj *obj);
-struct ptask_obj *ptask_ns_find(struct ptask_ns *ns, u32 handle, u32 type);
-struct ptask_obj *ptask_ns_next(struct ptask_ns *ns, u64 *cursor);
+struct ptask_obj *ptask_core_ns_find(struct ptask_ns *ns, u32 handle, u32 type);
+struct ptask_obj *ptask_core_ns_next(struct ptask_ns *ns, u64 *cursor);
 u64 ptask_ns_invocation_id(struct ptask_ns *ns);
 
-/* ptask_client_poll() bits; shells map them to EPOLLIN, EPOLLOUT, EPOLLERR */
+/* ptask_core_client_poll() bits; shells map them to EPOLLIN, EPOLLOUT, EPOLLERR */
 #define PTASK_POLL_IN	BIT(0)
 #define PTASK_POLL_OUT	BIT(1)
 #define PTASK_POLL_ERR	BIT(2)
 
 /* client.c */
-struct ptask_client *ptask_client_create(struct ptask_ns *ns, void *os);
-void ptask_client_destroy(struct ptask_client *c);
+struct ptask_client *ptask_core_client_create(struct ptask_ns *ns, void *os);
+void ptask_core_client_destroy(struct ptask_client *c);
 void ptask_client_wake(struct ptask_client *c);
 int ptask_client_hold(struct ptask_client *c, struct ptask_datablock *db);
 struct ptask_hold *ptask_client_find_hold(struct ptask_client *c,
 					  struct ptask_datablock *db);
 void ptask_client_unhold(struct ptask_client *c, struct ptask_hold *h);
 bool ptask_client_has_open(struct ptask_client *c, struct ptask_graph *g);
-u32 ptask_client_poll(struct ptask_client *c);
+u32 ptask_core_client_poll(struct ptask_client *c);
 
 /**
  * struct ptask_client_usage - what one client used, for fdinfo
@@ -479,28 +479,28 @@ struct ptask_client_usage {
 	u32 ptasks;
 };
 
-void ptask_client_usage(struct ptask_client *c, struct ptask_client_usage *u);
+void ptask_core_client_usage(struct ptask_client *c, struct ptask_client_usage *u);
 
 /* graph.c */
-int ptask_graph_open(struct ptask_client *c, const struct ptask_caller *who,
-		     struct ptask_graph_open *arg);
-int ptask_graph_run(struct ptask_client *c, struct ptask_graph_ctl *arg);
-int ptask_graph_terminate(struct ptask_client *c, struct ptask_graph_ctl *arg);
+int ptask_core_graph_open(struct ptask_client *c, const struct ptask_caller *who,
+			  struct ptask_graph_open *arg);
+int ptask_core_graph_run(struct ptask_client *c, struct ptask_graph_ctl *arg);
+int ptask_core_graph_terminate(struct ptask_client *c, struct ptask_graph_ctl *arg);
 void ptask_graph_stop(struct ptask_graph *g, u32 state);
-void ptask_graph_close(struct ptask_open *o);
-int ptask_graph_close_handle(struct ptask_client *c, struct ptask_graph_ctl *arg);
+void ptask_core_graph_close(struct ptask_open *o);
+int ptask_core_graph_close_handle(struct ptask_client *c, struct ptask_graph_ctl *arg);
 void ptask_graph_free(struct ptask_graph *g);
 void ptask_graph_wake(struct ptask_graph *g);
-int ptask_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg);
+int ptask_core_graph_lookup(struct ptask_client *c, struct ptask_lookup *arg);
 int ptask_graph_usable(struct ptask_client *c, struct ptask_graph *g);
 struct ptask_obj *ptask_obj_get(struct ptask_client *c, u32 handle, u32 type,
 				int *err);
-void ptask_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info);
+void ptask_core_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info);
 struct ptask_graph *ptask_graph_get(struct ptask_client *c, u32 handle,
 				    int *err);
 
 /* template.c */
-int ptask_template_open(struct ptask_client *c, struct ptask_template_open *arg);
+int ptask_core_template_open(struct ptask_client *c, struct ptask_template_open *arg);
 void ptask_template_free(struct ptask_template *t);
 bool ptask_geom_equal(const struct ptask_geom *a, const struct ptask_geom *b);
 u64 ptask_geom_bytes(const struct ptask_geom *g);
@@ -508,18 +508,18 @@ bool ptask_datablock_fits(const struct ptask_datablock *db,
 			  const struct ptask_template *t);
 
 /* ptask.c */
-int ptask_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
-		     struct ptask_ptask_open *arg, const u8 *code);
-int ptask_ptask_set_priority(struct ptask_client *c,
-			     const struct ptask_caller *who,
-			     struct ptask_priority *arg);
-int ptask_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg);
+int ptask_core_ptask_open(struct ptask_client *c, const struct ptask_caller *who,
+			  struct ptask_ptask_open *arg, const u8 *code);
+int ptask_core_ptask_set_priority(struct ptask_client *c,
+				  const struct ptask_caller *who,
+				  struct ptask_priority *arg);
+int ptask_core_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg);
 void ptask_ptask_try_queue(struct ptask_ptask *p);
 void ptask_ptask_try_finish(struct ptask_ptask *p);
 void ptask_ptask_free(struct ptask_ptask *p);
 
 /* port.c */
-int ptask_port_open(struct ptask_client *c, struct ptask_port_open *arg);
+int ptask_core_port_open(struct ptask_client *c, struct ptask_port_open *arg);
 void ptask_port_refill(struct ptask_port *port);
 void ptask_port_drain(struct ptask_port *port);
 bool ptask_port_accepts(const struct ptask_port *port,
@@ -527,9 +527,9 @@ bool ptask_port_accepts(const struct ptask_port *port,
 void ptask_port_free(struct ptask_port *port);
 
 /* channel.c */
-int ptask_channel_open(struct ptask_client *c, struct ptask_channel_open *arg);
-int ptask_channel_push(struct ptask_client *c, struct ptask_push *arg);
-int ptask_channel_pull(struct ptask_client *c, struct ptask_pull *arg);
+int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *arg);
+int ptask_core_channel_push(struct ptask_client *c, struct ptask_push *arg);
+int ptask_core_channel_pull(struct ptask_client *c, struct ptask_pull *arg);
 bool ptask_channel_full(const struct ptask_channel *ch);
 void ptask_channel_put(struct ptask_channel *ch, struct ptask_datablock *db);
 struct ptask_datablock *ptask_channel_take(struct ptask_channel *ch);
@@ -538,32 +538,32 @@ void ptask_channel_flush(struct ptask_channel *ch);
 void ptask_channel_free(struct ptask_channel *ch);
 
 /* datablock.c */
-int ptask_datablock_create(struct ptask_client *c,
-			   struct ptask_datablock_create *arg);
-int ptask_datablock_release(struct ptask_client *c,
-			    struct ptask_datablock_release *arg);
+int ptask_core_datablock_create(struct ptask_client *c,
+				struct ptask_datablock_create *arg);
+int ptask_core_datablock_release(struct ptask_client *c,
+				 struct ptask_datablock_release *arg);
 struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
 					      u64 bytes);
 void ptask_datablock_get(struct ptask_datablock *db);
 void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db);
 u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db);
-u32 ptask_datablock_mmap_handle(u64 offset);
-int ptask_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
-			struct ptask_buf **buf);
+u32 ptask_core_datablock_mmap_handle(u64 offset);
+int ptask_core_datablock_map(struct ptask_client *c, u32 handle, u64 *bytes,
+			     struct ptask_buf **buf);
 
 /* invocation.c */
-void ptask_exec_wake(struct ptask_ns *ns);
+void ptask_core_exec_wake(struct ptask_ns *ns);
 void ptask_exec_fail_taken(struct ptask_client *c, bool self_too);
-int ptask_exec_register(struct ptask_client *c, u32 n_accels);
-int ptask_exec_unregister(struct ptask_client *c);
-int ptask_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
-		    const struct ptask_call_io *io);
-int ptask_exec_complete(struct ptask_client *c,
-			struct ptask_exec_complete *arg,
-			const struct ptask_call_io *io);
-int ptask_exec_ptask_info(struct ptask_client *c,
-			  struct ptask_exec_ptask_info *arg,
-			  const struct ptask_call_io *io);
+int ptask_core_exec_register(struct ptask_client *c, u32 n_accels);
+int ptask_core_exec_unregister(struct ptask_client *c);
+int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
+			 const struct ptask_call_io *io);
+int ptask_core_exec_complete(struct ptask_client *c,
+			     struct ptask_exec_complete *arg,
+			     const struct ptask_call_io *io);
+int ptask_core_exec_ptask_info(struct ptask_client *c,
+			       struct ptask_exec_ptask_info *arg,
+			       const struct ptask_call_io *io);
 void ptask_invocation_orphan(struct ptask_ptask *p);
 
 /* budget.c: PTSched, per-process GPU budgets */
@@ -573,25 +573,25 @@ void ptask_sched_destroy(struct ptask_ns *ns);
 struct ptask_proc *ptask_proc_get(struct ptask_ns *ns,
 				  const struct ptask_caller *who);
 void ptask_proc_put(struct ptask_ns *ns, struct ptask_proc *proc);
-struct ptask_proc *ptask_proc_find(struct ptask_ns *ns, s32 pid);
-struct ptask_proc *ptask_proc_next(struct ptask_ns *ns, s32 after_pid);
-void ptask_proc_describe(const struct ptask_proc *proc,
-			 struct ptask_proc_info *info);
-int ptask_proc_set_weight(struct ptask_ns *ns, s32 pid, u32 weight);
+struct ptask_proc *ptask_core_proc_find(struct ptask_ns *ns, s32 pid);
+struct ptask_proc *ptask_core_proc_next(struct ptask_ns *ns, s32 after_pid);
+void ptask_core_proc_describe(const struct ptask_proc *proc,
+			      struct ptask_proc_info *info);
+int ptask_core_proc_set_weight(struct ptask_ns *ns, s32 pid, u32 weight);
 bool ptask_sched_eligible(const struct ptask_ns *ns,
 			  const struct ptask_ptask *p);
 bool ptask_sched_any_eligible(struct ptask_ns *ns);
-void ptask_sched_update(struct ptask_ns *ns);
+void ptask_core_sched_update(struct ptask_ns *ns);
 void ptask_sched_taken(struct ptask_ns *ns, struct ptask_invocation_rec *inv);
 void ptask_sched_untake(struct ptask_ns *ns,
 			struct ptask_invocation_rec *inv);
 void ptask_sched_charge(struct ptask_ns *ns, struct ptask_invocation_rec *inv,
 			u64 gpu_ns);
-void ptask_sched_tick(struct ptask_ns *ns);
-void ptask_sched_get(struct ptask_ns *ns, struct ptask_sched_params *out);
-int ptask_sched_set(struct ptask_ns *ns, u32 mask,
-		    const struct ptask_sched_params *in);
-int ptask_ptask_admin_priority(struct ptask_ns *ns, u32 handle, u32 prio);
+void ptask_core_sched_tick(struct ptask_ns *ns);
+void ptask_core_sched_get(struct ptask_ns *ns, struct ptask_sched_params *out);
+int ptask_core_sched_set(struct ptask_ns *ns, u32 mask,
+			 const struct ptask_sched_params *in);
+int ptask_core_ptask_admin_priority(struct ptask_ns *ns, u32 handle, u32 prio);
 
 /* args.c: the ioctl argument table and the checks done before any lookup */
 struct ptask_arg_desc {
@@ -601,11 +601,11 @@ struct ptask_arg_desc {
 	bool copy_out;
 };
 
-const struct ptask_arg_desc *ptask_args_desc(unsigned int cmd);
-int ptask_args_check(unsigned int cmd, const void *arg);
-bool ptask_args_blocking(unsigned int cmd, const void *arg, u64 *deadline);
-int ptask_call(struct ptask_client *c, const struct ptask_caller *who,
-	       unsigned int cmd, void *arg, const struct ptask_call_io *io);
+const struct ptask_arg_desc *ptask_core_args_desc(unsigned int cmd);
+int ptask_core_args_check(unsigned int cmd, const void *arg);
+bool ptask_core_args_blocking(unsigned int cmd, const void *arg, u64 *deadline);
+int ptask_core_call(struct ptask_client *c, const struct ptask_caller *who,
+		    unsigned int cmd, void *arg, const struct ptask_call_io *io);
 
 /* Longest ioctl argument struct, for shells' stack buffers. */
 union ptask_args {

@@ -95,10 +95,10 @@ void ptask_os_client_wake(struct ptask_client *client);
 void ptask_os_event(struct ptask_ns *ns, u32 event, u32 obj_type, u32 handle);
 
 /*
- * PTSched needs a call to ptask_sched_tick() at CLOCK_MONOTONIC @when_ns
+ * PTSched needs a call to ptask_core_sched_tick() at CLOCK_MONOTONIC @when_ns
  * (a process held by its budget may become eligible then); 0: no timer is
  * needed any more.  Called with the namespace lock held; the shell calls
- * ptask_sched_tick() later, from a context that may take the lock.
+ * ptask_core_sched_tick() later, from a context that may take the lock.
  */
 void ptask_os_sched_timer(struct ptask_ns *ns, u64 when_ns);
 

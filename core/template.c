@@ -67,13 +67,13 @@ bool ptask_datablock_fits(const struct ptask_datablock *db,
 }
 
 /**
- * ptask_template_open() - PTASK_IOC_TEMPLATE_OPEN
+ * ptask_core_template_open() - PTASK_IOC_TEMPLATE_OPEN
  * @c: the caller
  * @arg: the checked argument; @arg->handle set on success
  *
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO or -ENOMEM.
  */
-int ptask_template_open(struct ptask_client *c, struct ptask_template_open *arg)
+int ptask_core_template_open(struct ptask_client *c, struct ptask_template_open *arg)
 {
 	struct ptask_template *t;
 	struct ptask_graph *g;

@@ -32,7 +32,7 @@ static int ptask_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&pf->wq);
 	pf->opener = get_task_pid(current, PIDTYPE_TGID);
 	mutex_lock(&ptask_kernel.lock);
-	pf->client = ptask_client_create(&ptask_kernel.ns, pf);
+	pf->client = ptask_core_client_create(&ptask_kernel.ns, pf);
 	mutex_unlock(&ptask_kernel.lock);
 	if (!pf->client)
 		goto err_put_opener;
@@ -51,7 +51,7 @@ static int ptask_release(struct inode *inode, struct file *file)
 	struct ptask_file *pf = file->private_data;
 
 	mutex_lock(&ptask_kernel.lock);
-	ptask_client_destroy(pf->client);
+	ptask_core_client_destroy(pf->client);
 	mutex_unlock(&ptask_kernel.lock);
 	put_pid(pf->opener);
 	kfree(pf);
@@ -114,7 +114,7 @@ struct ptask_ioctl_ctx {
 static int copy_arg_in(struct ptask_ioctl_ctx *x, unsigned int cmd,
 		       unsigned long uarg)
 {
-	x->desc = ptask_args_desc(cmd);
+	x->desc = ptask_core_args_desc(cmd);
 	if (!x->desc)
 		return -ENOTTY;
 	x->uarg = (void __user *)uarg;
@@ -190,7 +190,7 @@ static void release_io(struct ptask_ioctl_ctx *x)
 static bool blocking_call(unsigned int cmd, const union ptask_args *a,
 			  struct file *file, u64 *deadline)
 {
-	return ptask_args_blocking(cmd, a, deadline) &&
+	return ptask_core_args_blocking(cmd, a, deadline) &&
 	       !(file->f_flags & O_NONBLOCK);
 }
 
@@ -227,7 +227,7 @@ static int call_core(struct file *file, unsigned int cmd,
 	may_block = blocking_call(cmd, &x->arg, file, &deadline);
 	for (;;) {
 		mutex_lock(&ptask_kernel.lock);
-		err = ptask_call(pf->client, &who, cmd, &x->arg, &x->io);
+		err = ptask_core_call(pf->client, &who, cmd, &x->arg, &x->io);
 		seq = pf->client->wake_seq;
 		mutex_unlock(&ptask_kernel.lock);
 		if (err != -EAGAIN || !may_block)
@@ -252,7 +252,7 @@ static void untake(struct ptask_file *pf, struct ptask_ioctl_ctx *x)
 			.status = -EFAULT,
 		};
 
-		ptask_exec_complete(pf->client, &done, &none);
+		ptask_core_exec_complete(pf->client, &done, &none);
 	}
 	mutex_unlock(&ptask_kernel.lock);
 }
@@ -300,7 +300,7 @@ static long ptask_ioctl(struct file *file, unsigned int cmd,
 	if (err)
 		goto out_free;
 	cmd = x->desc->cmd;
-	err = ptask_args_check(cmd, &x->arg);
+	err = ptask_core_args_check(cmd, &x->arg);
 	if (err)
 		goto out_free;
 	err = prepare_io(x, cmd);
@@ -326,9 +326,9 @@ static int ptask_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	handle = ptask_datablock_mmap_handle((u64)vma->vm_pgoff << PAGE_SHIFT);
+	handle = ptask_core_datablock_mmap_handle((u64)vma->vm_pgoff << PAGE_SHIFT);
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_datablock_map(pf->client, handle, &bytes, &buf);
+	err = ptask_core_datablock_map(pf->client, handle, &bytes, &buf);
 	mutex_unlock(&ptask_kernel.lock);
 	if (err)
 		return err;
@@ -346,7 +346,7 @@ static __poll_t ptask_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &pf->wq, wait);
 	mutex_lock(&ptask_kernel.lock);
-	mask = ptask_client_poll(pf->client);
+	mask = ptask_core_client_poll(pf->client);
 	mutex_unlock(&ptask_kernel.lock);
 	if (mask & PTASK_POLL_IN)
 		events |= EPOLLIN | EPOLLRDNORM;

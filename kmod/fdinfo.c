@@ -36,13 +36,13 @@ void ptask_show_fdinfo(struct seq_file *m, struct file *file)
 	struct ptask_proc *proc = NULL;
 
 	mutex_lock(&ptask_kernel.lock);
-	ptask_client_usage(pf->client, &u);
-	ptask_sched_update(&ptask_kernel.ns);
+	ptask_core_client_usage(pf->client, &u);
+	ptask_core_sched_update(&ptask_kernel.ns);
 	/* Its pid, once it exited, may be another process's. */
 	if (pid_has_task(pf->opener, PIDTYPE_TGID))
-		proc = ptask_proc_find(&ptask_kernel.ns, pid_nr(pf->opener));
+		proc = ptask_core_proc_find(&ptask_kernel.ns, pid_nr(pf->opener));
 	if (proc)
-		ptask_proc_describe(proc, &info);
+		ptask_core_proc_describe(proc, &info);
 	mutex_unlock(&ptask_kernel.lock);
 
 	seq_puts(m, "drm-driver:\tptask\n");

@@ -30,7 +30,7 @@ static int __init ptask_init(void)
 	atomic64_set(&ptask_kernel.buffers, 0);
 	ptask_sched_timer_init();
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_ns_init(&ptask_kernel.ns, &ptask_kernel);
+	err = ptask_core_ns_init(&ptask_kernel.ns, &ptask_kernel);
 	mutex_unlock(&ptask_kernel.lock);
 	if (err)
 		return err;
@@ -54,7 +54,7 @@ err_sysfs_exit:
 err_destroy_ns:
 	ptask_sched_timer_exit();
 	mutex_lock(&ptask_kernel.lock);
-	ptask_ns_destroy(&ptask_kernel.ns);
+	ptask_core_ns_destroy(&ptask_kernel.ns);
 	mutex_unlock(&ptask_kernel.lock);
 	return err;
 }
@@ -71,7 +71,7 @@ static void __exit ptask_exit(void)
 	for (i = 0; i < __PTASK_COUNT_MAX; i++)
 		WARN(ptask_kernel.ns.counts[i], "ptask: %llu objects of kind %d leaked\n",
 		     ptask_kernel.ns.counts[i], i);
-	ptask_ns_destroy(&ptask_kernel.ns);
+	ptask_core_ns_destroy(&ptask_kernel.ns);
 	mutex_unlock(&ptask_kernel.lock);
 	WARN(atomic64_read(&ptask_kernel.buffers),
 	     "ptask: %lld datablock buffers leaked\n",

@@ -136,7 +136,7 @@ static int cmd_exec_register(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	pf = fd_file(f)->private_data;
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_exec_register(pf->client, n);
+	err = ptask_core_exec_register(pf->client, n);
 	mutex_unlock(&ptask_kernel.lock);
 	fdput(f);
 	return err;
@@ -153,7 +153,7 @@ static int cmd_exec_unregister(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	pf = fd_file(f)->private_data;
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_exec_unregister(pf->client);
+	err = ptask_core_exec_unregister(pf->client);
 	mutex_unlock(&ptask_kernel.lock);
 	fdput(f);
 	return err;
@@ -242,7 +242,7 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
-/* cb->args[0]: the handle to resume from (ptask_ns_next()'s cursor). */
+/* cb->args[0]: the handle to resume from (ptask_core_ns_next()'s cursor). */
 static int dump_objects(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	u64 cursor = cb->args[0], before;
@@ -252,10 +252,10 @@ static int dump_objects(struct sk_buff *skb, struct netlink_callback *cb)
 	mutex_lock(&ptask_kernel.lock);
 	for (;;) {
 		before = cursor;
-		o = ptask_ns_next(&ptask_kernel.ns, &cursor);
+		o = ptask_core_ns_next(&ptask_kernel.ns, &cursor);
 		if (!o)
 			break;
-		ptask_obj_describe(o, &info);
+		ptask_core_obj_describe(o, &info);
 		if (put_object(skb, cb, &info)) {
 			cursor = before;
 			break;

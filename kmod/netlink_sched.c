@@ -42,7 +42,7 @@ int ptask_nl_get_sched(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr)
 		goto err_free_msg;
 	mutex_lock(&ptask_kernel.lock);
-	ptask_sched_get(&ptask_kernel.ns, &p);
+	ptask_core_sched_get(&ptask_kernel.ns, &p);
 	mutex_unlock(&ptask_kernel.lock);
 	if (put_sched(msg, &p))
 		goto err_free_msg;
@@ -85,7 +85,7 @@ int ptask_nl_set_sched(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_sched_set(&ptask_kernel.ns, mask, &p);
+	err = ptask_core_sched_set(&ptask_kernel.ns, mask, &p);
 	mutex_unlock(&ptask_kernel.lock);
 	if (err)
 		GENL_SET_ERR_MSG(info, "a PTASK_A_SCHED_* value is out of range");
@@ -136,12 +136,12 @@ int ptask_nl_dump_procs(struct sk_buff *skb, struct netlink_callback *cb)
 	struct ptask_proc *proc;
 
 	mutex_lock(&ptask_kernel.lock);
-	ptask_sched_update(&ptask_kernel.ns);
+	ptask_core_sched_update(&ptask_kernel.ns);
 	for (;;) {
-		proc = ptask_proc_next(&ptask_kernel.ns, after);
+		proc = ptask_core_proc_next(&ptask_kernel.ns, after);
 		if (!proc)
 			break;
-		ptask_proc_describe(proc, &info);
+		ptask_core_proc_describe(proc, &info);
 		if (put_proc(skb, cb, &info))
 			break;
 		after = proc->pid;
@@ -168,14 +168,14 @@ int ptask_nl_set_prio(struct sk_buff *skb, struct genl_info *info)
 		u32 prio = nla_get_u32(a[PTASK_A_OBJ_PRIO]);
 
 		mutex_lock(&ptask_kernel.lock);
-		err = ptask_ptask_admin_priority(&ptask_kernel.ns, handle, prio);
+		err = ptask_core_ptask_admin_priority(&ptask_kernel.ns, handle, prio);
 		mutex_unlock(&ptask_kernel.lock);
 	} else {
 		s32 pid = nla_get_s32(a[PTASK_A_PROC_PID]);
 		u32 weight = nla_get_u32(a[PTASK_A_PROC_WEIGHT]);
 
 		mutex_lock(&ptask_kernel.lock);
-		err = ptask_proc_set_weight(&ptask_kernel.ns, pid, weight);
+		err = ptask_core_proc_set_weight(&ptask_kernel.ns, pid, weight);
 		mutex_unlock(&ptask_kernel.lock);
 	}
 	return err;

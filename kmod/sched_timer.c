@@ -5,7 +5,7 @@
  * The core asks for a tick (ptask_os_sched_timer()) while a process held
  * by its GPU budget has work queued.  An hrtimer fires at that time and
  * queues a work item, which takes the namespace mutex (a mutex cannot be
- * taken in the hrtimer's softirq) and calls ptask_sched_tick(): a process
+ * taken in the hrtimer's softirq) and calls ptask_core_sched_tick(): a process
  * back at a non-negative budget is released and the executors woken.
  */
 #include <linux/hrtimer.h>
@@ -19,7 +19,7 @@ static struct work_struct sched_work;
 static void sched_work_fn(struct work_struct *work)
 {
 	mutex_lock(&ptask_kernel.lock);
-	ptask_sched_tick(&ptask_kernel.ns);
+	ptask_core_sched_tick(&ptask_kernel.ns);
 	mutex_unlock(&ptask_kernel.lock);
 }
 

@@ -68,10 +68,10 @@ static int proc_read(struct kobject *kobj, struct ptask_proc_info *info)
 	int err = 0;
 
 	mutex_lock(&ptask_kernel.lock);
-	ptask_sched_update(&ptask_kernel.ns);
-	proc = ptask_proc_find(&ptask_kernel.ns, (s32)dir_key(kobj));
+	ptask_core_sched_update(&ptask_kernel.ns);
+	proc = ptask_core_proc_find(&ptask_kernel.ns, (s32)dir_key(kobj));
 	if (proc)
-		ptask_proc_describe(proc, info);
+		ptask_core_proc_describe(proc, info);
 	else
 		err = -ENODEV;
 	mutex_unlock(&ptask_kernel.lock);
@@ -167,8 +167,8 @@ static ssize_t proc_weight_store(struct kobject *kobj,
 	if (kstrtou32(buf, 0, &weight))
 		return -EINVAL;
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_proc_set_weight(&ptask_kernel.ns, (s32)dir_key(kobj),
-				    weight);
+	err = ptask_core_proc_set_weight(&ptask_kernel.ns, (s32)dir_key(kobj),
+					 weight);
 	mutex_unlock(&ptask_kernel.lock);
 	if (err == -ESRCH)
 		err = -ENODEV;
@@ -217,7 +217,7 @@ static int ptask_read(struct kobject *kobj, struct ptask_view *v)
 	int err = 0;
 
 	mutex_lock(&ptask_kernel.lock);
-	o = ptask_ns_find(&ptask_kernel.ns, dir_key(kobj), PTASK_OBJ_PTASK);
+	o = ptask_core_ns_find(&ptask_kernel.ns, dir_key(kobj), PTASK_OBJ_PTASK);
 	if (o) {
 		p = container_of(o, struct ptask_ptask, obj);
 		v->priority = p->static_prio;
@@ -315,8 +315,8 @@ static ssize_t ptask_priority_store(struct kobject *kobj,
 	if (kstrtou32(buf, 0, &prio))
 		return -EINVAL;
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_ptask_admin_priority(&ptask_kernel.ns, dir_key(kobj),
-					 prio);
+	err = ptask_core_ptask_admin_priority(&ptask_kernel.ns, dir_key(kobj),
+					      prio);
 	mutex_unlock(&ptask_kernel.lock);
 	if (err == -ENOENT)
 		err = -ENODEV;

@@ -5,7 +5,7 @@
  *
  * Each writable file holds one setting of struct ptask_sched_params; a
  * write needs CAP_SYS_ADMIN (-EPERM), is parsed (-EINVAL) and goes to
- * ptask_sched_set(), which checks the range (-EINVAL) before applying
+ * ptask_core_sched_set(), which checks the range (-EINVAL) before applying
  * anything.  Reads take the namespace mutex and bring the state up to
  * date first.
  */
@@ -22,7 +22,7 @@ static struct kobject *sched_kobj;
 static void sched_read(struct ptask_sched_params *p)
 {
 	mutex_lock(&ptask_kernel.lock);
-	ptask_sched_get(&ptask_kernel.ns, p);
+	ptask_core_sched_get(&ptask_kernel.ns, p);
 	mutex_unlock(&ptask_kernel.lock);
 }
 
@@ -32,7 +32,7 @@ static ssize_t sched_write(u32 mask, const struct ptask_sched_params *p,
 	int err;
 
 	mutex_lock(&ptask_kernel.lock);
-	err = ptask_sched_set(&ptask_kernel.ns, mask, p);
+	err = ptask_core_sched_set(&ptask_kernel.ns, mask, p);
 	mutex_unlock(&ptask_kernel.lock);
 	return err ? err : count;
 }

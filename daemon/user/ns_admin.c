@@ -102,7 +102,7 @@ static int sched_get(struct ptask_ns *ns, void **out, size_t *out_len)
 {
 	struct ptask_sched_params p;
 
-	ptask_sched_get(ns, &p);
+	ptask_core_sched_get(ns, &p);
 	return reply_copy(&p, sizeof(p), out, out_len);
 }
 
@@ -115,7 +115,7 @@ static int sched_set(struct ptask_ns *ns, uint32_t mask,
 	/* The core takes 0 as "nothing": the protocol calls it a mistake. */
 	if (!mask)
 		return -EINVAL;
-	err = ptask_sched_set(ns, mask, in);
+	err = ptask_core_sched_set(ns, mask, in);
 	return err ? err : sched_get(ns, out, out_len);
 }
 
@@ -127,7 +127,7 @@ static int set_policy(struct ptask_ns *ns, const char *name)
 	for (i = 0; i < __PTASK_POLICY_MAX; i++) {
 		if (!strcmp(name, policy_names[i])) {
 			p.policy = i;
-			return ptask_sched_set(ns, PTASK_SCHED_SET_POLICY, &p);
+			return ptask_core_sched_set(ns, PTASK_SCHED_SET_POLICY, &p);
 		}
 	}
 	return -EINVAL;
@@ -167,14 +167,14 @@ static int list_procs(struct ptask_ns *ns, uint64_t cursor, void **out,
 	if (cursor > INT32_MAX)	/* past every pid: the end */
 		return 0;
 	after = (s32)cursor;
-	ptask_sched_update(ns);	/* budgets and P as of now */
-	while ((proc = ptask_proc_next(ns, after)) != NULL) {
+	ptask_core_sched_update(ns);	/* budgets and P as of now */
+	while ((proc = ptask_core_proc_next(ns, after)) != NULL) {
 		if (!list_grow((void **)&recs, &cap, n, sizeof(*recs))) {
 			if (!n)
 				return -ENOMEM;
 			break;
 		}
-		ptask_proc_describe(proc, &recs[n++]);
+		ptask_core_proc_describe(proc, &recs[n++]);
 		after = proc->pid;
 	}
 	*out = recs;
@@ -186,7 +186,7 @@ static void object_fill(struct ptask_obj *o, struct ptaskd_object *rec)
 {
 	struct ptask_obj_info info;
 
-	ptask_obj_describe(o, &info);
+	ptask_core_obj_describe(o, &info);
 	memset(rec, 0, sizeof(*rec));
 	rec->type = info.type;
 	rec->handle = info.handle;
@@ -213,7 +213,7 @@ static int list_objects(struct ptask_ns *ns, u64 cursor, void **out,
 
 	for (;;) {
 		before = cursor;
-		o = ptask_ns_next(ns, &cursor);
+		o = ptask_core_ns_next(ns, &cursor);
 		if (!o)
 			break;
 		if (!list_grow((void **)&recs, &cap, n, sizeof(*recs))) {
@@ -232,8 +232,8 @@ static int list_objects(struct ptask_ns *ns, u64 cursor, void **out,
 static int set_prio(struct ptask_ns *ns, const struct ptaskd_set_prio *p)
 {
 	if (p->target == PTASKD_PRIO_PTASK)
-		return ptask_ptask_admin_priority(ns, p->handle, p->value);
-	return ptask_proc_set_weight(ns, p->pid, p->value);
+		return ptask_core_ptask_admin_priority(ns, p->handle, p->value);
+	return ptask_core_proc_set_weight(ns, p->pid, p->value);
 }
 
 int pd_admin_run_locked(struct ptask_ns *ns, const struct ptask_caller *who,

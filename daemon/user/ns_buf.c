@@ -38,7 +38,7 @@ int ptask_os_buf_alloc(struct ptask_client *core, u64 bytes,
 	b->refs = 1;
 	/*
 	 * A client's new datablock is zero-filled: the ABI says so
-	 * (ptask_datablock_create(3)), the module's pages are, and a program
+	 * (ptask_core_datablock_create(3)), the module's pages are, and a program
 	 * must behave the same in both modes.  Reused arena memory therefore
 	 * is zeroed, even though arenas are per uid and it could only show
 	 * the uid bytes of its own (or bytes a client given a datablock of
@@ -98,7 +98,7 @@ int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
 	u64 bytes;
 	int err;
 
-	err = ptask_datablock_map(c->core, handle, &bytes, &buf);
+	err = ptask_core_datablock_map(c->core, handle, &bytes, &buf);
 	if (err)
 		return err;
 	mi->arena = buf->arena->id;

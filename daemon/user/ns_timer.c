@@ -2,7 +2,7 @@
 /*
  * ns_timer.c - PTSched's timer in user mode: the core asks for a tick
  * at a time (ptask_os_sched_timer, under the namespace lock), and one
- * thread per namespace sleeps until then and calls ptask_sched_tick(),
+ * thread per namespace sleeps until then and calls ptask_core_sched_tick(),
  * as kmod/sched_timer.c does with an hrtimer and a work item.
  *
  * Locking: pd_ns.timer_at and timer_stop are under the namespace lock;
@@ -38,7 +38,7 @@ static void *timer_main(void *arg)
 
 		if (ns->timer_at && ns->timer_at <= now) {
 			ns->timer_at = 0;
-			ptask_sched_tick(&ns->core);
+			ptask_core_sched_tick(&ns->core);
 			continue;
 		}
 		ns->locked = false;

@@ -89,7 +89,7 @@ static void exec_wake_now_locked(struct pd_ns *ns)
 
 	assert_locked(ns);
 	ns->wake_defer = NULL;
-	ptask_exec_wake(&ns->core);
+	ptask_core_exec_wake(&ns->core);
 	ns->wake_defer = defer;
 	if (defer)
 		defer->deferred = false;
@@ -171,7 +171,7 @@ int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
-	err = ptask_ns_init(&ns->core, ns);
+	err = ptask_core_ns_init(&ns->core, ns);
 	if (err)
 		goto err_free;
 	pthread_mutexattr_init(&attr);
@@ -190,7 +190,7 @@ int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 err_mutex:
 	pthread_mutex_destroy(&ns->lock);
 err_ns:
-	ptask_ns_destroy(&ns->core);
+	ptask_core_ns_destroy(&ns->core);
 err_free:
 	free(ns);
 	return err;
@@ -208,7 +208,7 @@ void pd_ns_destroy(struct pd_ns *ns)
 		pd_ns_client_put(c);
 		pd_ns_lock(ns);
 	}
-	ptask_ns_destroy(&ns->core);
+	ptask_core_ns_destroy(&ns->core);
 	pd_arenas_fini(&ns->arenas);
 	pd_ns_unlock(ns);
 	pthread_mutex_destroy(&ns->lock);
@@ -268,10 +268,10 @@ int pd_ns_client_open(struct pd_ns *ns, const struct ptask_caller *who,
 	c->alloc_zero = true;
 	c->conns = 1;
 	pd_ns_lock(ns);
-	c->core = ptask_client_create(&ns->core, c);
+	c->core = ptask_core_client_create(&ns->core, c);
 	err = c->core ? clients_add(ns, c) : -ENOMEM;
 	if (err && c->core)
-		ptask_client_destroy(c->core);
+		ptask_core_client_destroy(c->core);
 	pd_ns_unlock(ns);
 	if (err)
 		goto err_cond;
@@ -320,7 +320,7 @@ void pd_ns_client_put(struct pd_client *c)
 		return;
 	}
 	clients_remove(ns, c);
-	ptask_client_destroy(c->core);
+	ptask_core_client_destroy(c->core);
 	pd_ns_unlock(ns);
 	pthread_cond_destroy(&c->cond);
 	free(c);
@@ -333,11 +333,11 @@ static int call_locked(struct pd_client *c, const struct ptask_caller *who,
 		       void *cancel_arg)
 {
 	u64 deadline = 0, seq;
-	bool may_block = ptask_args_blocking(cmd, arg, &deadline);
+	bool may_block = ptask_core_args_blocking(cmd, arg, &deadline);
 	int err;
 
 	for (;;) {
-		err = ptask_call(c->core, who, cmd, arg, io);
+		err = ptask_core_call(c->core, who, cmd, arg, io);
 		if (err != -EAGAIN || !may_block)
 			return err;
 		/* Not while this thread sleeps: nobody would take the work. */
@@ -380,7 +380,7 @@ int pd_ns_sched_set(struct pd_ns *ns, uint32_t mask,
 	int err;
 
 	pd_ns_lock(ns);
-	err = ptask_sched_set(&ns->core, mask, p);
+	err = ptask_core_sched_set(&ns->core, mask, p);
 	pd_ns_unlock(ns);
 	return err;
 }

@@ -131,7 +131,7 @@ struct pd_call_ctx {
 
 /*
  * One call (cmd: a PTASK_IOC_* number) with its struct @arg, already
- * checked with ptask_args_check(), and further buffers @io, exactly as
+ * checked with ptask_core_args_check(), and further buffers @io, exactly as
  * the module's ioctl path makes it; blocking calls sleep until done,
  * their deadline, or @ctx->cancel says true.  @ctx may be NULL (no
  * cancel, no wake-up held back).  Returns 0 or -errno.

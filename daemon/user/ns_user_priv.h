@@ -44,7 +44,7 @@ struct ptask_buf {
  *	the lock holder only, and never left set while @lock is free:
  *	pd_ns_unlock clears it, and a call that sleeps clears it for its
  *	sleep, so another thread's wake-ups are never held back for it
- * @timer: PTSched's timer thread (ptask_sched_tick() at @timer_at)
+ * @timer: PTSched's timer thread (ptask_core_sched_tick() at @timer_at)
  * @timer_cond: wakes @timer when @timer_at or @timer_stop change
  * @timer_at: CLOCK_MONOTONIC ns of the next tick, 0: none
  * @timer_stop: @timer must return

@@ -58,7 +58,7 @@ int pd_request_parse(uint32_t op, const void *payload, size_t len,
 	int err;
 
 	memset(req, 0, sizeof(*req));
-	req->desc = ptask_args_desc(op);
+	req->desc = ptask_core_args_desc(op);
 	if (!req->desc)
 		return -ENOTTY;
 	req->cmd = req->desc->cmd;
@@ -75,7 +75,7 @@ int pd_request_parse(uint32_t op, const void *payload, size_t len,
 	err = copy_struct(&req->arg, req->desc->ksize, payload, usize);
 	if (err)
 		return err;
-	err = ptask_args_check(req->cmd, &req->arg);
+	err = ptask_core_args_check(req->cmd, &req->arg);
 	if (err)
 		return err;
 	return parse_extras(req, (const uint8_t *)payload + usize, len - usize);

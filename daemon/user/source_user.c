@@ -61,7 +61,7 @@ static int us_take(struct pd_source *s, struct ptask_exec_take *arg,
 	int err;
 
 	arg->size = sizeof(*arg);
-	err = ptask_args_check(PTASK_IOC_EXEC_TAKE, arg);
+	err = ptask_core_args_check(PTASK_IOC_EXEC_TAKE, arg);
 	if (err)
 		return err;
 	return pd_ns_call(us->client, &us->who, PTASK_IOC_EXEC_TAKE, arg, &io,
@@ -78,7 +78,7 @@ static int us_complete(struct pd_source *s, struct ptask_exec_complete *arg,
 	int err;
 
 	arg->size = sizeof(*arg);
-	err = ptask_args_check(PTASK_IOC_EXEC_COMPLETE, arg);
+	err = ptask_core_args_check(PTASK_IOC_EXEC_COMPLETE, arg);
 	if (err)
 		return err;
 	return pd_ns_call(us->client, &us->who, PTASK_IOC_EXEC_COMPLETE, arg,
@@ -97,7 +97,7 @@ static int us_ptask_info(struct pd_source *s,
 
 	arg->size = sizeof(*arg);
 	arg->code = (uintptr_t)code;
-	err = ptask_args_check(PTASK_IOC_EXEC_PTASK_INFO, arg);
+	err = ptask_core_args_check(PTASK_IOC_EXEC_PTASK_INFO, arg);
 	if (err)
 		return err;
 	return pd_ns_call(us->client, &us->who, PTASK_IOC_EXEC_PTASK_INFO, arg,
@@ -183,7 +183,7 @@ static int us_db_create(struct pd_source *s, const struct ptask_invocation *inv,
 	struct ptask_buf *buf;
 	int err;
 
-	err = ptask_args_check(PTASK_IOC_DATABLOCK_CREATE, &arg);
+	err = ptask_core_args_check(PTASK_IOC_DATABLOCK_CREATE, &arg);
 	if (err)
 		return err;
 	pd_ns_lock_deferring(us->ns, defer);
@@ -191,8 +191,8 @@ static int us_db_create(struct pd_source *s, const struct ptask_invocation *inv,
 	 * can see them, so no zeroing. */
 	us->client->alloc_uid = inv ? inv->owner_uid : 0;
 	us->client->alloc_zero = false;
-	err = ptask_call(us->client->core, &us->who,
-			 PTASK_IOC_DATABLOCK_CREATE, &arg, &io);
+	err = ptask_core_call(us->client->core, &us->who,
+			      PTASK_IOC_DATABLOCK_CREATE, &arg, &io);
 	if (err)
 		goto out_unlock;
 	err = pd_ns_map_locked(us->client, arg.handle, &mi, &buf);
@@ -203,8 +203,8 @@ static int us_db_create(struct pd_source *s, const struct ptask_invocation *inv,
 	}
 	if (err) {
 		rel.handle = arg.handle;
-		ptask_call(us->client->core, &us->who,
-			   PTASK_IOC_DATABLOCK_RELEASE, &rel, &io);
+		ptask_core_call(us->client->core, &us->who,
+				PTASK_IOC_DATABLOCK_RELEASE, &rel, &io);
 		goto out_unlock;
 	}
 	*handle = arg.handle;
@@ -265,7 +265,7 @@ int pd_ns_source_open(struct pd_ns *ns, uint32_t n_accels,
 	if (err)
 		goto err_free;
 	pd_ns_lock(ns);
-	err = ptask_exec_register(us->client->core, n_accels);
+	err = ptask_core_exec_register(us->client->core, n_accels);
 	pd_ns_unlock(ns);
 	if (err)
 		goto err_put;
@@ -288,7 +288,7 @@ void pd_ns_source_close(struct pd_source *s)
 	for (i = 0; i < us->nmaps; i++)
 		ptask_os_buf_put(us->maps[i].buf);
 	us->nmaps = 0;
-	ptask_exec_unregister(us->client->core);
+	ptask_core_exec_unregister(us->client->core);
 	pd_ns_unlock(us->ns);
 	pd_ns_client_put(us->client);
 	free(us->maps);

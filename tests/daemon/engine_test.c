@@ -173,8 +173,8 @@ static int call(struct rig *r, unsigned int cmd, void *arg,
 	struct pd_call_ctx ctx = { .defer = r->defer };
 	int err;
 
-	*(uint32_t *)arg = ptask_args_desc(cmd)->ksize;
-	err = ptask_args_check(cmd, arg);
+	*(uint32_t *)arg = ptask_core_args_desc(cmd)->ksize;
+	err = ptask_core_args_check(cmd, arg);
 	if (err)
 		return err;
 	return pd_ns_call(r->c, &r->who, cmd, arg, io ? io : &none, &ctx);

@@ -3,7 +3,7 @@
  * args_fuzz.c - libFuzzer target for the core's call path.
  *
  * One input is a sequence of calls made the way a shell makes them:
- * ptask_args_desc(), ptask_args_check(), then ptask_call() on a fresh
+ * ptask_core_args_desc(), ptask_core_args_check(), then ptask_core_call() on a fresh
  * namespace with two clients (client 1 a registered executor).  Each call
  * record is
  *
@@ -144,7 +144,7 @@ static u32 rd32(struct reader *r)
 /*
  * Bring the argument into range: handles folded onto live ones, sizes
  * small, and (mode bit 1) names valid and must-be-zero fields zero, so
- * that most calls get past ptask_args_check() into the core.
+ * that most calls get past ptask_core_args_check() into the core.
  */
 static void fixup(unsigned int cmd, union ptask_args *a, u8 mode)
 {
@@ -318,7 +318,7 @@ static void fixup(unsigned int cmd, union ptask_args *a, u8 mode)
 /* One call through the shell's path. */
 static void do_call(struct reader *r, unsigned int cmd, u8 mode)
 {
-	const struct ptask_arg_desc *d = ptask_args_desc(cmd);
+	const struct ptask_arg_desc *d = ptask_core_args_desc(cmd);
 	struct ptask_client *c = clients[mode & 1];
 	struct ptask_caller who = caller(mode);
 	struct ptask_call_io io;
@@ -332,7 +332,7 @@ static void do_call(struct reader *r, unsigned int cmd, u8 mode)
 	rdbytes(r, &u, d->ksize);
 	*(u32 *)&u = d->ksize;
 	fixup(d->cmd, &u, mode);
-	if (ptask_args_check(d->cmd, &u) || !c)
+	if (ptask_core_args_check(d->cmd, &u) || !c)
 		return;
 	memset(&io, 0, sizeof(io));
 	switch (d->cmd) {
@@ -359,7 +359,7 @@ static void do_call(struct reader *r, unsigned int cmd, u8 mode)
 				  u.info.code_len : CODE_BUF;
 		break;
 	}
-	err = ptask_call(c, &who, d->cmd, &u, &io);
+	err = ptask_core_call(c, &who, d->cmd, &u, &io);
 	if (trace)
 		fprintf(stderr, "args_fuzz: client %d cmd 0x%02x: %d\n",
 			mode & 1, _IOC_NR(d->cmd), err);
@@ -382,7 +382,7 @@ static void do_map(struct reader *r, u8 mode)
 		ptask_os_buf_put(maps[slot]);
 		maps[slot] = NULL;
 	}
-	if (!c || ptask_datablock_map(c, handle, &bytes, &buf))
+	if (!c || ptask_core_datablock_map(c, handle, &bytes, &buf))
 		return;
 	((u8 *)os_user_buf_data(buf))[bytes - 1] ^= 0x5a;
 	if (mode & 0x80)
@@ -400,15 +400,15 @@ static void do_walk(u8 mode)
 	u32 n = 0, prev = 0;
 
 	if (clients[mode & 1])
-		(void)ptask_client_poll(clients[mode & 1]);
-	while ((o = ptask_ns_next(&ns, &cursor))) {
-		ptask_obj_describe(o, &info);
+		(void)ptask_core_client_poll(clients[mode & 1]);
+	while ((o = ptask_core_ns_next(&ns, &cursor))) {
+		ptask_core_obj_describe(o, &info);
 		if (info.handle != o->handle || !info.name ||
 		    (n++ && o->handle <= prev))
 			abort();
 		prev = o->handle;
 		if (o->type == PTASK_OBJ_DATABLOCK &&
-		    ptask_datablock_mmap_handle(ptask_datablock_mmap_offset(
+		    ptask_core_datablock_mmap_handle(ptask_datablock_mmap_offset(
 			ptask_container_of(o, struct ptask_datablock, obj))) !=
 		    o->handle)
 			abort();
@@ -439,14 +439,14 @@ static void do_record(struct reader *r)
 		if (!*c)
 			break;
 		if ((*c)->executor)
-			ptask_exec_unregister(*c);
+			ptask_core_exec_unregister(*c);
 		else
-			ptask_exec_register(*c, mode);
+			ptask_core_exec_register(*c, mode);
 		break;
 	case 3:		/* the fd closes; another opens */
 		if (*c)
-			ptask_client_destroy(*c);
-		*c = ptask_client_create(&ns, NULL);
+			ptask_core_client_destroy(*c);
+		*c = ptask_core_client_create(&ns, NULL);
 		break;
 	case 4:
 		do_map(r, mode);
@@ -479,11 +479,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	os_user_fail_alloc_after = -1;
 	os_user_fail_alloc_once = 0;
 	os_user_buf_limit = 64ULL << 20;
-	if (ptask_ns_init(&ns, NULL))
+	if (ptask_core_ns_init(&ns, NULL))
 		abort();
-	clients[0] = ptask_client_create(&ns, NULL);
-	clients[1] = ptask_client_create(&ns, NULL);
-	if (!clients[0] || !clients[1] || ptask_exec_register(clients[1], 1))
+	clients[0] = ptask_core_client_create(&ns, NULL);
+	clients[1] = ptask_core_client_create(&ns, NULL);
+	if (!clients[0] || !clients[1] || ptask_core_exec_register(clients[1], 1))
 		abort();
 	/* A first byte >= 0xf0: allocations fail after the next byte's
 	 * count (only that one if the first byte is odd). */
@@ -504,7 +504,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	}
 	for (i = 0; i < 2; i++) {
 		if (clients[i])
-			ptask_client_destroy(clients[i]);
+			ptask_core_client_destroy(clients[i]);
 		clients[i] = NULL;
 	}
 	for (i = 0; i < PTASK_COUNT_BUFFERS; i++)
@@ -516,7 +516,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		leak("executors", ns.executors);
 	if (!ptask_list_empty(&ns.graphs) || !ptask_list_empty(&ns.ready))
 		leak("graphs or ready entries", 1);
-	ptask_ns_destroy(&ns);
+	ptask_core_ns_destroy(&ns);
 	if (os_user_buffers)
 		leak("buffers", (unsigned long long)os_user_buffers);
 	if (os_user_buf_bytes)

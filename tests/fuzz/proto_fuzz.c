@@ -15,7 +15,7 @@
  *	payload
  *
  * Each message is parsed with pd_request_parse(); a parsed one gets its
- * reply buffers (pd_request_prepare()), is run by ptask_call() on a fresh
+ * reply buffers (pd_request_prepare()), is run by ptask_core_call() on a fresh
  * namespace (blocking calls made non-blocking: the daemon would sleep)
  * and its reply is built (pd_request_reply()).  An admin op goes through
  * pd_admin_parse() and pd_admin_run_locked(), whose reply must be whole
@@ -167,8 +167,8 @@ static void one_message(uint32_t op, uint8_t who_bits, const uint8_t *payload,
 		err = pd_request_prepare(&req);
 	if (!err) {
 		make_nonblocking(&req);
-		err = ptask_call(clients[who_bits & 1], &who, req.cmd, &req.arg,
-				 &req.io);
+		err = ptask_core_call(clients[who_bits & 1], &who, req.cmd, &req.arg,
+				      &req.io);
 	}
 	if (req.desc && !pd_request_reply(&req, err, &out, &out_len))
 		free(out);
@@ -185,11 +185,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	os_user_locked = 1;
 	os_user_fail_alloc_after = -1;
 	os_user_buf_limit = 64ULL << 20;
-	if (ptask_ns_init(&ns, NULL))
+	if (ptask_core_ns_init(&ns, NULL))
 		abort();
-	clients[0] = ptask_client_create(&ns, NULL);
-	clients[1] = ptask_client_create(&ns, NULL);
-	if (!clients[0] || !clients[1] || ptask_exec_register(clients[1], 1))
+	clients[0] = ptask_core_client_create(&ns, NULL);
+	clients[1] = ptask_core_client_create(&ns, NULL);
+	if (!clients[0] || !clients[1] || ptask_core_exec_register(clients[1], 1))
 		abort();
 	while (size >= 7 && n++ < MAX_MESSAGES) {
 		uint32_t op;
@@ -208,13 +208,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size -= len;
 	}
 	for (i = 0; i < 2; i++) {
-		ptask_client_destroy(clients[i]);
+		ptask_core_client_destroy(clients[i]);
 		clients[i] = NULL;
 	}
 	for (i = 0; i < PTASK_COUNT_BUFFERS; i++)
 		if (ns.counts[i])
 			leak(names[i], ns.counts[i]);
-	ptask_ns_destroy(&ns);
+	ptask_core_ns_destroy(&ns);
 	if (os_user_buffers)
 		leak("buffers", (unsigned long long)os_user_buffers);
 	return 0;

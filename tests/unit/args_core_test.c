@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * args_core_test.c - the argument table and the checks made before any
- * lookup: every -EINVAL rule of ptask_args_check() (one assertion each,
+ * lookup: every -EINVAL rule of ptask_core_args_check() (one assertion each,
  * starting from a valid struct and breaking one field), -ENOTTY, the
- * command matching of ptask_args_desc(); then allocation-failure injection
+ * command matching of ptask_core_args_desc(); then allocation-failure injection
  * over a whole build-and-run sequence.
  */
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 /*
  * RULE(base, cmd, stmt, want): copy @base into a zeroed union, let @stmt
  * change it through `a` (a pointer of @base's type), check the result of
- * ptask_args_check() is @want.
+ * ptask_core_args_check() is @want.
  */
 #define RULE(base, cmd, stmt, want) do {				\
 	union ptask_args u_;						\
@@ -23,7 +23,7 @@
 	memcpy(&u_, &(base), sizeof(base));				\
 	stmt;								\
 	(void)a;							\
-	h_check_err(ptask_args_check(cmd, &u_), (want), __FILE__,	\
+	h_check_err(ptask_core_args_check(cmd, &u_), (want), __FILE__,	\
 		    __LINE__, #stmt);					\
 } while (0)
 #define BAD(base, cmd, stmt)	RULE(base, cmd, stmt, -EINVAL)
@@ -54,7 +54,7 @@ static void test_desc_and_enotty(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		const struct ptask_arg_desc *d = ptask_args_desc(cmds[i]);
+		const struct ptask_arg_desc *d = ptask_core_args_desc(cmds[i]);
 
 		if (!CHECK(d != NULL))
 			continue;
@@ -64,33 +64,33 @@ static void test_desc_and_enotty(void)
 		CHECK(d->ver0 >= 16);
 		CHECK_EQ(d->copy_out, (_IOC_DIR(cmds[i]) & _IOC_READ) != 0);
 		/* Size bits ignored: older and newer struct sizes match. */
-		CHECK(ptask_args_desc((cmds[i] & ~sizebits) |
-				      (8u << _IOC_SIZESHIFT)) == d);
-		CHECK(ptask_args_desc(cmds[i] & ~sizebits) == d);
-		CHECK(ptask_args_desc(cmds[i] | sizebits) == d);
+		CHECK(ptask_core_args_desc((cmds[i] & ~sizebits) |
+					   (8u << _IOC_SIZESHIFT)) == d);
+		CHECK(ptask_core_args_desc(cmds[i] & ~sizebits) == d);
+		CHECK(ptask_core_args_desc(cmds[i] | sizebits) == d);
 		/* Direction, type and number still count. */
-		CHECK(!ptask_args_desc(cmds[i] ^ (1u << _IOC_DIRSHIFT)) ||
-		      ptask_args_desc(cmds[i] ^ (1u << _IOC_DIRSHIFT)) != d);
-		CHECK(!ptask_args_desc(cmds[i] ^ (1u << _IOC_TYPESHIFT)));
+		CHECK(!ptask_core_args_desc(cmds[i] ^ (1u << _IOC_DIRSHIFT)) ||
+		      ptask_core_args_desc(cmds[i] ^ (1u << _IOC_DIRSHIFT)) != d);
+		CHECK(!ptask_core_args_desc(cmds[i] ^ (1u << _IOC_TYPESHIFT)));
 	}
 	/* The published VER0 sizes. */
-	CHECK_EQ(ptask_args_desc(PTASK_IOC_GRAPH_OPEN)->ver0,
+	CHECK_EQ(ptask_core_args_desc(PTASK_IOC_GRAPH_OPEN)->ver0,
 		 PTASK_GRAPH_OPEN_SIZE_VER0);
-	CHECK_EQ(ptask_args_desc(PTASK_IOC_EXEC_PTASK_INFO)->ver0,
+	CHECK_EQ(ptask_core_args_desc(PTASK_IOC_EXEC_PTASK_INFO)->ver0,
 		 PTASK_EXEC_PTASK_INFO_SIZE_VER0);
 	CHECK_EQ(sizeof(union ptask_args), sizeof(struct ptask_ptask_open));
 	/* Unknown commands. */
-	CHECK(!ptask_args_desc(0));
-	CHECK(!ptask_args_desc(_IOWR(PTASK_IOC_MAGIC, 0x10, u32)));
-	CHECK(!ptask_args_desc(_IOWR(PTASK_IOC_MAGIC, 0x43, u32)));
-	CHECK(!ptask_args_desc(_IOWR('x', 0x01, struct ptask_graph_open)));
-	CHECK(!ptask_args_desc(_IO(PTASK_IOC_MAGIC, 0x01)));
+	CHECK(!ptask_core_args_desc(0));
+	CHECK(!ptask_core_args_desc(_IOWR(PTASK_IOC_MAGIC, 0x10, u32)));
+	CHECK(!ptask_core_args_desc(_IOWR(PTASK_IOC_MAGIC, 0x43, u32)));
+	CHECK(!ptask_core_args_desc(_IOWR('x', 0x01, struct ptask_graph_open)));
+	CHECK(!ptask_core_args_desc(_IO(PTASK_IOC_MAGIC, 0x01)));
 	memset(&u, 0, sizeof(u));
-	CHECK_ERR(ptask_args_check(0, &u), -ENOTTY);
-	CHECK_ERR(ptask_args_check(_IOWR(PTASK_IOC_MAGIC, 0x10, u32), &u),
+	CHECK_ERR(ptask_core_args_check(0, &u), -ENOTTY);
+	CHECK_ERR(ptask_core_args_check(_IOWR(PTASK_IOC_MAGIC, 0x10, u32), &u),
 		  -ENOTTY);
-	CHECK_ERR(ptask_call(c, &h_user, _IOWR(PTASK_IOC_MAGIC, 0x10, u32),
-			     &u, NULL), -ENOTTY);
+	CHECK_ERR(ptask_core_call(c, &h_user, _IOWR(PTASK_IOC_MAGIC, 0x10, u32),
+				  &u, NULL), -ENOTTY);
 	CHECK_ERR(h_call(c, NULL, 0xdeadbeef, &u, NULL), -ENOTTY);
 	/* h_call with other size bits reaches the same call. */
 	{
@@ -460,12 +460,12 @@ struct af {
 
 static int af_client(struct af *f, struct ptask_client **c)
 {
-	*c = ptask_client_create(&h_ns, NULL);
+	*c = ptask_core_client_create(&h_ns, NULL);
 	if (!*c && f->mode != AF_NONE) {
 		f->nomem++;
 		if (f->mode == AF_STOP)
 			return -ENOMEM;
-		*c = ptask_client_create(&h_ns, NULL);
+		*c = ptask_core_client_create(&h_ns, NULL);
 	}
 	return CHECK(*c != NULL) ? 0 : -EINVAL;
 }
@@ -522,7 +522,7 @@ static int af_scenario(struct af *f, struct h_take *t)
 
 	if (af_client(f, &a) || af_client(f, &b) || af_client(f, &e))
 		return -ENOMEM;
-	STEP(ptask_exec_register(e, 1), 0);
+	STEP(ptask_core_exec_register(e, 1), 0);
 	STEP(h_graph(a, "af", PTASK_GRAPH_CREATE, 0666, &g), 0);
 	STEP(h_graph(b, "af", 0, 0, &gb), 0);
 	STEP(h_tmpl_named(a, g, PTASK_TEMPLATE_ARRAY, 8, 1, 1, 1, "T", &T), 0);
@@ -581,8 +581,8 @@ static int af_scenario(struct af *f, struct h_take *t)
 	STEP(h_terminate(b, gb), 0);
 	STEP(h_pull(b, res, &db), -ESHUTDOWN);
 	STEP(h_close(a, g), 0);
-	ptask_client_destroy(e);
-	ptask_client_destroy(a);
+	ptask_core_client_destroy(e);
+	ptask_core_client_destroy(a);
 	return 0;
 }
 
@@ -622,9 +622,9 @@ static bool af_run(int mode, int n, bool *done)
 		abort();
 	os_user_fail_alloc_after = n;
 	os_user_fail_alloc_once = mode == AF_RETRY;
-	err = ptask_ns_init(&h_ns, NULL);
+	err = ptask_core_ns_init(&h_ns, NULL);
 	if (err == -ENOMEM && mode == AF_RETRY)
-		err = ptask_ns_init(&h_ns, NULL);
+		err = ptask_core_ns_init(&h_ns, NULL);
 	if (err) {
 		ok = CHECK_ERR(err, -ENOMEM) && mode == AF_STOP;
 		goto out;
@@ -673,7 +673,7 @@ static void af_loop(int mode)
 	CHECK_EQ(bad, 0);
 	h_diag("%d runs with one allocation failing, %u returned -ENOMEM",
 	       n, af_surfaced);
-	REQUIRE_OK(ptask_ns_init(&h_ns, NULL));
+	REQUIRE_OK(ptask_core_ns_init(&h_ns, NULL));
 }
 
 /* The (n+1)th allocation fails and so does every later one. */

@@ -107,7 +107,7 @@ static void test_record_lifetime(void)
 	u32 p2;
 
 	REQUIRE(mkproc(&a, 77, 3, 0));
-	proc = ptask_proc_find(&h_ns, 77);
+	proc = ptask_core_proc_find(&h_ns, 77);
 	REQUIRE(proc);
 	CHECK_EQ(h_ns.sched.nprocs, 1);
 	REQUIRE_OK(h_terminate(a.c, a.graph));
@@ -115,16 +115,16 @@ static void test_record_lifetime(void)
 			       &a.graph));
 	REQUIRE_OK(h_gpu_ptask(a.c, &a.who, a.graph, 1, code, sizeof(code),
 			       "k", &p2));
-	CHECK(ptask_proc_find(&h_ns, 77) == proc);	/* one record per pid */
-	ptask_proc_describe(proc, &info);
+	CHECK(ptask_core_proc_find(&h_ns, 77) == proc);	/* one record per pid */
+	ptask_core_proc_describe(proc, &info);
 	CHECK_EQ(info.ptasks, 2);
 	CHECK_EQ(info.nice, 3);
 	CHECK_EQ(info.weight, ptask_nice_weight(3));
-	CHECK(ptask_proc_next(&h_ns, -2147483647 - 1) == proc);
-	CHECK(!ptask_proc_next(&h_ns, 77));
+	CHECK(ptask_core_proc_next(&h_ns, -2147483647 - 1) == proc);
+	CHECK(!ptask_core_proc_next(&h_ns, 77));
 	/* The process exits: its fd closes, its graphs and records go. */
-	ptask_client_destroy(a.c);
-	CHECK(!ptask_proc_find(&h_ns, 77));
+	ptask_core_client_destroy(a.c);
+	CHECK(!ptask_core_proc_find(&h_ns, 77));
 	CHECK_EQ(h_ns.sched.nprocs, 0);
 }
 
@@ -139,7 +139,7 @@ static void test_held_then_released(void)
 	REQUIRE(t);
 	os_user_clock_ns = 1000000000ULL;
 	REQUIRE(mkproc(&a, 10, 0, 0) && mkproc(&b, 11, 0, 0));
-	pa = ptask_proc_find(&h_ns, 10);
+	pa = ptask_core_proc_find(&h_ns, 10);
 	REQUIRE_OK(feed(&a));
 	REQUIRE_OK(h_take(e, 1, 8, t));
 	REQUIRE_OK(finish(e, &t->inv[0], 10000000));	/* 10 ms */
@@ -156,13 +156,13 @@ static void test_held_then_released(void)
 	CHECK(pa->held);
 	CHECK_EQ(h_ns.sched.params.held, 1);
 	/* Held work does not make the executor readable (no busy poll). */
-	CHECK(!(ptask_client_poll(e) & PTASK_POLL_IN));
+	CHECK(!(ptask_core_client_poll(e) & PTASK_POLL_IN));
 	CHECK(os_user_timer_ns > os_user_clock_ns);
 	REQUIRE_OK(finish(e, &t->inv[0], 1000000));
 	CHECK_ERR(h_take(e, 4, 8, t), -EAGAIN);
 	/* Time passes to the timer; its tick refills A and wakes executors. */
 	os_user_clock_ns = os_user_timer_ns;
-	ptask_sched_tick(&h_ns);
+	ptask_core_sched_tick(&h_ns);
 	CHECK(pa->budget_ns >= 0);
 	CHECK(!pa->held);
 	REQUIRE_OK(h_take(e, 4, 8, t));
@@ -195,14 +195,14 @@ static void test_debt_then_queue_arms_the_timer(void)
 	REQUIRE_OK(h_take(e, 1, 8, t));
 	REQUIRE_OK(finish(e, &t->inv[0], 10000000));
 	drain(&a);
-	CHECK(ptask_proc_find(&h_ns, 40)->budget_ns < 0);
+	CHECK(ptask_core_proc_find(&h_ns, 40)->budget_ns < 0);
 	CHECK_EQ(os_user_timer_ns, 0);		/* nothing queued yet */
 	REQUIRE_OK(feed(&a));
 	CHECK(os_user_timer_ns > os_user_clock_ns);
-	CHECK(!(ptask_client_poll(e) & PTASK_POLL_IN));
+	CHECK(!(ptask_core_client_poll(e) & PTASK_POLL_IN));
 	os_user_clock_ns = os_user_timer_ns;
-	ptask_sched_tick(&h_ns);
-	CHECK(ptask_client_poll(e) & PTASK_POLL_IN);
+	ptask_core_sched_tick(&h_ns);
+	CHECK(ptask_core_client_poll(e) & PTASK_POLL_IN);
 	REQUIRE_OK(h_take(e, 1, 8, t));
 	REQUIRE_OK(finish(e, &t->inv[0], 1000));
 	os_user_clock_ns = 0;
@@ -224,8 +224,8 @@ static void test_tiny_share_is_not_zero(void)
 	REQUIRE(t);
 	os_user_clock_ns = 3000000000ULL;
 	REQUIRE(mkproc(&a, 50, 0, 0) && mkproc(&b, 51, 0, 0));
-	REQUIRE_OK(ptask_proc_set_weight(&h_ns, 50, 1));
-	REQUIRE_OK(ptask_proc_set_weight(&h_ns, 51, PTASK_WEIGHT_MAX));
+	REQUIRE_OK(ptask_core_proc_set_weight(&h_ns, 50, 1));
+	REQUIRE_OK(ptask_core_proc_set_weight(&h_ns, 51, PTASK_WEIGHT_MAX));
 	REQUIRE_OK(feed(&a));
 	REQUIRE_OK(h_take(e, 1, 8, t));
 	REQUIRE_OK(finish(e, &t->inv[0], 1000000));
@@ -234,13 +234,13 @@ static void test_tiny_share_is_not_zero(void)
 	REQUIRE_OK(feed(&b));
 	REQUIRE_OK(h_take(e, 1, 8, t));		/* B's: A is held */
 	CHECK_EQ(t->inv[0].ptask, b.ptask);
-	before = ptask_proc_find(&h_ns, 50)->budget_ns;
+	before = ptask_core_proc_find(&h_ns, 50)->budget_ns;
 	CHECK(before < 0);
 	/* Not a tick every timer_us: far away, when 1 ns a period pays. */
 	CHECK(os_user_timer_ns > os_user_clock_ns + 1000000000ULL);
 	os_user_clock_ns += 1000000000ULL;	/* a second: 10^4 periods */
-	ptask_sched_tick(&h_ns);
-	CHECK(ptask_proc_find(&h_ns, 50)->budget_ns > before);
+	ptask_core_sched_tick(&h_ns);
+	CHECK(ptask_core_proc_find(&h_ns, 50)->budget_ns > before);
 	REQUIRE_OK(finish(e, &t->inv[0], 1000));
 	os_user_clock_ns = 0;
 	free(t);
@@ -262,12 +262,12 @@ static void test_budgets_off(void)
 	drain(&a);
 	REQUIRE_OK(feed(&a));
 	CHECK_ERR(h_take(e, 1, 8, t), -EAGAIN);		/* held */
-	REQUIRE_OK(ptask_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &p));
+	REQUIRE_OK(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &p));
 	CHECK_EQ(os_user_timer_ns, 0);			/* timer dropped */
 	REQUIRE_OK(h_take(e, 1, 8, t));			/* released at once */
 	REQUIRE_OK(finish(e, &t->inv[0], 50000000));
 	/* Still accounted with budgets off. */
-	CHECK_EQ(ptask_proc_find(&h_ns, 20)->gpu_ns, 100000000);
+	CHECK_EQ(ptask_core_proc_find(&h_ns, 20)->gpu_ns, 100000000);
 	os_user_clock_ns = 0;
 	free(t);
 }
@@ -276,7 +276,7 @@ static void test_settings(void)
 {
 	struct ptask_sched_params p, now;
 
-	ptask_sched_get(&h_ns, &now);
+	ptask_core_sched_get(&h_ns, &now);
 	CHECK_EQ(now.budgets, 1);
 	CHECK_EQ(now.alpha_permille, PTASK_SCHED_ALPHA_DEFAULT);
 	CHECK_EQ(now.timer_us, PTASK_SCHED_TIMER_DEFAULT_US);
@@ -285,36 +285,36 @@ static void test_settings(void)
 	CHECK_EQ(now.n_accels, 1);
 	p = now;
 	p.budgets = 2;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &p), -EINVAL);
 	p = now;
 	p.alpha_permille = 0;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA, &p), -EINVAL);
 	p.alpha_permille = 1001;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA, &p), -EINVAL);
 	p = now;
 	p.policy = __PTASK_POLICY_MAX;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_POLICY, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_POLICY, &p), -EINVAL);
 	p = now;
 	p.timer_us = 9;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_TIMER, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_TIMER, &p), -EINVAL);
 	p.timer_us = 1000001;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_TIMER, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_TIMER, &p), -EINVAL);
 	p = now;
 	p.window_ms = 0;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_WINDOW, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_WINDOW, &p), -EINVAL);
 	p.window_ms = 600001;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_WINDOW, &p), -EINVAL);
-	CHECK_ERR(ptask_sched_set(&h_ns, 1U << 5, &now), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_WINDOW, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, 1U << 5, &now), -EINVAL);
 	/* A good alpha with a bad timer: nothing applied. */
 	p = now;
 	p.alpha_permille = 250;
 	p.timer_us = 5;
-	CHECK_ERR(ptask_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA |
-				  PTASK_SCHED_SET_TIMER, &p), -EINVAL);
+	CHECK_ERR(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA |
+				       PTASK_SCHED_SET_TIMER, &p), -EINVAL);
 	CHECK_EQ(h_ns.sched.params.alpha_permille, PTASK_SCHED_ALPHA_DEFAULT);
 	p.timer_us = 1000;
-	CHECK_OK(ptask_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA |
-				 PTASK_SCHED_SET_TIMER, &p));
+	CHECK_OK(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_ALPHA |
+				      PTASK_SCHED_SET_TIMER, &p));
 	CHECK_EQ(h_ns.sched.params.alpha_permille, 250);
 	CHECK_EQ(h_ns.sched.params.timer_us, 1000);
 	CHECK_EQ(h_ns.sched.params.period_ns, 1000000);	/* no t_i yet */
@@ -329,19 +329,19 @@ static void test_policy_and_priority(void)
 
 	REQUIRE(t);
 	REQUIRE(mkproc(&a, 30, 0, 0));
-	REQUIRE_OK(ptask_sched_set(&h_ns, PTASK_SCHED_SET_POLICY, &p));
+	REQUIRE_OK(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_POLICY, &p));
 	REQUIRE_OK(feed(&a));
 	REQUIRE_OK(h_take(e, 1, 8, t));
 	CHECK_EQ(t->policy, PTASK_POLICY_DATA_AWARE);
-	CHECK_ERR(ptask_ptask_admin_priority(&h_ns, a.ptask, 100), -EINVAL);
-	CHECK_ERR(ptask_ptask_admin_priority(&h_ns, a.graph, 5), -ENOENT);
-	CHECK_OK(ptask_ptask_admin_priority(&h_ns, a.ptask, 99));
+	CHECK_ERR(ptask_core_ptask_admin_priority(&h_ns, a.ptask, 100), -EINVAL);
+	CHECK_ERR(ptask_core_ptask_admin_priority(&h_ns, a.graph, 5), -ENOENT);
+	CHECK_OK(ptask_core_ptask_admin_priority(&h_ns, a.ptask, 99));
 	CHECK_EQ(h_ptask_obj(a.ptask)->static_prio, 99);
-	CHECK_ERR(ptask_proc_set_weight(&h_ns, 31, 10), -ESRCH);
-	CHECK_ERR(ptask_proc_set_weight(&h_ns, 30, PTASK_WEIGHT_MAX + 1),
+	CHECK_ERR(ptask_core_proc_set_weight(&h_ns, 31, 10), -ESRCH);
+	CHECK_ERR(ptask_core_proc_set_weight(&h_ns, 30, PTASK_WEIGHT_MAX + 1),
 		  -EINVAL);
-	CHECK_OK(ptask_proc_set_weight(&h_ns, 30, 7));
-	CHECK_EQ(ptask_proc_find(&h_ns, 30)->weight_override, 7);
+	CHECK_OK(ptask_core_proc_set_weight(&h_ns, 30, 7));
+	CHECK_EQ(ptask_core_proc_find(&h_ns, 30)->weight_override, 7);
 	REQUIRE_OK(finish(e, &t->inv[0], 1000));
 	CHECK_EQ(h_ptask_obj(a.ptask)->gpu_ns, 1000);
 	CHECK_EQ(a.c->gpu_ns, 1000);		/* fdinfo's per-client time */
@@ -409,7 +409,7 @@ static bool sim_run(struct sim *s, struct ptask_client *e, u64 until)
 			goto fail;
 		os_user_clock_ns = next;
 		if (next == os_user_timer_ns)
-			ptask_sched_tick(&h_ns);
+			ptask_core_sched_tick(&h_ns);
 	}
 	free(t);
 	return true;
@@ -445,12 +445,12 @@ static void test_shares_follow_weight(void)
 		sim_add(s, nice[i], 1000000, -1);
 	REQUIRE(sim_run(s, e, os_user_clock_ns + 1000000000ULL)); /* warm */
 	for (i = 0; i < 4; i++)
-		start[i] = ptask_proc_find(&h_ns, 100 + i)->gpu_ns;
+		start[i] = ptask_core_proc_find(&h_ns, 100 + i)->gpu_ns;
 	s->busy_ns = 0;
 	REQUIRE(sim_run(s, e, os_user_clock_ns + 20000000000ULL));
 	CHECK(s->busy_ns > 20000000000ULL * 9 / 10);	/* GPU kept busy */
 	for (i = 0; i < 4; i++) {
-		start[i] = ptask_proc_find(&h_ns, 100 + i)->gpu_ns - start[i];
+		start[i] = ptask_core_proc_find(&h_ns, 100 + i)->gpu_ns - start[i];
 		total += start[i];
 		wsum += ptask_nice_weight(nice[i]);
 	}
@@ -484,7 +484,7 @@ static double fg_rate(int hogs, bool budgets)
 	if (!s)
 		abort();
 	os_user_clock_ns = 1000000000ULL;
-	if (ptask_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &p))
+	if (ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &p))
 		abort();
 	sim_add(s, -20, 1000000, 100000);
 	for (i = 0; i < hogs; i++)
@@ -496,8 +496,8 @@ static double fg_rate(int hogs, bool budgets)
 		abort();
 	rate = (double)(s->pg[0].done - done0) / ((double)span / 1e9);
 	for (i = 0; i < s->n; i++)
-		ptask_client_destroy(s->pg[i].c);
-	ptask_client_destroy(e);
+		ptask_core_client_destroy(s->pg[i].c);
+	ptask_core_client_destroy(e);
 	os_user_clock_ns = 0;
 	free(s);
 	return rate;

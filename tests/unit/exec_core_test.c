@@ -566,7 +566,7 @@ static void test_status_fails_graph(void)
 	CHECK_ERR(h_run(c, g), -EIO);
 	CHECK_ERR(h_terminate(c, g), -EIO);
 	CHECK_ERR(h_tmpl(c, g, PTASK_TEMPLATE_OPAQUE, 1, 1, 1, 1, NULL), -EIO);
-	CHECK(ptask_client_poll(c) & PTASK_POLL_ERR);
+	CHECK(ptask_core_client_poll(c) & PTASK_POLL_ERR);
 	CHECK_EQ(h_chan_obj(in)->count, 0);	/* queued inputs dropped */
 	/* The other graph still works. */
 	CHECK_EQ(h_passthrough(e, 8), 1);
@@ -663,7 +663,7 @@ static void test_unregister_midway(void)
 	push_new(c, in2, 1);			/* queued, not taken */
 	CHECK_EQ(h_ns.executors, 2);
 	wakes = os_user_wakes;
-	REQUIRE_OK(ptask_exec_unregister(e));
+	REQUIRE_OK(ptask_core_exec_unregister(e));
 	CHECK(os_user_wakes > wakes);
 	CHECK_EQ(h_ns.executors, 1);
 	CHECK(!e->executor);
@@ -673,13 +673,13 @@ static void test_unregister_midway(void)
 	CHECK_ERR(h_pull(c, out, &db), -EIO);
 	CHECK_ERR(h_take(e, 8, 8, t), -EPERM);
 	CHECK_ERR(h_complete(e, t->inv[0].id, 0, NULL, 0), -EPERM);
-	CHECK_ERR(ptask_exec_unregister(e), -ENOENT);
+	CHECK_ERR(ptask_core_exec_unregister(e), -ENOENT);
 	CHECK(h_db_obj(d) != NULL);
 	/* The other executor takes the other graph's work. */
 	CHECK_EQ(h_passthrough(e2, 8), 1);
 	/* Re-registering works, and sees the queue. */
-	REQUIRE_OK(ptask_exec_register(e, 2));
-	CHECK_ERR(ptask_exec_register(e, 2), -EALREADY);
+	REQUIRE_OK(ptask_core_exec_register(e, 2));
+	CHECK_ERR(ptask_core_exec_register(e, 2), -EALREADY);
 	CHECK_EQ(h_ns.executors, 2);
 	push_new(c, in2, 1);
 	CHECK_EQ(h_passthrough(e, 8), 1);
@@ -697,7 +697,7 @@ static void test_executor_destroyed_midway(void)
 	push_new(c, in, 3);
 	REQUIRE_OK(h_take(e, 8, 8, t));
 	REQUIRE_OK(h_db(e, 8, NULL));
-	ptask_client_destroy(e);
+	ptask_core_client_destroy(e);
 	CHECK_EQ(h_ns.executors, 0);
 	CHECK_EQ(h_graph_obj(g)->state, PTASK_GRAPH_FAILED);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
@@ -712,7 +712,7 @@ static void test_executor_destroyed_midway(void)
 		push_new(c, in2, 1);
 		CHECK_EQ(h_ready_len(), 1);
 		e = h_executor();
-		CHECK_EQ(ptask_client_poll(e), PTASK_POLL_IN);
+		CHECK_EQ(ptask_core_client_poll(e), PTASK_POLL_IN);
 		CHECK_EQ(h_passthrough(e, 8), 1);
 		CHECK_OK(h_pull(c, out2, &db));
 	}
@@ -775,7 +775,7 @@ static void test_self_ptask(void)
 	CHECK_EQ(h_ready_len(), 0);
 	CHECK_ERR(h_take(e, 8, 8, t), -EAGAIN);
 	CHECK_ERR(take_self(other, t), -EAGAIN);
-	CHECK_EQ(ptask_client_poll(c) & PTASK_POLL_IN, PTASK_POLL_IN);
+	CHECK_EQ(ptask_core_client_poll(c) & PTASK_POLL_IN, PTASK_POLL_IN);
 	REQUIRE_OK(take_self(c, t));
 	CHECK_EQ(t->n_inv, 1);
 	CHECK_EQ(t->inv[0].kind, PTASK_KIND_CPU);
@@ -788,7 +788,7 @@ static void test_self_ptask(void)
 	CHECK_OK(h_release(other, db));
 	/* The creator goes away: nobody can run the ptask, the graph fails. */
 	push_new(other, in, 1);
-	ptask_client_destroy(c);
+	ptask_core_client_destroy(c);
 	CHECK_EQ(h_graph_obj(g2)->state, PTASK_GRAPH_FAILED);
 	CHECK_ERR(h_pull(other, out, &db), -EIO);
 	free(t);

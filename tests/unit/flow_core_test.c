@@ -12,7 +12,7 @@
 
 static struct ptask_template *tobj(u32 h)
 {
-	struct ptask_obj *o = ptask_ns_find(&h_ns, h, PTASK_OBJ_TEMPLATE);
+	struct ptask_obj *o = ptask_core_ns_find(&h_ns, h, PTASK_OBJ_TEMPLATE);
 
 	return o ? ptask_container_of(o, struct ptask_template, obj) : NULL;
 }
@@ -597,8 +597,8 @@ static void test_refcounts(void)
 	REQUIRE_OK(h_release(c2, db));
 	CHECK_EQ(h_db_obj(db)->refs, 1);	/* in ch_out */
 	CHECK_ERR(h_release(c2, db), -ENOENT);
-	ptask_client_destroy(c2);
-	ptask_client_destroy(c);		/* frees the graph */
+	ptask_core_client_destroy(c2);
+	ptask_core_client_destroy(c);		/* frees the graph */
 	CHECK(!h_db_obj(db));
 	CHECK_EQ(os_user_buffers, 0);
 }

@@ -44,14 +44,14 @@ static void test_handles_many(void)
 	CHECK(h_ns.hmask + 1 > 64);
 	CHECK(h_ns.hcount <= (h_ns.hmask + 1) * 2);
 	for (i = 0; i < N; i++) {
-		o = ptask_ns_find(&h_ns, h[i], PTASK_OBJ_TEMPLATE);
+		o = ptask_core_ns_find(&h_ns, h[i], PTASK_OBJ_TEMPLATE);
 		CHECK(o && o->handle == h[i]);
 		/* The same handle with another type names nothing. */
-		CHECK(!ptask_ns_find(&h_ns, h[i], PTASK_OBJ_GRAPH));
-		CHECK(!ptask_ns_find(&h_ns, h[i], PTASK_OBJ_CHANNEL));
+		CHECK(!ptask_core_ns_find(&h_ns, h[i], PTASK_OBJ_GRAPH));
+		CHECK(!ptask_core_ns_find(&h_ns, h[i], PTASK_OBJ_CHANNEL));
 	}
-	/* ptask_ns_next walks every object once, in handle order. */
-	while ((o = ptask_ns_next(&h_ns, &cursor))) {
+	/* ptask_core_ns_next walks every object once, in handle order. */
+	while ((o = ptask_core_ns_next(&h_ns, &cursor))) {
 		CHECK(o->handle > last);
 		last = o->handle;
 		seen++;
@@ -65,7 +65,7 @@ static void test_handle_zero_and_missing(void)
 	struct ptask_client *c = h_client();
 	u32 g = mkgraph(c, "z"), t;
 
-	CHECK(!ptask_ns_find(&h_ns, 0, PTASK_OBJ_GRAPH));
+	CHECK(!ptask_core_ns_find(&h_ns, 0, PTASK_OBJ_GRAPH));
 	CHECK_ERR(h_tmpl(c, 0, PTASK_TEMPLATE_OPAQUE, 1, 1, 1, 1, &t), -ENOENT);
 	CHECK_ERR(h_tmpl(c, 0x7fffffff, PTASK_TEMPLATE_OPAQUE, 1, 1, 1, 1, &t),
 		  -ENOENT);
@@ -206,8 +206,8 @@ static int open_as(u32 mode, struct ptask_caller who)
 		    &g))
 		return -9999;
 	err = h_graph_who(c, &who, "perm", 0, 0, NULL);
-	ptask_client_destroy(c);
-	ptask_client_destroy(owner);
+	ptask_core_client_destroy(c);
+	ptask_core_client_destroy(owner);
 	return err;
 }
 
@@ -429,7 +429,7 @@ static void test_terminate(void)
 	CHECK(!h_port_obj(in)->occupant);
 	CHECK_EQ(h_chan_obj(ch)->count, 0);
 	CHECK_EQ(h_db_obj(db)->refs, 1);	/* only a's hold is left */
-	CHECK(ptask_client_poll(a) & PTASK_POLL_ERR);
+	CHECK(ptask_core_client_poll(a) & PTASK_POLL_ERR);
 
 	/* Every call naming the graph or its objects: -ESHUTDOWN. */
 	CHECK_ERR(h_terminate(a, g), -ESHUTDOWN);
@@ -469,7 +469,7 @@ static void test_terminate(void)
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_GRAPHS], 1);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_CHANNELS], 0);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_TEMPLATES], 0);
-	CHECK(!(ptask_client_poll(a) & PTASK_POLL_ERR));
+	CHECK(!(ptask_core_client_poll(a) & PTASK_POLL_ERR));
 }
 
 static void test_client_destroy_frees_all(void)
@@ -500,7 +500,7 @@ static void test_client_destroy_frees_all(void)
 	REQUIRE_OK(ptask_client_hold(a, h_db_obj(db)));
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_GRAPHS], 3);
 
-	ptask_client_destroy(a);
+	ptask_core_client_destroy(a);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_CLIENTS], 1);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_GRAPHS], 1);	/* "shared" */
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_PTASKS], 0);
@@ -511,7 +511,7 @@ static void test_client_destroy_frees_all(void)
 	CHECK_EQ(h_ready_len(), 0);
 	CHECK_EQ(h_graph_obj(gs)->opens, 1);
 	CHECK_EQ(h_graph_obj(gs)->state, PTASK_GRAPH_BUILDING);
-	ptask_client_destroy(b);
+	ptask_core_client_destroy(b);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_GRAPHS], 0);
 	CHECK_EQ(h_ns.hcount, 0);
 }
@@ -525,10 +525,10 @@ static void test_mapping_outlives_datablock(void)
 	u32 db;
 
 	REQUIRE_OK(h_db(a, 100, &db));
-	REQUIRE_OK(ptask_datablock_map(a, db, &bytes, &buf));
+	REQUIRE_OK(ptask_core_datablock_map(a, db, &bytes, &buf));
 	CHECK_EQ(bytes, 100);
 	memset(os_user_buf_data(buf), 0xab, 100);
-	ptask_client_destroy(a);
+	ptask_core_client_destroy(a);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_DATABLOCKS], 0);
 	CHECK_EQ(os_user_buffers, 1);
 	CHECK_EQ(((unsigned char *)os_user_buf_data(buf))[99], 0xab);
@@ -537,12 +537,12 @@ static void test_mapping_outlives_datablock(void)
 	/* A client that holds nothing cannot map; offsets round-trip. */
 	a = h_client();
 	REQUIRE_OK(h_db(a, 1, &db));
-	CHECK_ERR(ptask_datablock_map(h_client(), db, &bytes, &buf), -ENOENT);
-	CHECK_EQ(ptask_datablock_mmap_handle(
+	CHECK_ERR(ptask_core_datablock_map(h_client(), db, &bytes, &buf), -ENOENT);
+	CHECK_EQ(ptask_core_datablock_mmap_handle(
 			ptask_datablock_mmap_offset(h_db_obj(db))), db);
-	CHECK_EQ(ptask_datablock_mmap_handle(
+	CHECK_EQ(ptask_core_datablock_mmap_handle(
 			ptask_datablock_mmap_offset(h_db_obj(db)) + 1), 0);
-	CHECK_EQ(ptask_datablock_mmap_handle(1ULL << 50), 0);
+	CHECK_EQ(ptask_core_datablock_mmap_handle(1ULL << 50), 0);
 }
 
 /* Once running, the shape is fixed; pushes before run are kept. */
@@ -716,41 +716,41 @@ static void test_poll_and_describe(void)
 	REQUIRE_OK(h_port(a, p, PTASK_PORT_OUTPUT, 0, &out));
 	REQUIRE_OK(h_chan(a, g, 0, in, 1, 0, &ch));
 	REQUIRE_OK(h_chan_named(a, g, out, 0, 1, 0, "res", &chout));
-	CHECK_EQ(ptask_client_poll(a), PTASK_POLL_OUT);
-	CHECK_EQ(ptask_client_poll(e), 0);
+	CHECK_EQ(ptask_core_client_poll(a), PTASK_POLL_OUT);
+	CHECK_EQ(ptask_core_client_poll(e), 0);
 	REQUIRE_OK(h_db(a, 8, &db));
 	REQUIRE_OK(h_push(a, ch, db));	/* into the port */
 	REQUIRE_OK(h_push(a, ch, db));	/* fills the channel */
-	CHECK_EQ(ptask_client_poll(a), 0);
+	CHECK_EQ(ptask_core_client_poll(a), 0);
 	REQUIRE_OK(h_run(a, g));
-	CHECK_EQ(ptask_client_poll(e), PTASK_POLL_IN);
+	CHECK_EQ(ptask_core_client_poll(e), PTASK_POLL_IN);
 
-	ptask_obj_describe(&h_ptask_obj(p)->obj, &info);
+	ptask_core_obj_describe(&h_ptask_obj(p)->obj, &info);
 	CHECK_EQ(info.type, PTASK_OBJ_PTASK);
 	CHECK_EQ(info.graph, g);
 	CHECK_EQ(info.state, PTASK_STATE_QUEUED);
 	CHECK_EQ(info.owner_pid, 4242);
 	CHECK(!strcmp(info.name, "pp"));
-	ptask_obj_describe(&h_graph_obj(g)->obj, &info);
+	ptask_core_obj_describe(&h_graph_obj(g)->obj, &info);
 	CHECK_EQ(info.state, PTASK_GRAPH_RUNNING);
 	CHECK_EQ(info.owner_uid, 1000);
 	CHECK(!strcmp(info.name, "poll"));
-	ptask_obj_describe(&h_db_obj(db)->obj, &info);
+	ptask_core_obj_describe(&h_db_obj(db)->obj, &info);
 	CHECK_EQ(info.graph, 0);
 	CHECK_EQ(info.state, 3);		/* hold, port, slot */
 
 	REQUIRE_OK(h_take(e, 1, 8, t));
-	CHECK_EQ(ptask_client_poll(e), 0);
-	CHECK_EQ(ptask_client_poll(a), PTASK_POLL_OUT);	/* refilled */
+	CHECK_EQ(ptask_core_client_poll(e), 0);
+	CHECK_EQ(ptask_core_client_poll(a), PTASK_POLL_OUT);	/* refilled */
 	o.index = 1;
 	o.datablock = t->ports[0].datablock;
 	REQUIRE_OK(h_complete(e, t->inv[0].id, 0, &o, 1));
-	CHECK(ptask_client_poll(a) & PTASK_POLL_IN);
-	ptask_obj_describe(&h_chan_obj(chout)->obj, &info);
+	CHECK(ptask_core_client_poll(a) & PTASK_POLL_IN);
+	ptask_core_obj_describe(&h_chan_obj(chout)->obj, &info);
 	CHECK_EQ(info.state, 1);
 	CHECK(!strcmp(info.name, "res"));
 	CHECK_OK(h_terminate(a, g));
-	CHECK_EQ(ptask_client_poll(a), PTASK_POLL_ERR);
+	CHECK_EQ(ptask_core_client_poll(a), PTASK_POLL_ERR);
 	free(t);
 }
 
@@ -761,7 +761,7 @@ static u32 walk(u32 *out, u32 max)
 	u64 cursor = 0;
 	u32 n = 0;
 
-	while ((o = ptask_ns_next(&h_ns, &cursor))) {
+	while ((o = ptask_core_ns_next(&h_ns, &cursor))) {
 		if (n < max)
 			out[n] = o->handle;
 		n++;
@@ -769,7 +769,7 @@ static u32 walk(u32 *out, u32 max)
 	return n;
 }
 
-/* ptask_ns_next: handle order, also after the counter wraps; resumed
+/* ptask_core_ns_next: handle order, also after the counter wraps; resumed
  * listings neither repeat nor skip what lived throughout. */
 static void test_ns_next_listing(void)
 {
@@ -782,26 +782,26 @@ static void test_ns_next_listing(void)
 		REQUIRE_OK(h_db(c, 8, &db[i]));
 	/* Resume after the object before the cursor went away. */
 	cursor = 0;
-	o = ptask_ns_next(&h_ns, &cursor);
+	o = ptask_core_ns_next(&h_ns, &cursor);
 	REQUIRE(o && o->handle == g);
-	o = ptask_ns_next(&h_ns, &cursor);
+	o = ptask_core_ns_next(&h_ns, &cursor);
 	REQUIRE(o && o->handle == db[0]);
 	CHECK_OK(h_release(c, db[0]));		/* the one before the cursor */
 	CHECK_OK(h_release(c, db[1]));		/* the next one, too */
-	o = ptask_ns_next(&h_ns, &cursor);
+	o = ptask_core_ns_next(&h_ns, &cursor);
 	CHECK(o && o->handle == db[2]);
 	CHECK_OK(h_release(c, db[4]));
-	o = ptask_ns_next(&h_ns, &cursor);
+	o = ptask_core_ns_next(&h_ns, &cursor);
 	CHECK(o && o->handle == db[3]);
-	o = ptask_ns_next(&h_ns, &cursor);
+	o = ptask_core_ns_next(&h_ns, &cursor);
 	CHECK(o && o->handle == db[5]);
-	CHECK(!ptask_ns_next(&h_ns, &cursor));
-	CHECK(!ptask_ns_next(&h_ns, &cursor));	/* stays at the end */
+	CHECK(!ptask_core_ns_next(&h_ns, &cursor));
+	CHECK(!ptask_core_ns_next(&h_ns, &cursor));	/* stays at the end */
 	/* Cursors past the last handle name nothing. */
 	cursor = 1ULL << 32;
-	CHECK(!ptask_ns_next(&h_ns, &cursor));
+	CHECK(!ptask_core_ns_next(&h_ns, &cursor));
 	cursor = ~0ULL;
-	CHECK(!ptask_ns_next(&h_ns, &cursor));
+	CHECK(!ptask_core_ns_next(&h_ns, &cursor));
 	/* Wrap the counter: new objects at the top, then at the bottom. */
 	h_ns.next_handle = 0xfffffffeu;
 	for (i = 0; i < 4; i++)
@@ -818,10 +818,10 @@ static void test_ns_next_listing(void)
 	CHECK_EQ(seen[0], g);
 	/* The top handle is found by a cursor just below it. */
 	cursor = 0xffffffffu;
-	o = ptask_ns_next(&h_ns, &cursor);
+	o = ptask_core_ns_next(&h_ns, &cursor);
 	CHECK(o && o->handle == 0xffffffffu);
 	CHECK_EQ(cursor, 1ULL << 32);
-	CHECK(!ptask_ns_next(&h_ns, &cursor));
+	CHECK(!ptask_core_ns_next(&h_ns, &cursor));
 	/* Removed objects leave the listing. */
 	CHECK_OK(h_close(c, g));
 	n = walk(seen, ARRAY_SIZE(seen));

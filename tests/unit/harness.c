@@ -111,7 +111,7 @@ int h_teardown_check(struct ptask_ns *ns, long buffers_before)
 	unsigned int i;
 
 	while (!ptask_list_empty(&ns->clients))
-		ptask_client_destroy(ptask_list_first(&ns->clients,
+		ptask_core_client_destroy(ptask_list_first(&ns->clients,
 				struct ptask_client, ns_node));
 	for (i = 0; i < __PTASK_COUNT_MAX; i++) {
 		if (ns->counts[i]) {
@@ -133,12 +133,12 @@ int h_teardown_check(struct ptask_ns *ns, long buffers_before)
 		bad = 1;
 	}
 	if (ns->hcount) {
-		/* ptask_ns_destroy() would trip its PTASK_WARN_ON (abort):
+		/* ptask_core_ns_destroy() would trip its PTASK_WARN_ON (abort):
 		 * report the leak and go on with the next test instead. */
 		ptask_os_free(ns->htab);
 		ns->htab = NULL;
 	} else {
-		ptask_ns_destroy(ns);
+		ptask_core_ns_destroy(ns);
 	}
 	if (os_user_buffers != buffers_before) {
 		h_diag("leak: %ld buffers", os_user_buffers - buffers_before);
@@ -178,8 +178,8 @@ int h_main(const struct h_test *tests, size_t n, int argc, char **argv)
 		os_user_timer_ns = 0;
 		os_user_clock_ns = 0;
 		buffers = os_user_buffers;
-		if (ptask_ns_init(&h_ns, NULL)) {
-			h_diag("ptask_ns_init failed");
+		if (ptask_core_ns_init(&h_ns, NULL)) {
+			h_diag("ptask_core_ns_init failed");
 			cur_failed = true;
 		} else {
 			tests[i].fn();
@@ -203,7 +203,7 @@ int h_main(const struct h_test *tests, size_t n, int argc, char **argv)
 
 struct ptask_client *h_client(void)
 {
-	struct ptask_client *c = ptask_client_create(&h_ns, NULL);
+	struct ptask_client *c = ptask_core_client_create(&h_ns, NULL);
 
 	if (!c) {
 		fprintf(stderr, "h_client: out of memory\n");
@@ -216,7 +216,7 @@ struct ptask_client *h_executor(void)
 {
 	struct ptask_client *c = h_client();
 
-	if (ptask_exec_register(c, 1))
+	if (ptask_core_exec_register(c, 1))
 		abort();
 	return c;
 }
@@ -225,7 +225,7 @@ int h_call(struct ptask_client *c, const struct ptask_caller *who,
 	   unsigned int cmd, void *arg, const struct ptask_call_io *io)
 {
 	static const struct ptask_call_io no_io;
-	const struct ptask_arg_desc *d = ptask_args_desc(cmd);
+	const struct ptask_arg_desc *d = ptask_core_args_desc(cmd);
 	union ptask_args u;
 	int err;
 
@@ -235,10 +235,10 @@ int h_call(struct ptask_client *c, const struct ptask_caller *who,
 	memcpy(&u, arg, d->ksize);
 	*(u32 *)&u = d->ksize;
 	/* The descriptor's command: the size bits of @cmd are ignored. */
-	err = ptask_args_check(d->cmd, &u);
+	err = ptask_core_args_check(d->cmd, &u);
 	if (err)
 		return err;
-	err = ptask_call(c, who ? who : &h_user, d->cmd, &u, io ? io : &no_io);
+	err = ptask_core_call(c, who ? who : &h_user, d->cmd, &u, io ? io : &no_io);
 	if (!err)
 		memcpy(arg, &u, d->ksize);
 	return err;
@@ -574,7 +574,7 @@ static int map_db(struct ptask_client *c, u32 db, u64 **p,
 		  struct ptask_buf **buf)
 {
 	u64 bytes;
-	int err = ptask_datablock_map(c, db, &bytes, buf);
+	int err = ptask_core_datablock_map(c, db, &bytes, buf);
 
 	if (err)
 		return err;
@@ -617,7 +617,7 @@ int h_read_tag(struct ptask_client *c, u32 db, u64 *tag)
 #define OBJ_GETTER(fn, type, objtype)					\
 type *fn(u32 handle)							\
 {									\
-	struct ptask_obj *o = ptask_ns_find(&h_ns, handle, objtype);	\
+	struct ptask_obj *o = ptask_core_ns_find(&h_ns, handle, objtype);	\
 									\
 	return o ? ptask_container_of(o, type, obj) : NULL;		\
 }

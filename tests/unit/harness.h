@@ -7,7 +7,7 @@
  *
  *  1. Drives the core the way a shell does: h_call() takes a call's
  *     argument struct, copies it into a union ptask_args with @size set,
- *     runs ptask_args_check() and then ptask_call(), and copies the struct
+ *     runs ptask_core_args_check() and then ptask_core_call(), and copies the struct
  *     back only on success (output members are written back only on
  *     success, as uapi/ptask.h says).  Small wrappers (h_graph(), h_push(),
  *     h_take(), ...) build the common calls.
@@ -96,7 +96,7 @@ int h_teardown_check(struct ptask_ns *ns, long buffers_before);
 struct ptask_client *h_client(void);		/* in h_ns; aborts on ENOMEM */
 struct ptask_client *h_executor(void);		/* a client, registered */
 
-/* One call through args_desc/args_check/ptask_call; @arg is the call's
+/* One call through args_desc/args_check/ptask_core_call; @arg is the call's
  * struct (its size field is filled in).  Output written back on success. */
 int h_call(struct ptask_client *c, const struct ptask_caller *who,
 	   unsigned int cmd, void *arg, const struct ptask_call_io *io);
@@ -163,7 +163,7 @@ int h_complete_ns(struct ptask_client *c, u64 id, s32 status,
 int h_passthrough(struct ptask_client *e, u32 max_inv);
 
 /* Datablock contents: an 8-byte tag at offset 0, through the mmap path
- * (ptask_datablock_map + os_user_buf_data). */
+ * (ptask_core_datablock_map + os_user_buf_data). */
 int h_write_tag(struct ptask_client *c, u32 db, u64 tag);
 int h_read_tag(struct ptask_client *c, u32 db, u64 *tag);
 

@@ -759,7 +759,7 @@ static bool check_state(void)
 	}
 	MASSERT(h_ns.executors == nexec, "executors %u", h_ns.executors);
 	/* A listing walks every object once, in handle order. */
-	while ((o = ptask_ns_next(&h_ns, &cursor))) {
+	while ((o = ptask_core_ns_next(&h_ns, &cursor))) {
 		MASSERT(!nobj || o->handle > prev, "listing out of order");
 		prev = o->handle;
 		nobj++;
@@ -1336,7 +1336,7 @@ static bool op_destroy(void)
 	int s = (int)rnd(NS), name;
 	u32 i;
 
-	ptask_client_destroy(M->c[s]);
+	ptask_core_client_destroy(M->c[s]);
 	M->c[s] = h_client();
 	if (s >= NU) {
 		if (M->exec[s])
@@ -1356,7 +1356,7 @@ static bool op_destroy(void)
 	if (!check_state())
 		return false;
 	if (s >= NU) {
-		EXPECT(ptask_exec_register(M->c[s], 1), 0, "register");
+		EXPECT(ptask_core_exec_register(M->c[s], 1), 0, "register");
 		M->exec[s] = true;
 		return true;
 	}
@@ -1376,10 +1376,10 @@ static bool op_exec_role(void)
 	if (M->exec[x]) {
 		if (chance(70))
 			return true;
-		EXPECT(ptask_exec_unregister(M->c[x]), 0, "unregister");
+		EXPECT(ptask_core_exec_unregister(M->c[x]), 0, "unregister");
 		exec_down(x);
 	} else {
-		EXPECT(ptask_exec_register(M->c[x], 1), 0, "register");
+		EXPECT(ptask_core_exec_register(M->c[x], 1), 0, "register");
 		M->exec[x] = true;
 	}
 	return true;
@@ -1470,7 +1470,7 @@ static void run_seed(u64 seed)
 	{
 		struct ptask_sched_params off = { .budgets = 0 };
 
-		CHECK_OK(ptask_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &off));
+		CHECK_OK(ptask_core_sched_set(&h_ns, PTASK_SCHED_SET_BUDGETS, &off));
 	}
 	M->rng = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
 	if (!M->rng)
@@ -1478,7 +1478,7 @@ static void run_seed(u64 seed)
 	for (i = 0; i < NS; i++) {
 		M->c[i] = h_client();
 		if (i >= NU) {
-			CHECK_OK(ptask_exec_register(M->c[i], 1));
+			CHECK_OK(ptask_core_exec_register(M->c[i], 1));
 			M->exec[i] = true;
 		}
 	}
