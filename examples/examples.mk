@@ -19,7 +19,7 @@
 
 EX_B := build
 EX_OBJ := $(EX_B)/obj/examples
-EX_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -Iuapi
+EX_CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -I. -Iuapi
 EX_NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),$(shell command -v nvcc 2>/dev/null))
 EX_NVCC_ARCH ?= sm_90
 EX_LIBPTASK_A := $(EX_B)/lib/libptask.a
@@ -79,7 +79,7 @@ $(TWIN_B)/gemm.so: examples/gemm/twin.c examples/gemm/gemm.h uapi/ptask_twin.h \
 $(EX_RAW_BIN): $(EX_RAW_SRCS) $(EX_GEMM_PTX) examples/gemm/gemm.h uapi/ptask.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@ (static)"
-	$(Q)$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -static \
+	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN_FLAGS) -I. -static \
 		-DGEMM_PTX_FILE='"$(EX_GEMM_PTX)"' -o $@ $(EX_RAW_SRCS) \
 		-lpthread -lm
 

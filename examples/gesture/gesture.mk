@@ -16,7 +16,7 @@
 
 GS_B := build
 GS_OBJ := $(GS_B)/obj/gesture
-GS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffp-contract=off \
+GS_CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -ffp-contract=off \
 	-I. -Iuapi -Ilibptask -D_GNU_SOURCE
 GS_NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),$(shell command -v nvcc 2>/dev/null))
 GS_CU := examples/gesture/gesture_kernels.cu
@@ -91,7 +91,7 @@ GS_FUZZ_SRCS := tests/gesture/recording_fuzz.c examples/gesture/recording.c \
 $(GS_FUZZ): $(GS_FUZZ_SRCS) $(GS_HDRS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@ (libFuzzer)"
-	$(Q)clang -std=gnu11 -O1 -g -Wall -Wextra -Werror -ffp-contract=off -I. \
+	$(Q)clang -std=gnu11 -O1 -g $(WARN_FLAGS) -ffp-contract=off -I. \
 		-D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -o $@ $(GS_FUZZ_SRCS)
 

@@ -17,7 +17,7 @@ PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c common/hash.c \
 	$(addprefix daemon/user/,ns_user.c ns_buf.c ns_timer.c source_user.c \
 		arena.c) \
 	$(sort $(wildcard core/*.c))
-PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -Iuapi \
+PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g $(WARN_FLAGS) -I. -Iuapi \
 	-Icore -Icore/user -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 

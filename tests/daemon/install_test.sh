@@ -26,6 +26,9 @@
 # pkg-config; man-db and systemd-analyze only for the checks that say so
 # (skipped without them).
 set -uo pipefail
+# the project's warning flags (make exports them), for programs built here
+# shellcheck disable=SC2206 # a list of flags
+warn=(${PTASK_WARN_FLAGS:--Wall -Wextra -Werror})
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -230,13 +233,13 @@ check "pkg-config libptask $pc_version: ${pc_flags% }" \
 	[ "${pc_flags:+set}:$pc_version" = set:1.0 ]
 # shellcheck disable=SC2086 # the flags are words
 check "cc hello.c \$(pkg-config --cflags --libs libptask)" \
-	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/hello" "$tmp/hello.c" $pc_flags
+	"$CC" -std=gnu11 "${warn[@]}" -o "$tmp/hello" "$tmp/hello.c" $pc_flags
 # The example program of ptask(7), as the installed page has it.
 awk '/^\.EX/ { n++; on = (n == 1); next } /^\.EE/ { on = 0 } on' \
 	"$usr/share/man/man7/ptask.7" | sed -e 's/\\e/\\/g' -e 's/\\-/-/g' >"$tmp/twice.c"
 # shellcheck disable=SC2086
 check "cc ptask(7)'s example \$(pkg-config ...)" \
-	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/twice" "$tmp/twice.c" $pc_flags
+	"$CC" -std=gnu11 "${warn[@]}" -o "$tmp/twice" "$tmp/twice.c" $pc_flags
 # Every installed header compiles on its own with pkg-config's flags, as
 # the first include of a program (it includes what it needs, by the names
 # it has once installed).
@@ -247,7 +250,7 @@ headers_alone() {
 	for h in "$usr"/include/ptask/*.h; do
 		# shellcheck disable=SC2086 # the flags are words
 		if ! printf '#include <%s>\nint main(void) { return 0; }\n' "${h##*/}" |
-			"$CC" -std=gnu11 -Wall -Wextra -Werror $flags -x c -o /dev/null - \
+			"$CC" -std=gnu11 "${warn[@]}" $flags -x c -o /dev/null - \
 			2>"$tmp/header.err"; then
 			sed "s/^/    ${h##*/}: /" "$tmp/header.err" | head -5
 			bad=1
@@ -258,7 +261,7 @@ headers_alone() {
 check "each installed header compiles alone (cc -I\$(pkg-config --cflags))" headers_alone
 # shellcheck disable=SC2046
 check "cc hello.c libptask.a \$(pkg-config --static --libs) (static libptask)" \
-	"$CC" -std=gnu11 -Wall -Wextra -Werror -o "$tmp/hello-static" "$tmp/hello.c" \
+	"$CC" -std=gnu11 "${warn[@]}" -o "$tmp/hello-static" "$tmp/hello.c" \
 	$(pkg-config --cflags libptask) "$usr/lib/libptask.a" \
 	$(pkg-config --static --libs-only-l libptask | sed 's/-lptask//')
 

@@ -49,7 +49,8 @@ FUZZ_SECONDS=${ENCFS_FUZZ_SECONDS:-10}
 BIG_MB=${ENCFS_BIG_MB:-200}
 FUSE_CFLAGS=$(pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
 FUSE_LIBS=$(pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
-cflags=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -I. -D_FILE_OFFSET_BITS=64 -fno-omit-frame-pointer)
+# shellcheck disable=SC2206 # the make-given flags are a list
+cflags=(-std=gnu11 -O1 -g ${PTASK_WARN_FLAGS:--Wall -Wextra -Werror} -I. -D_FILE_OFFSET_BITS=64 -fno-omit-frame-pointer)
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export PTASK_MODE=user PTASK_SOCKET=$root/$T/no-ptaskd.sock

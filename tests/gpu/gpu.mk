@@ -15,7 +15,7 @@
 # tests/gpu/run-gpu.sh there.  Every variable is GPU_-prefixed.
 
 GPU_B := build/gpu
-GPU_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -D_GNU_SOURCE
+GPU_CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -I. -D_GNU_SOURCE
 GPU_LIBS := -ldl -lpthread
 GPU_NVCC ?= $(or $(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 GPU_NVCC_ARCH ?= sm_90

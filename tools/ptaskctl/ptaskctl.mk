@@ -11,7 +11,7 @@
 PTCTL_B := build
 PTCTL_SRCS := $(sort $(wildcard tools/ptaskctl/*.c))
 PTCTL_OBJS := $(PTCTL_SRCS:tools/ptaskctl/%.c=$(PTCTL_B)/obj/ptaskctl/%.o)
-PTCTL_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -Iuapi -D_GNU_SOURCE \
+PTCTL_CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -I. -Iuapi -D_GNU_SOURCE \
 	$(NL_CFLAGS)
 PTCTL_BIN := $(PTCTL_B)/bin/ptaskctl
 
