@@ -7,7 +7,8 @@
 #                 is "N passed, M failed, K skipped"
 #
 # Targets:
-#   all (default)  the module (kmod/ptask.ko) and the user-space programs
+#   all (default)  the module (kmod/ptask.ko), the user-space programs and
+#                  the twin libraries (build/twins/*.so, `make twins`)
 #   deps           install packages (scripts/deps.sh; idempotent, fast)
 #   module         kmod/ptask.ko against $(KDIR) (skipped without kmod/Kbuild)
 #   kselftest      build/kselftest/<name> for tests/kselftest/*_test.c
@@ -15,16 +16,22 @@
 #   examples       build/bin/ioctl-raw, the raw-ioctl example, static (it
 #                  runs in the guest; examples/examples.mk builds it)
 #   bench-progs    build/bench/<name> for bench/*.c, static
-#   check-unit     unit tests + fuzz smoke runs, user space (scripts/run-unit.sh)
+#   check-unit     unit tests + fuzz smoke runs, user space (tests/unit/unit.mk
+#                  builds them incrementally, scripts/run-unit.sh runs them)
+#   check-daemon   ptaskd and libptask in user mode (daemon/Makefile.inc)
 #   check-vm       the kselftests in a QEMU guest (tests/vm/run.sh check)
+#   check-encfs, check-gesture, check-deb  encfs-gpu, the gesture demo, the
+#                  Debian packages (their own fragments)
 #   check          deps, then every part in CHECK_PARTS, then the total
+#   T=NAME[,...]   with check-unit, check-daemon: only those tests
 #   demo           deps, then the gesture pipeline demo (demo-gesture, in
 #                  examples/gesture/gesture.mk)
 #   demo-vm        $(DEMO_PROG) $(DEMO_ARGS) in the guest (tests/vm/run.sh
 #                  demo): ioctl-raw's gemm chain, run by the guest's ptaskd
 #   bench          deps, then $(BENCH_PROGS) in the guest (tests/vm/run.sh bench)
-#   install        libptask, ptaskd, ptaskctl, encfs-gpu, headers, man pages,
-#                  unit into $(DESTDIR)$(PREFIX); uninstall (install.mk)
+#   install        libptask, ptaskd, ptaskctl, encfs-gpu, twin libraries,
+#                  headers, man pages, unit into $(DESTDIR)$(PREFIX);
+#                  uninstall (install.mk)
 #   deb            the Debian packages in build/deb (debian/deb.mk; also
 #                  deps-deb, lint-deb, check-deb)
 #   checkpatch     checkpatch.pl --strict on kmod/ and core/
