@@ -151,13 +151,12 @@ static bool dirty_view(const struct pd_view *view)
  * @now_ns: now
  *
  * A datablock current only on a device holds a mapping of its host
- * pages.  In user mode that mapping keeps the datablock's memory alive,
- * so the namespace cannot say it died (pd_engine_forget) while the
- * engine holds it.  Intermediate results are normally consumed at once;
- * one left dirty for PD_WRITEBEHIND_NS is written back, which frees the
- * mapping: a dead datablock is then forgotten, a live one keeps its
- * (now clean) views.  At most 16 per call, so a job placed meanwhile
- * waits little.
+ * pages, and in user mode that mapping keeps its arena memory alive.  A
+ * dead datablock is forgotten when it dies (the namespace's notifier,
+ * pd_engine_forget), which drops the mapping; a live one left dirty for
+ * PD_WRITEBEHIND_NS is written back here, so its host copy is current and
+ * the mapping is let go while nobody uses it.  At most 16 per call, so a
+ * job placed meanwhile waits little.
  */
 void pd_space_writebehind_locked(struct pd_device *dev, uint64_t now_ns)
 {
