@@ -15,10 +15,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 T=$(mktemp -d)
-n=0 pass=0 fail=0 skip=0
-ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $1"; }
-skp() { n=$((n + 1)); skip=$((skip + 1)); echo "ok $n - # SKIP $1"; }
+# shellcheck source=tests/tap.sh
+. tests/tap.sh	# (the current directory is the top now)
 cleanup() { [ -n "${DPID:-}" ] && kill "$DPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 D=build/bin/ptaskd
@@ -26,10 +24,8 @@ GOOD=build/twins/tests.so
 unset PTASKD_HOST_KERNELS
 
 if [ ! -f "$GOOD" ]; then
-	nok "no $GOOD: run 'make twins'"
-	echo "1..$n"
-	echo "$pass passed, $fail failed, $skip skipped"
-	exit 1
+	notok "no $GOOD: run 'make twins'"
+	finish
 fi
 chmod 0755 "$T"
 
@@ -40,7 +36,7 @@ exits() {
 	if [ "$rc" = 1 ] && grep -qF -- "$2" "$T/err"; then
 		ok "--host-kernels ${1#"$T"/}: exit 1, '$2'"
 	else
-		nok "--host-kernels ${1#"$T"/}: exit $rc, stderr: $(head -c 300 "$T/err")"
+		notok "--host-kernels ${1#"$T"/}: exit $rc, stderr: $(head -c 300 "$T/err")"
 	fi
 }
 mkdir -m 0775 "$T/open"
@@ -66,11 +62,11 @@ for _ in $(seq 300); do [ -S "$T/s" ] && break; sleep 0.1; done
 if [ -S "$T/s" ]; then
 	ok "ptaskd starts with refused files beside a good one"
 else
-	nok "ptaskd did not start: $(tail -n 3 "$T/log")"
+	notok "ptaskd did not start: $(tail -n 3 "$T/log")"
 fi
 # logged TEXT WHAT: the log holds TEXT
 logged() {
-	if grep -qF -- "$1" "$T/log"; then ok "$2"; else nok "$2: no '$1' in: $(cat "$T/log")"; fi
+	if grep -qF -- "$1" "$T/log"; then ok "$2"; else notok "$2: no '$1' in: $(cat "$T/log")"; fi
 }
 logged "twins: $T/lib/good.so: 3 twin(s)" "good.so (root or ours, 0644) is loaded"
 logged "refusing $T/lib/open.so: writable by group or others" "a 0666 file is refused"
@@ -80,10 +76,10 @@ logged "refusing $T/lib/junk.so:" "a file that is no library is refused"
 if [ "$(id -u)" = 0 ]; then
 	logged "refusing $T/lib/nobody.so: owned by another user" "a file owned by nobody is refused"
 else
-	skp "a file owned by another user: needs root to chown"
+	skip "a file owned by another user" "needs root to chown"
 fi
 if grep -q "twins: .*\(open\|link\|notable\|junk\|nobody\)\.so: [0-9]* twin" "$T/log"; then
-	nok "a refused file was loaded anyway: $(grep 'twin(s)' "$T/log")"
+	notok "a refused file was loaded anyway: $(grep 'twin(s)' "$T/log")"
 else
 	ok "no refused file was loaded"
 fi
@@ -91,8 +87,6 @@ kill -TERM "$DPID"
 wait "$DPID"
 rc=$?
 DPID=
-[ "$rc" = 0 ] && ok "SIGTERM: exit 0" || nok "SIGTERM: exit $rc"
+[ "$rc" = 0 ] && ok "SIGTERM: exit 0" || notok "SIGTERM: exit $rc"
 
-echo "1..$n"
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
+finish

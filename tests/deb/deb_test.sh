@@ -30,21 +30,8 @@ CC=${CC:-cc}
 DEB_DIR=build/deb
 PACKAGES=(ptask-dkms ptaskd libptask1 libptask-dev encfs-gpu)
 
-passed=0 failed=0 skipped=0 n=0
-ok() { n=$((n + 1)) passed=$((passed + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)) failed=$((failed + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)) skipped=$((skipped + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # NAME CMD...: one test from CMD's exit status
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else notok "$name"; fi
-}
-finish() {
-	echo "1..$n"
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-	exit
-}
+# shellcheck source=tests/tap.sh
+. "$root/tests/tap.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ptask-deb.XXXXXX")
 installed_by_us=
