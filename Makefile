@@ -163,7 +163,8 @@ $(B)/bench/%: bench/%.c uapi/ptask.h
 	$(Q)$(CC) $(STATIC_CFLAGS) -o $@ $< $(NL_LIBS) $(NL_QUIET)
 
 # --- tests -----------------------------------------------------------------
-# ptaskd in the guest: the kernel-mode source alone, and ptaskd end to end.
+# ptaskd in the guest: the kernel-mode source alone, and ptaskd end to end
+# (tests/e2e/e2e.mk builds it; in the guest all its variants run).
 VM_DAEMON_PROGS := $(B)/vm/source_kernel_test $(B)/vm/ptaskd_e2e
 VM_HELPERS += $(B)/vm/ptaskd
 
@@ -246,14 +247,8 @@ $(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/kernel/source_k
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(PC_A) $(NL_LIBS) $(NL_QUIET)
 
-# (its GPU ptasks carry the gemm example's and the benchmarks' PTX: the
-# code the guest ptaskd's twins are bound to)
-$(B)/vm/ptaskd_e2e: tests/vm/ptaskd_e2e.c $(LIBPT_A) $(KSFT_DEPS) tests/twins/test_code.h \
-		$(B)/obj/examples/gemm/gemm_ptx.o $(B)/obj/bench/kernels_ptx.o
-	@mkdir -p $(@D)
-	@echo "  CCLD    $@"
-	$(Q)$(CC) $(STATIC_CFLAGS) -Iuapi -Ilibptask -I$(KSFT_DIR) -o $@ $(filter %.c %.o,$^) \
-		$(LIBPT_A) $(PC_A) $(NL_LIBS) $(NL_QUIET)
+# ptaskd end to end over both transports, for the host and the guest
+include tests/e2e/e2e.mk
 include examples/examples.mk
 include tests/twins/twins.mk
 include tests/unit/unit.mk

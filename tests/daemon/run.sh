@@ -6,7 +6,7 @@
 # each under a timeout, counts their "ok"/"not ok" lines and ends with
 # "N passed, M failed, K skipped".  A program that dies or times out
 # counts one failure more.  T=NAME[,NAME...] (make check-daemon T=...)
-# runs only those (e2e_user, engine_test, twins_test, ...).
+# runs only those (ptaskd_e2e, engine_test, twins_test, ...).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 

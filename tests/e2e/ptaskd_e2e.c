@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ptaskd_e2e - ptaskd end to end through libptask, one test source over
+ * both transports:
+ *
+ *                 libptask (this program)              ptaskd
+ *   user mode:    ctx --- UNIX socket, memfd ------>  --mode user: holds
+ *                                                      the namespace
+ *   kernel mode:  ctx --- /dev/ptask ioctls --> ptask.ko <-- --mode kernel:
+ *                                               (namespace)  its executor
+ *
+ * Each test runs in the variants (FIXTURE_VARIANT) where it means
+ * something: user_cpu and user_sim (ptaskd --mode user --backend cpu|sim
+ * on a private socket) and kernel_sim (ptaskd --mode kernel --backend
+ * sim; it needs ptask.ko, so it runs in the test guest and SKIPs
+ * elsewhere).  The graphs are graphs.c's: a GPU ptask (vec_add) feeding a
+ * CPU ptask run by this program's libptask worker, GPU stages only,
+ * sgemm, a busy kernel.
+ *
+ * What differs between the transports is where the namespace lives, and
+ * so what a client sees when ptaskd goes: in kernel mode the module keeps
+ * the graphs (work taken fails with -EIO, queued work waits for the next
+ * daemon, SIGTERM finishes what was taken); in user mode they go with
+ * the daemon (every call -ENOTCONN at once).  Those tests say which they
+ * expect where.
+ *
+ * Every test's teardown checks that the daemon's object counts came back
+ * to where they were when it was ready (the daemon holds nothing of the
+ * test's clients), that SIGTERM ends it with status 0, and in kernel mode
+ * that every count of /sys/kernel/ptask/objects is back to its value
+ * before the test (pt_env_fini).  ptaskd's log is printed as "# ptaskd:"
+ * lines after a test that failed.  ptaskd is $PTASK_PTASKD, else the
+ * build's.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "tests/kselftest/pt_harness.h"
+#include "daemon.h"
+#include "graphs.h"
+
+/* A sim device whose every launch sleeps 3 s: work is in flight a while. */
+#define SLOW_SIM	"launch_ns=3000000000"
+#define WAIT_NS		(PT_WAIT_MS * 1000000ULL)
+
+FIXTURE(e2e) {
+	struct pt_env env;	/* kernel mode: the module's counts at setup */
+	struct e2e_daemon d;
+	struct e2e_chain ch;	/* ch.ctx: the client's context, or NULL */
+	struct e2e_busy fg;	/* fg.ctx: a second context, or NULL */
+	pid_t child;		/* a forked client still running, or 0 */
+	__u32 window;		/* kernel mode: sched/window_ms to put back */
+};
+
+FIXTURE_VARIANT(e2e) {
+	enum ptask_mode mode;
+	const char *backend;
+};
+
+FIXTURE_VARIANT_ADD(e2e, user_cpu) {
+	.mode = PTASK_MODE_USER,
+	.backend = "cpu",
+};
+
+FIXTURE_VARIANT_ADD(e2e, user_sim) {
+	.mode = PTASK_MODE_USER,
+	.backend = "sim",
+};
+
+FIXTURE_VARIANT_ADD(e2e, kernel_sim) {
+	.mode = PTASK_MODE_KERNEL,
+	.backend = "sim",
+};
+
+FIXTURE_SETUP(e2e)
+{
+	if (variant->mode == PTASK_MODE_KERNEL) {
+		PT_ENV_SETUP(&self->env);
+		if (geteuid() != 0)
+			SKIP(pt_skip_exit(), "needs root: ptaskd registers an executor");
+	}
+	if (access(e2e_ptaskd_path(), X_OK))
+		SKIP(pt_skip_exit(), "no %s (set PTASK_PTASKD)", e2e_ptaskd_path());
+	ASSERT_EQ(0, e2e_daemon_init(&self->d, variant->mode, variant->backend,
+				     PT_WAIT_MS));
+}
+
+FIXTURE_TEARDOWN(e2e)
+{
+	if (self->child > 0) {
+		kill(self->child, SIGKILL);
+		EXPECT_LE(0, e2e_wait_pid(self->child, PT_WAIT_MS));
+	}
+	if (self->fg.ctx)
+		ptask_ctx_close(self->fg.ctx);
+	if (self->ch.ctx)
+		ptask_ctx_close(self->ch.ctx);
+	if (self->d.pid > 0) {
+		EXPECT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+					     "teardown"));
+		/* SIGTERM: ptaskd drains and exits 0. */
+		EXPECT_EQ(0, e2e_daemon_stop(&self->d, SIGTERM));
+	}
+	if (!_metadata->passed)
+		e2e_log_dump(&self->d);
+	e2e_daemon_fini(&self->d);
+	if (variant->mode == PTASK_MODE_KERNEL) {
+		if (self->window)
+			EXPECT_EQ(0, e2e_sched_set_window(&self->d, self->window));
+		EXPECT_EQ(0, pt_env_fini(&self->env));
+	}
+}
+
+/* The namespace is the module's and outlives the daemon. */
+static bool ns_in_module(const FIXTURE_VARIANT(e2e) *variant)
+{
+	return variant->mode == PTASK_MODE_KERNEL;
+}
+
+/* Starts ptaskd (@sim: NULL or a sim configuration). */
+#define START(sim) ASSERT_PT(0, e2e_daemon_start(&self->d, sim))
+
+/* Opens self->ch.ctx in the variant's mode. */
+#define OPEN_CTX() do {							\
+	ASSERT_PT(0, e2e_ctx_open(&self->d, &self->ch.ctx));		\
+	ASSERT_EQ((int)variant->mode, (int)ptask_ctx_mode(self->ch.ctx)); \
+} while (0)
+
+#define CLOSE_CTX() do {						\
+	ptask_ctx_close(self->ch.ctx);					\
+	self->ch.ctx = NULL;						\
+} while (0)
+
+#define NEED_SIM() do {							\
+	if (strcmp(variant->backend, "sim"))				\
+		SKIP(return, "needs the sim backend (slow launches, one device)"); \
+} while (0)
+
+/* --- work ------------------------------------------------------------------ */
+
+TEST_F(e2e, vec_add_then_cpu_double)
+{
+	int k;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	for (k = 0; k < 16; k++) {
+		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	}
+	/* Four in flight at once. */
+	for (k = 0; k < 4; k++)
+		ASSERT_PT(0, e2e_chain_push(&self->ch, 100 + k));
+	for (k = 0; k < 4; k++)
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, 100 + k, 30 * E2E_SEC));
+	/*
+	 * The client gone, the running daemon holds nothing of it: no
+	 * datablock, and no datablock pages mapped.
+	 */
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "daemon idle"));
+}
+
+struct pusher {
+	struct e2e_chain *ch;
+	int rounds;
+	int err;
+};
+
+static void *push_thread(void *arg)
+{
+	struct pusher *t = arg;
+	int k;
+
+	for (k = 0; k < t->rounds && !t->err; k++)
+		t->err = e2e_chain_push(t->ch, k);
+	return NULL;
+}
+
+/* One thread pushes while another pulls: calls on one context block alone. */
+TEST_F(e2e, pusher_and_puller_threads)
+{
+	struct pusher t = { .ch = &self->ch, .rounds = 64 };
+	pthread_t th;
+	int err = 0, k;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	ASSERT_EQ(0, pthread_create(&th, NULL, push_thread, &t));
+	for (k = 0; k < t.rounds && !err; k++)
+		err = e2e_chain_pull(&self->ch, k, 30 * E2E_SEC);
+	if (err)	/* unblock the pusher */
+		ptask_graph_terminate(self->ch.ctx, self->ch.graph);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_PT(0, t.err);
+	EXPECT_PT(0, err);
+}
+
+TEST_F(e2e, sgemm)
+{
+	int k;
+
+	START(NULL);
+	OPEN_CTX();
+	for (k = 0; k < 3; k++)
+		ASSERT_PT(0, e2e_gemm_once(self->ch.ctx, k));
+}
+
+/*
+ * A datablock's memory goes when the datablock does: the engine's own
+ * mapping of an intermediate between two GPU ptasks must not keep a dead
+ * round's buffer alive for seconds (the gesture demo kept one per frame,
+ * gigabytes, until the engine's periodic tidying, which frees data only
+ * after it sat idle for a second).  So the counts must be back at their
+ * base well within that second: 0.3 s.  A busy machine can miss that
+ * once; the engine never meets it while it keeps dead buffers, so the
+ * rounds are tried up to DEAD_MEMORY_TRIES times and one hit passes.
+ *
+ * User mode only, for now: in kernel mode ptaskd learns of no
+ * datablock's death (the namespace tells the engine through
+ * pd_engine_forget() in user mode alone; engine/prepare.c), so the
+ * intermediate's mapping stays until the tidying, one buffer per round.
+ */
+#define DEAD_MEMORY_TRIES	5
+
+TEST_F(e2e, dead_memory_goes_at_once)
+{
+	__u64 base[__PTASK_COUNT_MAX];
+	bool ok = false;
+	int k, try;
+
+	if (ns_in_module(variant))
+		SKIP(return, "kernel mode: ptaskd is not told of dead datablocks");
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	ASSERT_PT(0, e2e_counts_read(&self->d, base));
+	for (try = 0; !ok && try < DEAD_MEMORY_TRIES; try++) {
+		/* What a missed try left goes with the tidying first. */
+		if (try)
+			ASSERT_EQ(0, e2e_counts_wait(&self->d, base, PT_WAIT_MS,
+						     "after a missed try"));
+		for (k = 0; k < 24; k++) {
+			ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+			ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+		}
+		ok = !e2e_counts_wait(&self->d, base, 300, "0.3 s after 24 rounds");
+	}
+	ASSERT_TRUE(ok)
+		TH_LOG("24 rounds later their memory was not gone within 0.3 s, %d tries",
+		       DEAD_MEMORY_TRIES);
+}
+
+/* --- failures ------------------------------------------------------------------ */
+
+/* Bad calls get the module's errors (user mode: the module's own table). */
+TEST_F(e2e, bad_calls)
+{
+	char long_name[PTASK_NAME_MAX + 1];
+	struct ptask_ctx *ctx;
+	struct ptask_db *db;
+	uint32_t g;
+
+	START(NULL);
+	OPEN_CTX();
+	ctx = self->ch.ctx;
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = 0;
+	EXPECT_PT(-EINVAL, ptask_graph_open(ctx, long_name, PTASK_GRAPH_CREATE,
+					    0600, &g));
+	EXPECT_PT(-ENOENT, ptask_graph_open(ctx, "no-such-graph", 0, 0, &g));
+	EXPECT_PT(-EINVAL, ptask_graph_open(ctx, "bad name!", PTASK_GRAPH_CREATE,
+					    0600, &g));
+	EXPECT_PT(-EINVAL, ptask_datablock_create(ctx, 0, 0, 0, &db));
+	EXPECT_PT(-EINVAL, ptask_datablock_create(ctx, 0,
+						  PTASK_DATABLOCK_MAX_BYTES + 1,
+						  0, &db));
+	EXPECT_PT(-ENOENT, ptask_graph_run(ctx, 12345));
+}
+
+TEST_F(e2e, unknown_kernel_fails_the_graph)
+{
+	int err;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "no_such_kernel"));
+	err = e2e_chain_push(&self->ch, 0);
+	ASSERT_TRUE(!err || err == -EIO) TH_LOG("push: %d", err);
+	ASSERT_PT(-EIO, e2e_chain_pull(&self->ch, 0, 30 * E2E_SEC));
+}
+
+/*
+ * A client's own kernel named like a twin ptaskd has (tests.so's vec_add,
+ * gemm.so's sgemm), with other code: the twin must not run.  The first
+ * run fails (-EIO on the pull) and ptaskd says why, by name.
+ */
+static void wrong_twin(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(e2e) *self,
+		       const FIXTURE_VARIANT(e2e) *variant, const char *entry)
+{
+	static const char own[] = "// this client's own kernels, not the tests'\n";
+	char why[128];
+	int err;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build_code(&self->ch, entry, own, sizeof(own)));
+	err = e2e_chain_push(&self->ch, 0);
+	ASSERT_TRUE(!err || err == -EIO) TH_LOG("push: %d", err);
+	ASSERT_PT(-EIO, e2e_chain_pull(&self->ch, 0, 30 * E2E_SEC));
+	snprintf(why, sizeof(why),
+		 "kernel '%s': 1 twin(s) of that name, none for this code", entry);
+	ASSERT_TRUE(e2e_log_has(&self->d, why))
+		TH_LOG("ptaskd's log does not say \"%s\"", why);
+}
+
+TEST_F(e2e, wrong_twin_vec_add)
+{
+	wrong_twin(_metadata, self, variant, "vec_add");
+}
+
+TEST_F(e2e, wrong_twin_sgemm)
+{
+	wrong_twin(_metadata, self, variant, "sgemm");
+}
+
+/* The killed client: fills its channel, then sleeps in one more push. */
+static void __attribute__((noreturn)) push_until_asleep(const struct e2e_daemon *d,
+							 int ready)
+{
+	struct ptask_ctx *ctx;
+	struct ptask_db *db;
+	uint32_t g, p, port, chn;
+	char c = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (e2e_ctx_open(d, &ctx) ||
+	    ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &g) ||
+	    ptask_cpu_ptask_open(ctx, g, "", 2, e2e_double_body, NULL, &p) ||
+	    ptask_port_open(ctx, p, "", PTASK_PORT_INPUT, 0, 0, 0, 0, &port) ||
+	    ptask_channel_open(ctx, g, "", 0, port, 1, 0, &chn) ||
+	    ptask_datablock_create(ctx, 0, 1 << 20, 0, &db))
+		_exit(PT_CHILD_FAIL);
+	while (!ptask_push(ctx, chn, db, -1, PTASK_NOWAIT))
+		;
+	if (write(ready, &c, 1) != 1)
+		_exit(PT_CHILD_FAIL);
+	ptask_push(ctx, chn, db, -1, PTASK_FOREVER);	/* sleeps: full */
+	_exit(PT_CHILD_FAIL);
+}
+
+/* A client killed while it sleeps in push: everything it held is freed. */
+TEST_F(e2e, killed_client_frees_all_it_held)
+{
+	__u64 base[__PTASK_COUNT_MAX];
+	int ready[2], status;
+	char c = 0;
+	pid_t pid;
+
+	START(NULL);
+	ASSERT_PT(0, e2e_counts_read(&self->d, base));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		push_until_asleep(&self->d, ready[1]);
+	self->child = pid;
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1))
+		TH_LOG("the child did not get to its push");
+	close(ready[0]);
+	/*
+	 * Asleep in the push (or in anything before it: the check can pass
+	 * early on a busy machine, never fail for it), and still there a
+	 * moment later: a push that wrongly returns ends the child.
+	 */
+	ASSERT_PT(0, pt_wait_sleeping(pid, pid, PT_WAIT_MS));
+	pt_sleep_ms(300);
+	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG))
+		TH_LOG("the second push did not sleep");
+	kill(pid, SIGKILL);
+	self->child = 0;
+	status = e2e_wait_pid(pid, PT_WAIT_MS);
+	ASSERT_TRUE(status >= 0 && WIFSIGNALED(status));
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, base, PT_WAIT_MS, "client killed"));
+}
+
+/* --- ptaskd goes ---------------------------------------------------------------- */
+
+struct puller {
+	struct e2e_chain *ch;
+	int k;
+	pid_t tid;		/* atomic: set once it runs */
+	int r;
+	int done;		/* atomic */
+	__u64 returned_ns;
+};
+
+static void *pull_thread(void *arg)
+{
+	struct puller *p = arg;
+
+	__atomic_store_n(&p->tid, pt_gettid(), __ATOMIC_SEQ_CST);
+	p->r = e2e_chain_pull(p->ch, p->k, 60 * E2E_SEC);
+	p->returned_ns = pt_now_ns();
+	__atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * ptaskd killed while it runs an invocation (it sleeps in the simulated
+ * launch), a pull of the client asleep for its result.  A clear error,
+ * not a hang, well before the pull's own 60 s (which would end it with
+ * -ETIMEDOUT): kernel mode -EIO (the module fails what its executor had
+ * taken, and is left consistent), user mode -ENOTCONN (the namespace went
+ * with the daemon).  A new daemon serves a fresh graph.
+ */
+TEST_F(e2e, killed_daemon_fails_work_in_flight)
+{
+	struct puller p = { .ch = &self->ch, .r = 1 };
+	pthread_t th;
+	__u64 t0;
+	int st, k;
+
+	NEED_SIM();
+	START(SLOW_SIM);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	ASSERT_EQ(0, pthread_create(&th, NULL, pull_thread, &p));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 0));
+	ASSERT_PT(0, e2e_count_wait(&self->d, PTASK_COUNT_INVOCATIONS,
+				    self->d.base[PTASK_COUNT_INVOCATIONS] + 1,
+				    PT_WAIT_MS));
+	t0 = pt_now_ns();
+	st = e2e_daemon_stop(&self->d, SIGKILL);
+	ASSERT_TRUE(st >= 0 && WIFSIGNALED(st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_PT(ns_in_module(variant) ? -EIO : -ENOTCONN, p.r);
+	ASSERT_GT(WAIT_NS, p.returned_ns - t0);
+	if (ns_in_module(variant)) {
+		ASSERT_PT(0, pt_executors_wait(self->env.base_executors, PT_WAIT_MS));
+		ASSERT_PT(0, pt_count_wait(PTASK_COUNT_INVOCATIONS,
+					   self->env.base[PTASK_COUNT_INVOCATIONS],
+					   PT_WAIT_MS));
+		/* The failed graph goes with its client: nothing leaked. */
+		CLOSE_CTX();
+		ASSERT_EQ(0, pt_counts_wait_all(self->env.base, PT_WAIT_MS,
+						"after the kill"));
+	} else {
+		ASSERT_PT(-ENOTCONN, ptask_graph_run(self->ch.ctx, self->ch.graph));
+		CLOSE_CTX();
+	}
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	for (k = 1; k <= 2; k++) {
+		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	}
+}
+
+/*
+ * SIGTERM while ptaskd runs an invocation: it finishes what it took and
+ * exits 0.  Kernel mode: the pull gets its result (the CPU stage ran
+ * here).  User mode: the clients are hung up first, the pull gets
+ * -ENOTCONN, not a hang, and so does every later call.
+ */
+TEST_F(e2e, sigterm_drains_what_was_taken)
+{
+	struct puller p = { .ch = &self->ch, .r = 1 };
+	pthread_t th;
+	__u64 t0;
+	int st;
+
+	NEED_SIM();
+	START(SLOW_SIM);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	ASSERT_EQ(0, pthread_create(&th, NULL, pull_thread, &p));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 0));
+	ASSERT_PT(0, e2e_count_wait(&self->d, PTASK_COUNT_INVOCATIONS,
+				    self->d.base[PTASK_COUNT_INVOCATIONS] + 1,
+				    PT_WAIT_MS));
+	t0 = pt_now_ns();
+	st = e2e_daemon_stop(&self->d, SIGTERM);
+	ASSERT_TRUE(st >= 0 && WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	if (ns_in_module(variant)) {
+		ASSERT_PT(0, p.r);
+		return;
+	}
+	ASSERT_PT(-ENOTCONN, p.r);
+	ASSERT_GT(WAIT_NS, p.returned_ns - t0);
+	ASSERT_PT(-ENOTCONN, ptask_graph_run(self->ch.ctx, self->ch.graph));
+}
+
+/*
+ * ptaskd goes (@sig: SIGKILL or SIGTERM) with nothing in flight, a pull
+ * of the client asleep on an empty output.  User mode: the pull fails
+ * with -ENOTCONN at once, not a hang, and so does every later call; a
+ * daemon started again serves new clients.  Kernel mode: the pull sleeps
+ * on; work pushed while no daemon runs stays queued, nobody fails, and
+ * the next daemon does it.
+ */
+static void daemon_gone_under_an_idle_pull(struct __test_metadata *_metadata,
+					   FIXTURE_DATA(e2e) *self,
+					   const FIXTURE_VARIANT(e2e) *variant,
+					   int sig)
+{
+	struct puller p = { .ch = &self->ch, .k = 5, .r = 1 };
+	__u64 base[__PTASK_COUNT_MAX];
+	pthread_t th;
+	pid_t tid;
+	__u64 t0;
+	int st;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	ASSERT_EQ(0, pthread_create(&th, NULL, pull_thread, &p));
+	tid = pt_wait_tid(&p.tid);
+	ASSERT_LT(0, tid);
+	/* (Asleep before its pull instead, it pulls after: the same end.) */
+	ASSERT_PT(0, pt_wait_sleeping(getpid(), tid, PT_WAIT_MS));
+	t0 = pt_now_ns();
+	st = e2e_daemon_stop(&self->d, sig);
+	ASSERT_LE(0, st);
+	if (sig == SIGKILL) {
+		ASSERT_TRUE(WIFSIGNALED(st));
+	} else {
+		ASSERT_TRUE(WIFEXITED(st));
+		ASSERT_EQ(0, WEXITSTATUS(st));
+	}
+	if (!ns_in_module(variant)) {
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		ASSERT_PT(-ENOTCONN, p.r);
+		ASSERT_GT(WAIT_NS, p.returned_ns - t0);
+		ASSERT_PT(-ENOTCONN, ptask_graph_run(self->ch.ctx, self->ch.graph));
+		/* Started again, it serves new clients. */
+		CLOSE_CTX();
+		START(NULL);
+		OPEN_CTX();
+		ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+		ASSERT_PT(0, e2e_chain_push(&self->ch, 6));
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, 6, 30 * E2E_SEC));
+		return;
+	}
+	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, PT_WAIT_MS));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 5));
+	/* Nothing must happen: a moment's sleep can only pass early. */
+	pt_sleep_ms(500);
+	ASSERT_EQ(0, __atomic_load_n(&p.done, __ATOMIC_SEQ_CST))
+		TH_LOG("the pull ended without a daemon: %d", p.r);
+	/*
+	 * The next daemon finds the client's graph in the module: what the
+	 * teardown's counts come back to is the first daemon's base.
+	 */
+	memcpy(base, self->d.base, sizeof(base));
+	START(NULL);
+	memcpy(self->d.base, base, sizeof(base));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_PT(0, p.r);
+}
+
+TEST_F(e2e, killed_daemon_under_an_idle_pull)
+{
+	daemon_gone_under_an_idle_pull(_metadata, self, variant, SIGKILL);
+}
+
+TEST_F(e2e, stopped_daemon_under_an_idle_pull)
+{
+	daemon_gone_under_an_idle_pull(_metadata, self, variant, SIGTERM);
+}
+
+/* --- PTSched ------------------------------------------------------------------- */
+
+/* Process @pid's completed invocations (@held: whether it is held), or -1. */
+static long long proc_get(const struct e2e_daemon *d, pid_t pid, bool held)
+{
+	struct e2e_proc p;
+
+	if (e2e_proc_read(d, pid, &p))
+		return -1;
+	return held ? (long long)p.held : (long long)p.invocations;
+}
+
+/* The hog: nice +19, 50 ms kernels in a loop until it is killed. */
+static void __attribute__((noreturn)) hog_loop(const struct e2e_daemon *d)
+{
+	struct e2e_busy b = { };
+	uint32_t seq;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (setpriority(PRIO_PROCESS, 0, 19) || e2e_ctx_open(d, &b.ctx) ||
+	    e2e_busy_build(&b, 50000000))
+		_exit(PT_CHILD_FAIL);
+	for (seq = 1;; seq++)
+		if (e2e_busy_round(&b, seq))
+			_exit(PT_CHILD_FAIL);
+}
+
+/*
+ * A nice +19 process looping 50 ms kernels and a nice -20 one doing 1 ms
+ * kernels, both run by ptaskd on one sim device with budgets on: while
+ * the foreground works the hog is held and completes at most the kernel
+ * it had in flight and one more; once the foreground is quiet past the
+ * window, the hog runs again.  (Latencies are not checked: the guest is
+ * emulated, and its timing is not the point.)  The window is 1 s here,
+ * not 100 ms: a pause of a busy or emulated machine between two
+ * foreground rounds must not count as the foreground going quiet.
+ */
+TEST_F(e2e, budgets_hold_a_low_priority_hog)
+{
+	long long hog_start, hog_before, hog_after;
+	__u32 budgets, window;
+	uint32_t seq;
+	pid_t hog;
+	__u64 t0;
+
+	NEED_SIM();
+	START("devices=1");
+	ASSERT_EQ(0, e2e_sched_read(&self->d, &budgets, &window));
+	ASSERT_EQ(1U, budgets);
+	if (ns_in_module(variant))
+		self->window = window;	/* the teardown puts it back */
+	ASSERT_EQ(0, e2e_sched_set_window(&self->d, 1000));
+	hog = fork();
+	ASSERT_LE(0, hog);
+	if (hog == 0)
+		hog_loop(&self->d);
+	self->child = hog;
+	/* Before the context: user mode reads the nice value at HELLO. */
+	ASSERT_EQ(0, setpriority(PRIO_PROCESS, 0, -20));
+	ASSERT_PT(0, e2e_ctx_open(&self->d, &self->fg.ctx));
+	ASSERT_PT(0, e2e_busy_build(&self->fg, 1000000));
+	/* The hog runs alone until it has a record and some history. */
+	for (t0 = pt_now_ns(); proc_get(&self->d, hog, false) < 2 &&
+	     pt_now_ns() - t0 < WAIT_NS;)
+		pt_sleep_ms(10);
+	ASSERT_LE(2, proc_get(&self->d, hog, false));
+	ASSERT_PT(0, e2e_busy_round(&self->fg, 1));	/* our first: set-up */
+	hog_start = proc_get(&self->d, hog, false);
+	for (seq = 2; seq <= 200; seq++)
+		ASSERT_PT(0, e2e_busy_round(&self->fg, seq));
+	EXPECT_EQ(1, proc_get(&self->d, hog, true));
+	hog_before = proc_get(&self->d, hog, false);
+	EXPECT_GE(hog_start + 2, hog_before)
+		TH_LOG("the hog ran %lld kernels during 199 foreground rounds",
+		       hog_before - hog_start);
+	ptask_ctx_close(self->fg.ctx);
+	self->fg.ctx = NULL;
+	/*
+	 * Quiet past the window (1 s): the hog runs again, three kernels of
+	 * 50 ms soon after; a busy machine may take longer: PT_WAIT_MS.
+	 */
+	for (t0 = pt_now_ns();
+	     proc_get(&self->d, hog, false) <= hog_before + 2 &&
+	     pt_now_ns() - t0 < WAIT_NS;)
+		pt_sleep_ms(10);
+	hog_after = proc_get(&self->d, hog, false);
+	EXPECT_LT(hog_before + 2, hog_after)
+		TH_LOG("hog invocations %lld -> %lld", hog_before, hog_after);
+	EXPECT_EQ(0, proc_get(&self->d, hog, true));
+	setpriority(PRIO_PROCESS, 0, 0);
+}
+
+TEST_HARNESS_MAIN
