@@ -9,7 +9,9 @@
 #   - the test VM: linux-image-amd64 (the guest kernel, booted by QEMU, never
 #     loaded on the host), qemu-system-x86, busybox-static, cpio
 #   - kselftests: libnl-genl-3-dev, libnl-3-dev (static libs), pkg-config
-#   - linux-source (checkpatch.pl comes from it)
+#   - linux-source (checkpatch.pl comes from it; the debug kernel of
+#     `make check-vm` is built from it), ccache, flex, bison, bc and
+#     libelf-dev (that kernel's build)
 #   - python3, python3-matplotlib (plots)
 #   - linux-headers-<ver> for exactly the kernel scripts/kver.sh picks; when
 #     the archive no longer carries headers for that version, it installs
@@ -67,7 +69,7 @@ base=(
 	clang sparse pkg-config
 	linux-image-amd64 qemu-system-x86 busybox-static cpio
 	libnl-genl-3-dev libnl-3-dev
-	linux-source
+	linux-source ccache flex bison bc libelf-dev
 	python3 python3-matplotlib
 )
 # Every other part lists its own packages in a DEPS file (one per line).
