@@ -30,7 +30,8 @@ BEGIN {
 		"possible circular locking|possible recursive locking|" \
 		"inconsistent lock state|sleeping function called from invalid context|" \
 		"INFO: task .* blocked for more than|INFO: trying to register non-static key|" \
-		"detected stalls?|soft lockup|hard LOCKUP|Kernel panic|Call Trace:|[Ll]eak"
+		"detected stalls?|soft lockup|hard LOCKUP|Kernel panic|Call Trace:|[Ll]eak|" \
+		"^(Read|Write) of size [0-9]+ at addr"
 	benign = "^kmemleak: (Kernel memory leak detector initialized|" \
 		"Automatic memory scanning thread (started|ended)|" \
 		"[0-9]+ new suspected memory leaks)|^(Kernel )?[Cc]ommand line: "
@@ -39,7 +40,12 @@ BEGIN {
 	had_dmesg = 0
 }
 
+# emit(WHO, TEXT): one report line.  A "Call Trace:" within 200 lines of
+# the previous report line belongs to that report and is not repeated.
 function emit(who, text) {
+	if (text ~ /Call Trace:/ && last_nr && NR - last_nr < 200)
+		return
+	last_nr = NR
 	printf "%s\t%s\n", who, text
 }
 
@@ -84,12 +90,15 @@ function window_of(j,    i) {
 	return "outside any test"
 }
 
+# Objects are kept until the end: the dmesg section, with the windows,
+# comes after the kmemleak ones.
 function leak_flush() {
 	if (leak_obj == "")
 		return
-	who = (leak_jiffies == "") ? "outside any test" : window_of(leak_jiffies)
-	emit(who, "kmemleak (" leak_when "): unreferenced object " leak_obj \
-		" allocated by \"" leak_comm "\"" (leak_trace == "" ? "" : " at" leak_trace))
+	nleak++
+	leak_j[nleak] = leak_jiffies
+	leak_text[nleak] = "kmemleak (" leak_when "): unreferenced object " leak_obj \
+		" allocated by \"" leak_comm "\"" (leak_trace == "" ? "" : " at" leak_trace)
 	leak_obj = ""
 }
 
@@ -149,7 +158,7 @@ sec == "kmemleak" {
 	}
 	# Backtrace lines: "[<ffffffff81234567>] func+0x12/0x34 [mod]"; the
 	# allocator's own frames say nothing about who leaked.
-	if ($1 ~ /^\[<[0-9a-f]+>\]$/ && leak_obj != "" && leak_frames < 4) {
+	if ($1 ~ /^\[<.*>\]$/ && leak_obj != "" && leak_frames < 4) {
 		fn = $2
 		if (fn ~ /^(kmemleak_|__kmem_cache_alloc|kmem_cache_alloc|__kmalloc|kmalloc|kzalloc|kvmalloc|__kvmalloc|slab_|__alloc|alloc_pages|__vmalloc|vmalloc|vzalloc|kmalloc_trace|kmalloc_node|__kmalloc_node)/)
 			next
@@ -174,4 +183,6 @@ END {
 	if (!had_dmesg)
 		for (i = 1; i <= ncon; i++)
 			print console[i]
+	for (i = 1; i <= nleak; i++)
+		printf "%s\t%s\n", leak_j[i] == "" ? "outside any test" : window_of(leak_j[i]), leak_text[i]
 }

@@ -289,12 +289,39 @@ done < <(grep "^$marker ERROR " "$log" || true)
 while IFS= read -r who; do
 	extra "leak after $who: $(grep -F "$marker LEAK after $who: " "$log" | sed "s/.*: //" | paste -sd " ")"
 done < <(grep "^$marker LEAK after " "$log" | sed "s/^$marker LEAK after //; s/: .*//" | sort -u || true)
+# where LINE: "func+0x1/0x2 [mod]" in a report line, resolved to a source
+# line of the module given (which has debug info) by the kernel's
+# scripts/faddr2line (from the debug kernel's cached tree), "" if none.
+faddr2line=
+if dk=$("$root/tests/vm/debug-kernel.sh" dir 2>/dev/null); then
+	faddr2line=$dk/src/scripts/faddr2line
+fi
+# kmemleak's frames are return addresses: the call is the byte before.
+where() {
+	local re='([A-Za-z0-9_.]+)\+(0x[0-9a-f]+)(/0x[0-9a-f]+) \[([A-Za-z0-9_]+)\]' m loc off
+	[ -x "$faddr2line" ] && [[ $1 =~ $re ]] || return 0
+	off=${BASH_REMATCH[2]}
+	case "$1" in kmemleak*) off=$(printf '0x%x' $((off - 1))) ;; esac
+	for m in ${mods[@]+"${mods[@]}"}; do
+		[ "$(basename "$m" .ko)" = "${BASH_REMATCH[4]}" ] || continue
+		loc=$("$faddr2line" "$m" "${BASH_REMATCH[1]}+$off${BASH_REMATCH[3]}" 2>/dev/null |
+			sed -n 's/.* at //p' | tail -n 1)
+		loc=${loc#"$root/"}
+		loc=${loc#build/kmod-debug/}
+		loc=${loc/#kmod\/core\//core/}
+		[ -z "$loc" ] || printf ' (%s)' "$loc"
+		return 0
+	done
+}
+
 # Kernel reports, one failure per program (or phase) they are tied to.
 awk -f "$root/tests/vm/kreport.awk" "$log" >"$results/kreports"
 while IFS= read -r who; do
 	n=$(awk -F '\t' -v w="$who" '$1 == w' "$results/kreports" | wc -l)
+	lines=$(awk -F '\t' -v w="$who" '$1 == w { print $2 }' "$results/kreports" | head -n 20 |
+		while IFS= read -r l; do printf '    %s%s\n' "$l" "$(where "$l")"; done)
 	extra "$who: $n kernel report line(s):
-$(awk -F '\t' -v w="$who" '$1 == w { print "    " $2 }' "$results/kreports" | head -n 20)"
+$lines"
 done < <(cut -f1 "$results/kreports" | awk '!seen[$0]++')
 if ! grep -q "^$marker DONE " "$log"; then
 	extra "the guest never printed its end marker ($marker DONE)"
