@@ -19,7 +19,16 @@
 #   check-unit     unit tests + fuzz smoke runs, user space (tests/unit/unit.mk
 #                  builds them incrementally, scripts/run-unit.sh runs them)
 #   check-daemon   ptaskd and libptask in user mode (daemon/Makefile.inc)
-#   check-vm       the kselftests in a QEMU guest (tests/vm/run.sh check)
+#   check-vm       the kselftests and ptaskd's VM tests in a QEMU guest,
+#                  once on each kernel of KERNEL (stock, debug, or both,
+#                  the default):
+#                  check-vm-stock boots Debian's kernel, check-vm-debug the
+#                  debug kernel (KASAN, UBSAN, lockdep, kmemleak; built from
+#                  linux-source once per machine and cached, see
+#                  tests/vm/debug-kernel.sh); `make check-vm KERNEL=stock`
+#                  runs one.  Ends with the total of both
+#   debug-kernel   build (or find in its cache) the debug kernel
+#   module-debug   ptask.ko against the debug kernel, in build/kmod-debug/
 #   check-encfs, check-gesture, check-deb  encfs-gpu, the gesture demo, the
 #                  Debian packages (their own fragments)
 #   check          deps, then every part in CHECK_PARTS, then the total
@@ -118,12 +127,22 @@ DEMO_ARGS ?= --n 64 --iters 3 --executor /bin/ptaskd -- --mode kernel --backend 
 BENCH_PROGS ?= $(BENCH_BINS)
 # More static programs to copy into the guest's /bin without running them.
 VM_HELPERS ?=
+# The kernels `make check-vm` (and `make check`) boots the VM tests on:
+# stock (Debian's), debug (tests/vm/debug.config) or both.
+KERNEL ?= both
+VM_KERNELS := $(if $(filter both,$(KERNEL)),stock debug,$(filter stock debug,$(KERNEL)))
+ifneq ($(filter-out stock debug both,$(KERNEL)),)
+$(error KERNEL='$(KERNEL)': name stock, debug or both)
+endif
+DEBUG_KMOD := $(B)/kmod-debug
+DEBUG_MODULE := $(DEBUG_KMOD)/kmod/ptask.ko
 # The parts of `make check`, in order; each ends with an "N passed, ..." line.
-CHECK_PARTS := check-unit checkpatch sparse check-daemon check-vm check-encfs \
-	check-gesture check-deb
+CHECK_PARTS := check-unit checkpatch sparse check-daemon \
+	$(addprefix check-vm-,$(VM_KERNELS)) check-encfs check-gesture check-deb
 
 .PHONY: all deps module kselftest examples bench-progs check check-unit \
-	check-vm demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok \
+	check-vm check-vm-stock check-vm-debug check-vm-progs debug-kernel \
+	module-debug demo demo-vm bench bench-vm checkpatch sparse clean kernel-ok \
 	check-kernels check-dkms
 
 all: module kselftest examples bench-progs encfs-gpu libptask ptaskd ptaskctl gemm ioctl-raw twins
@@ -168,12 +187,39 @@ $(B)/bench/%: bench/%.c uapi/ptask.h
 VM_DAEMON_PROGS := $(B)/vm/source_kernel_test $(B)/vm/ptaskd_e2e
 VM_HELPERS += $(B)/vm/ptaskd
 
-check-vm: module kselftest ptaskd-static $(VM_DAEMON_PROGS)
+VM_CHECK_ARGS = $(KSFT_BINS) $(VM_DAEMON_PROGS) \
+	$(addprefix --helper ,$(KSFT_EXEC) $(VM_HELPERS) $(VM_CHECK_HELPERS))
+
+# One VM run per kernel in $(KERNEL), then their total (the last line).
+check-vm:
+	@mkdir -p $(B)/vm; parts=(); \
+	for k in $(VM_KERNELS); do \
+		echo "=== make check-vm-$$k"; \
+		$(MAKE) check-vm-$$k 2>&1 | tee $(B)/vm/check-vm-$$k.out; \
+		parts+=("check-vm-$$k=$(B)/vm/check-vm-$$k.out:$${PIPESTATUS[0]}"); \
+	done; \
+	echo "=== make check-vm"; \
+	scripts/sum-results.sh "$${parts[@]}"
+
+# What the guest runs besides the module (tests/vm/ptaskctl.mk adds to it).
+check-vm-progs: kselftest ptaskd-static $(VM_DAEMON_PROGS)
+
+check-vm-stock: module check-vm-progs
 	@if [ ! -f $(MODULE) ]; then \
 		echo "check-vm: no $(MODULE) to test"; echo "0 passed, 1 failed, 0 skipped"; exit 1; \
 	fi
-	@tests/vm/run.sh check $(MODULE) $(KSFT_BINS) $(VM_DAEMON_PROGS) \
-		$(addprefix --helper ,$(KSFT_EXEC) $(VM_HELPERS) $(VM_CHECK_HELPERS))
+	@tests/vm/run.sh check --kernel stock $(MODULE) $(VM_CHECK_ARGS)
+
+check-vm-debug: module-debug check-vm-progs
+	@tests/vm/run.sh check --kernel debug $(DEBUG_MODULE) $(VM_CHECK_ARGS)
+
+debug-kernel:
+	@tests/vm/debug-kernel.sh build
+
+# kmod/, core/ and uapi/ copied to $(DEBUG_KMOD) and built there: Kbuild
+# writes objects beside the sources, and kmod/'s are the stock kernel's.
+module-debug: debug-kernel
+	@if [ -f kmod/Kbuild ]; then tests/vm/debug-kernel.sh module $(DEBUG_KMOD); fi
 
 # Runs every part even when one fails; the last line is the total.
 check:

@@ -13,7 +13,9 @@
 #   - the test VM: linux-image-amd64 (the guest kernel, booted by QEMU, never
 #     loaded on the host), qemu-system-x86, busybox-static, cpio
 #   - kselftests: libnl-genl-3-dev, libnl-3-dev (static libs), pkg-config
-#   - linux-source (checkpatch.pl comes from it)
+#   - linux-source (checkpatch.pl comes from it; the debug kernel of
+#     `make check-vm` is built from it), ccache, flex, bison, bc and
+#     libelf-dev (that kernel's build)
 #   - dkms (make dkms-install; make check-dkms tests it)
 #   - python3, python3-matplotlib (plots)
 #   - linux-headers-<ver> for exactly the kernel scripts/kver.sh picks; when
@@ -78,7 +80,7 @@ base=(
 	clang sparse pkg-config
 	linux-image-amd64 qemu-system-x86 busybox-static cpio
 	libnl-genl-3-dev libnl-3-dev
-	linux-source dkms
+	linux-source dkms ccache flex bison bc libelf-dev
 	python3 python3-matplotlib
 )
 # read_deps FILE: the packages a DEPS file lists (one a line, # comments)

@@ -9,7 +9,9 @@
 # then the total "N passed, M failed, K skipped" as its very last line.  A
 # part with no summary line, or one that exited non-zero while its summary
 # shows no failure (it broke after counting, or its build failed), counts
-# one extra failure.  Exits 1 when the total has failures.
+# one extra failure.  A part that names the kernel it ran on (a line
+# "vm: kernel: ...", as tests/vm/run.sh prints) gets it on its line.  Exits
+# 1 when the total has failures.
 set -euo pipefail
 
 tp=0 tf=0 ts=0
@@ -35,6 +37,8 @@ for arg in "$@"; do
 			f=1 note=" (exit status $rc)"
 		fi
 	fi
+	kernel=$(grep -m 1 '^vm: kernel: ' "$file" 2>/dev/null | sed 's/^vm: kernel: //' || true)
+	[ -z "$kernel" ] || note+=" [kernel: $kernel]"
 	tp=$((tp + p)) tf=$((tf + f)) ts=$((ts + s))
 	lines+=("check: $name: $p passed, $f failed, $s skipped$note")
 done

@@ -13,7 +13,7 @@
 VM_DAEMON_PROGS += $(B)/vm/ptaskctl_vm_test
 VM_CHECK_HELPERS += $(B)/vm/ptaskctl $(B)/vm/ptaskctl_client
 
-check-vm: $(B)/vm/ptaskctl_vm_test $(B)/vm/ptaskctl $(B)/vm/ptaskctl_client
+check-vm-progs: $(B)/vm/ptaskctl_vm_test $(B)/vm/ptaskctl $(B)/vm/ptaskctl_client
 
 $(B)/vm/ptaskctl_vm_test: tests/vm/ptaskctl_vm_test.c $(KSFT_DEPS)
 	@mkdir -p $(@D)

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # tests/vm/run.sh - run ptask.ko and static programs in a QEMU guest.
 #
-# Usage: tests/vm/run.sh [check|demo|bench] [--helper FILE]... FILE...
+# Usage: tests/vm/run.sh [check|demo|bench] [--kernel stock|debug]
+#                        [--helper FILE]... FILE...
 #
 #   check|demo|bench  the mode (default check), first argument only
+#   --kernel K        the guest kernel: stock (default), Debian's
+#                     /boot/vmlinuz-<scripts/kver.sh>, or debug, the
+#                     cached build of tests/vm/debug-kernel.sh (KASAN,
+#                     UBSAN, lockdep, kmemleak; `debug-kernel.sh build`
+#                     first, and the module built against it with
+#                     `debug-kernel.sh module OUT`)
 #   FILE.ko           a module: insmod'ed in the order given (after fuse.ko
 #                     and uinput.ko, which are always packed when the kernel
 #                     has them), rmmod'ed in reverse order at the end
@@ -18,20 +25,25 @@
 #
 # What happens: packs an initramfs (busybox-static and its applets, the
 # /init in tests/vm/init.sh, the modules, the programs, vm-exit built from
-# tests/vm/vm-exit.c) into build/vm/<mode>.cpio.gz, boots Debian's
-# /boot/vmlinuz-<scripts/kver.sh> in QEMU (software emulation, one CPU,
-# 1 GiB, serial console on stdio), streams the console and saves it to
-# build/vm/<mode>.log, then counts from the log:
+# tests/vm/vm-exit.c) into build/vm/<run>.cpio.gz, boots the kernel in
+# QEMU (software emulation, one CPU, 1 GiB, serial console on stdio),
+# streams the console and saves it to build/vm/<run>.log (<run> is the
+# mode, "-debug" added for the debug kernel), then counts from the log:
 #   - per program (check mode): scripts/tap-count.sh on the program's
 #     output and exit status (a crash, a timeout or an exit without
 #     "# Totals" and without a matching plan is a failure); demo/bench
 #     mode: a program passes when it exits 0;
 #   - one extra failure for: each failed insmod/rmmod, each program after
-#     which /sys/kernel/ptask/objects/* did not read 0 (a leak), dmesg lines
-#     since the insmod matching BUG|WARNING|Oops|leak|general
-#     protection|refcount_t (all of them together), a missing end marker,
-#     an unclean QEMU exit.
+#     which /sys/kernel/ptask/objects/* did not read 0 (a leak), each
+#     program (or insmod, rmmod, boot, "outside any test") to which
+#     tests/vm/kreport.awk ties kernel reports (BUG, WARNING, Oops, KASAN,
+#     UBSAN, lockdep, kmemleak's unreferenced objects, list corruption,
+#     hung tasks ...: see there), a missing end marker, an unclean QEMU
+#     exit.
 # The last line is "N passed, M failed, K skipped"; exits 1 when M > 0.
+#
+# The output names the kernel ("vm: kernel: ..."), first and again before
+# the summary.
 #
 # QEMU exit status: the guest writes 0x10 (all fine) or 0x11 (the guest saw
 # a failure) to the isa-debug-exit port 0xf4 and QEMU exits with
@@ -40,7 +52,8 @@
 # without vm-exit (a panic: the guest boots with panic=-1 oops=panic and
 # QEMU with -no-reboot); 1: QEMU itself failed.
 #
-# Environment: PTASK_VM_TIMEOUT (whole boot, s; default 600),
+# Environment: PTASK_VM_TIMEOUT (whole boot, s; default 600, 1800 on the
+# debug kernel),
 # PTASK_VM_PROG_TIMEOUT (each program, s; default 300), PTASK_VM_ARGS
 # (demo/bench program arguments, split on blanks), PTASK_VM_APPEND (more
 # kernel command line), PTASK_VM_QUIET=1 (log only, no streaming), KVER
@@ -49,7 +62,6 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/vm
-timeout_s=${PTASK_VM_TIMEOUT:-600}
 prog_timeout=${PTASK_VM_PROG_TIMEOUT:-300}
 marker=@@PTASK-VM@@
 
@@ -65,6 +77,7 @@ mode=check
 case "${1:-}" in
 check | demo | bench) mode=$1; shift ;;
 esac
+kind=stock
 mods=()
 progs=()
 helpers=()
@@ -73,6 +86,9 @@ while [ $# -gt 0 ]; do
 	--helper)
 		[ $# -ge 2 ] || die "--helper needs a file"
 		helpers+=("$2"); shift 2 ;;
+	--kernel)
+		[ $# -ge 2 ] || die "--kernel needs stock or debug"
+		kind=$2; shift 2 ;;
 	-*) die "unknown option $1" ;;
 	*.ko) mods+=("$1"); shift ;;
 	*)
@@ -85,9 +101,28 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-kver=$("$root/scripts/kver.sh")
-kernel=/boot/vmlinuz-$kver
+append_kernel=
+slow=1
+case "$kind" in
+stock)
+	kver=$("$root/scripts/kver.sh")
+	kernel=/boot/vmlinuz-$kver
+	kname="stock Debian $kver"
+	run=$mode ;;
+debug)
+	kdir=$("$root/tests/vm/debug-kernel.sh" dir) || die "no debug kernel; run 'tests/vm/debug-kernel.sh build'"
+	kver=$(cat "$kdir/release")
+	kernel=$kdir/bzImage
+	kname="debug $kver with KASAN, UBSAN, lockdep, kmemleak"
+	append_kernel="kmemleak=on kasan_multi_shot"
+	# KASAN, lockdep and kmemleak under TCG: several times slower.
+	slow=3
+	run=$mode-debug ;;
+*) die "--kernel takes stock or debug, not '$kind'" ;;
+esac
 [ -r "$kernel" ] || die "cannot read $kernel"
+timeout_s=${PTASK_VM_TIMEOUT:-$((600 * slow))}
+say "kernel: $kname"
 busybox=$(command -v busybox || true)
 [ -n "$busybox" ] || die "no busybox; run 'make deps' (busybox-static)"
 command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64; run 'make deps'"
@@ -95,10 +130,10 @@ command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64; run 'mak
 is_static() { ! readelf -l "$1" 2>/dev/null | grep -q 'program interpreter'; }
 is_static "$busybox" || die "$busybox is not static; install busybox-static"
 
-stage=$out/$mode.root
-initrd=$out/$mode.cpio.gz
-log=$out/$mode.log
-results=$out/$mode.results
+stage=$out/$run.root
+initrd=$out/$run.cpio.gz
+log=$out/$run.log
+results=$out/$run.results
 rm -rf "$stage" "$results"
 mkdir -p "$stage"/{bin,etc,modules/extra} "$results"
 
@@ -137,12 +172,20 @@ done
 mod_names=()
 for m in ${mods[@]+"${mods[@]}"}; do
 	[ -f "$m" ] || die "no such module: $m"
+	magic=$(modinfo -F vermagic "$m" 2>/dev/null || true)
+	case "$magic" in
+	"$kver "*) ;;
+	*) die "$m is built for '${magic%% *}', not the $kind kernel $kver" ;;
+	esac
 	cp "$m" "$stage/modules/"
 	mod_names+=("$(basename "$m")")
 done
 
-# Modules later tests need (FUSE, uinput), from the guest kernel's tree.
-for name in fuse uinput; do
+# Modules later tests need (FUSE, uinput), from the guest kernel's tree
+# (the debug kernel has them built in).
+extra_mods=(fuse uinput)
+[ "$kind" = stock ] || extra_mods=()
+for name in ${extra_mods[@]+"${extra_mods[@]}"}; do
 	f=$(find "/lib/modules/$kver/kernel" -name "$name.ko*" -print -quit 2>/dev/null || true)
 	case "$f" in
 	"") say "note: $name.ko not in /lib/modules/$kver; not packed" ;;
@@ -164,7 +207,8 @@ done
 say "packing $initrd (${#mod_names[@]} module(s), ${#prog_names[@]} program(s), ${#helpers[@]} helper(s))"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$initrd"
 
-append="console=ttyS0 quiet panic=-1 oops=panic${PTASK_VM_APPEND:+ $PTASK_VM_APPEND}"
+append="console=ttyS0 quiet panic=-1 oops=panic printk.devkmsg=on${append_kernel:+ $append_kernel}"
+append+="${PTASK_VM_APPEND:+ $PTASK_VM_APPEND}"
 # shellcheck disable=SC2054 # commas belong to the options
 qemu=(qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -nographic -no-reboot
 	-monitor none -serial stdio -nic none
@@ -245,11 +289,40 @@ done < <(grep "^$marker ERROR " "$log" || true)
 while IFS= read -r who; do
 	extra "leak after $who: $(grep -F "$marker LEAK after $who: " "$log" | sed "s/.*: //" | paste -sd " ")"
 done < <(grep "^$marker LEAK after " "$log" | sed "s/^$marker LEAK after //; s/: .*//" | sort -u || true)
-hits=$(grep -c "^$marker DMESG-HIT " "$log" || true)
-if [ "$hits" -gt 0 ]; then
-	extra "dmesg has $hits suspicious line(s):
-$(grep "^$marker DMESG-HIT " "$log" | sed "s/^$marker DMESG-HIT /    /" | head -n 50)"
+# where LINE: "func+0x1/0x2 [mod]" in a report line, resolved to a source
+# line of the module given (which has debug info) by the kernel's
+# scripts/faddr2line (from the debug kernel's cached tree), "" if none.
+faddr2line=
+if dk=$("$root/tests/vm/debug-kernel.sh" dir 2>/dev/null); then
+	faddr2line=$dk/src/scripts/faddr2line
 fi
+# kmemleak's frames are return addresses: the call is the byte before.
+where() {
+	local re='([A-Za-z0-9_.]+)\+(0x[0-9a-f]+)(/0x[0-9a-f]+) \[([A-Za-z0-9_]+)\]' m loc off
+	[ -x "$faddr2line" ] && [[ $1 =~ $re ]] || return 0
+	off=${BASH_REMATCH[2]}
+	case "$1" in kmemleak*) off=$(printf '0x%x' $((off - 1))) ;; esac
+	for m in ${mods[@]+"${mods[@]}"}; do
+		[ "$(basename "$m" .ko)" = "${BASH_REMATCH[4]}" ] || continue
+		loc=$("$faddr2line" "$m" "${BASH_REMATCH[1]}+$off${BASH_REMATCH[3]}" 2>/dev/null |
+			sed -n 's/.* at //p' | tail -n 1)
+		loc=${loc#"$root/"}
+		loc=${loc#build/kmod-debug/}
+		loc=${loc/#kmod\/core\//core/}
+		[ -z "$loc" ] || printf ' (%s)' "$loc"
+		return 0
+	done
+}
+
+# Kernel reports, one failure per program (or phase) they are tied to.
+awk -f "$root/tests/vm/kreport.awk" "$log" >"$results/kreports"
+while IFS= read -r who; do
+	n=$(awk -F '\t' -v w="$who" '$1 == w' "$results/kreports" | wc -l)
+	lines=$(awk -F '\t' -v w="$who" '$1 == w { print $2 }' "$results/kreports" | head -n 20 |
+		while IFS= read -r l; do printf '    %s%s\n' "$l" "$(where "$l")"; done)
+	extra "$who: $n kernel report line(s):
+$lines"
+done < <(cut -f1 "$results/kreports" | awk '!seen[$0]++')
 if ! grep -q "^$marker DONE " "$log"; then
 	extra "the guest never printed its end marker ($marker DONE)"
 fi
@@ -267,6 +340,7 @@ esac
 for p in ${problems[@]+"${problems[@]}"}; do
 	say "FAIL: $p"
 done
+say "kernel: $kname"
 say "log: $log (${elapsed}s)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
