@@ -32,7 +32,7 @@
 #   check-encfs, check-gesture, check-deb  encfs-gpu, the gesture demo, the
 #                  Debian packages (their own fragments)
 #   check          deps, then every part in CHECK_PARTS, then the total
-#   T=NAME[,...]   with check-unit, check-daemon: only those tests
+#   T=NAME[,...]   with check-unit, check-daemon, check-vm: only those tests
 #   demo           deps, then the gesture pipeline demo (demo-gesture, in
 #                  examples/gesture/gesture.mk)
 #   demo-vm        $(DEMO_PROG) $(DEMO_ARGS) in the guest (tests/vm/run.sh
@@ -187,8 +187,17 @@ $(B)/bench/%: bench/%.c uapi/ptask.h
 VM_DAEMON_PROGS := $(B)/vm/source_kernel_test $(B)/vm/ptaskd_e2e
 VM_HELPERS += $(B)/vm/ptaskd
 
-VM_CHECK_ARGS = $(KSFT_BINS) $(VM_DAEMON_PROGS) \
+# T=NAME[,...] runs only those programs (graph_test or graph; ptaskd_e2e);
+# the rest are still copied in as helpers.
+VM_TESTS = $(KSFT_BINS) $(VM_DAEMON_PROGS)
+VM_SELECTED = $(if $(strip $(UNIT_T)),$(filter $(foreach t,$(UNIT_T),%/$(t) %/$(t)_test),\
+	$(VM_TESTS)),$(VM_TESTS))
+VM_CHECK_ARGS = $(VM_SELECTED) \
 	$(addprefix --helper ,$(KSFT_EXEC) $(VM_HELPERS) $(VM_CHECK_HELPERS))
+# A T= that names no VM program is an error, not an empty pass.
+VM_T_OK = if [ -z "$(strip $(VM_SELECTED))" ]; then \
+		echo "check-vm: no VM test named '$(T)'"; echo "0 passed, 1 failed, 0 skipped"; exit 1; \
+	fi
 
 # One VM run per kernel in $(KERNEL), then their total (the last line).
 check-vm:
@@ -205,12 +214,14 @@ check-vm:
 check-vm-progs: kselftest ptaskd-static $(VM_DAEMON_PROGS)
 
 check-vm-stock: module check-vm-progs
+	@$(VM_T_OK)
 	@if [ ! -f $(MODULE) ]; then \
 		echo "check-vm: no $(MODULE) to test"; echo "0 passed, 1 failed, 0 skipped"; exit 1; \
 	fi
 	@tests/vm/run.sh check --kernel stock $(MODULE) $(VM_CHECK_ARGS)
 
 check-vm-debug: module-debug check-vm-progs
+	@$(VM_T_OK)
 	@tests/vm/run.sh check --kernel debug $(DEBUG_MODULE) $(VM_CHECK_ARGS)
 
 debug-kernel:
