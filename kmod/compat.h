@@ -65,7 +65,10 @@
  * 6.3, "mm: introduce vma->vm_flags wrapper functions": vma->vm_flags is
  * const and vm_flags_set() the only writer (it asserts mmap_lock, and from
  * the per-vma locks of 6.4 on also write-locks the vma).  Before, the
- * field was written directly; the 6.1 branch keeps the assertion.
+ * field was written directly; the 6.1 branch keeps the lockdep half of
+ * the assertion.  Not mmap_assert_write_locked(): with CONFIG_DEBUG_VM
+ * its VM_BUG_ON_MM() calls dump_mm(), which 6.1 does not export, so the
+ * module would not load on the debug kernel of make check-vm.
  *
  * Context: mmap_lock held for writing (f_op->mmap).
  */
@@ -75,7 +78,7 @@ static inline void ptask_vm_flags_set(struct vm_area_struct *vma,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 	vm_flags_set(vma, flags);
 #else
-	mmap_assert_write_locked(vma->vm_mm);
+	lockdep_assert_held_write(&vma->vm_mm->mmap_lock);
 	vma->vm_flags |= flags;
 #endif
 }
