@@ -24,13 +24,17 @@
 #       --hid none --events tests/gesture/golden.events
 #
 # Builds nothing (make check-gesture builds build/bin/gesture, ptaskd, the
-# host twins' test and the fuzz target).
+# host twins' test and the fuzz target).  Every program runs under a
+# `timeout` that only a hang should meet: $LIMIT s (GESTURE_TEST_TIMEOUT),
+# as a 56-frame run that takes seconds took over 120 s at nice 19 on two
+# busy cores.
 # Last line: "N passed, M failed, K skipped"; exit 1 on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 G=build/bin/gesture
 D=build/bin/ptaskd
+LIMIT=${GESTURE_TEST_TIMEOUT:-600}
 GOLDEN=tests/gesture/golden.events
 FRAMES=56
 n=0 pass=0 fail=0 skip=0
@@ -72,7 +76,7 @@ same_events() {
 run_impl() {
 	local name=$1 rc
 	shift
-	timeout -k 5 120 "$G" run --frames "$FRAMES" --quiet \
+	timeout -k 5 "$LIMIT" "$G" run --frames "$FRAMES" --quiet \
 		--hid print --hid-log "$W/$name.hid" \
 		--recording "$W/rec" --events "$W/$name.events" "$@" \
 		>"$W/$name.out" 2>&1
@@ -94,7 +98,7 @@ run_impl() {
 HK=build/tests/gesture/twin_test
 if [ ! -x "$HK" ]; then
 	skipped "host twins: $HK not built"
-elif timeout -k 5 120 "$HK" >"$W/hk.out" 2>&1; then
+elif timeout -k 5 "$LIMIT" "$HK" >"$W/hk.out" 2>&1; then
 	ok "host twins: $(tail -n 1 "$W/hk.out") ($HK)"
 else
 	not_ok "host twins: $HK failed"
@@ -106,7 +110,7 @@ FZ=build/tests/gesture/recording_fuzz
 mkdir -p "$W/corpus"
 if [ ! -x "$FZ" ]; then
 	skipped "recording reader fuzzing: $FZ not built"
-elif timeout -k 5 60 "$FZ" -max_total_time="${GESTURE_FUZZ_SECONDS:-8}" \
+elif timeout -k 5 "$LIMIT" "$FZ" -max_total_time="${GESTURE_FUZZ_SECONDS:-8}" \
 	-max_len=4096 -artifact_prefix="$W/" "$W/corpus" tests/gesture/corpus \
 	>"$W/fuzz.out" 2>&1; then
 	ok "recording reader fuzzed: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$W/fuzz.out")"
@@ -142,7 +146,7 @@ else
 fi
 
 # the generator straight into the pipeline, no file in between
-if timeout -k 5 120 "$G" run --impl host --cpu --frames "$FRAMES" --seed 1 \
+if timeout -k 5 "$LIMIT" "$G" run --impl host --cpu --frames "$FRAMES" --seed 1 \
 	--hid none --quiet --events "$W/gen.events" >"$W/gen.out" 2>&1; then
 	same_events "host from the generator" "$W/gen.events"
 else
@@ -248,7 +252,7 @@ else
 fi
 # ... in every way (pipes: the catusb process fails, the others end)
 for impl in pipes ptask; do
-	if timeout -k 5 60 "$G" run --impl "$impl" --cpu --recording "$W/bad" --frames 20 \
+	if timeout -k 5 "$LIMIT" "$G" run --impl "$impl" --cpu --recording "$W/bad" --frames 20 \
 		--hid none --quiet --socket "$W/sock" >"$W/badrun.out" 2>&1; then
 		not_ok "$impl over a corrupt frame succeeded"
 	elif grep -qF "frame 5: checksum mismatch" "$W/badrun.out"; then
@@ -275,7 +279,7 @@ bad_rec "bytes after the last frame" "$W/bad" "corrupt: 5 bytes after the last f
 # --- make demo's script, small: table, PNG, the daemon stopped --------------------
 if GESTURE_OUT="$W/demo" GESTURE_FRAMES=12 GESTURE_RT_FRAMES=6 \
 	GESTURE_IMPLS="host handcode ptask" GESTURE_HID=none \
-	timeout -k 5 180 examples/gesture/demo.sh >"$W/demo.out" 2>&1; then
+	timeout -k 5 "$LIMIT" examples/gesture/demo.sh >"$W/demo.out" 2>&1; then
 	dpid=$(sed -n 's/.*ptaskd --mode user .*(pid \([0-9]*\),.*/\1/p' "$W/demo.out")
 	rows=$(($(wc -l <"$W/demo/gesture.csv") - 1))
 	if [ "$rows" -ge 4 ] && grep -q '^ptask *unconstrained' "$W/demo.out" &&
