@@ -276,18 +276,18 @@ daemon_checks() {
 			timeout 30 "$tmp/twice" 2>&1)
 
 	check "ptaskctl info: user mode, backend cpu" \
-		grep -qxE 'backend: cpu' <(timeout 10 "$usr/bin/ptaskctl" --mode user --socket "$sock" info 2>&1)
+		grep -qxE 'backend: cpu' <(timeout 30 "$usr/bin/ptaskctl" --mode user --socket "$sock" info 2>&1)
 	if command -v python3 >/dev/null; then
 		check "ptaskctl --json info parses" python3 -c 'import json, sys
 d = json.load(sys.stdin)
-assert d["mode"] == "user" and d["backend"] == "cpu", d' < <(PTASK_SOCKET=$sock timeout 10 "$usr/bin/ptaskctl" --json --mode user info 2>&1)
+assert d["mode"] == "user" and d["backend"] == "cpu", d' < <(PTASK_SOCKET=$sock timeout 30 "$usr/bin/ptaskctl" --json --mode user info 2>&1)
 	else
 		skip "ptaskctl --json info parses" "no python3"
 	fi
 
 	kill -TERM "$daemon_pid"
 	stopped=
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		kill -0 "$daemon_pid" 2>/dev/null || { stopped=1; break; }
 		sleep 0.1
 	done
@@ -297,14 +297,14 @@ assert d["mode"] == "user" and d["backend"] == "cpu", d' < <(PTASK_SOCKET=$sock 
 		daemon_pid=
 		check "SIGTERM: ptaskd exits 0 (status $rc)" [ "$rc" = 0 ]
 	else
-		notok "SIGTERM: ptaskd exits within 10 s"
+		notok "SIGTERM: ptaskd exits within 30 s"
 	fi
 }
 
 sock=$tmp/s
 "$usr/bin/ptaskd" --mode user --backend cpu --socket "$sock" >"$tmp/ptaskd.log" 2>&1 &
 daemon_pid=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	[ -S "$sock" ] && break
 	kill -0 "$daemon_pid" 2>/dev/null || break
 	sleep 0.1

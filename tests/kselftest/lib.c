@@ -1539,7 +1539,7 @@ pid_t pt_env_spawn_executor(struct pt_env *e, const char *const *argv_extra)
 		_exit(127);
 	}
 	pt_env_track_pid(e, pid);
-	deadline = pt_deadline_ms(5000);
+	deadline = pt_deadline_ms(PT_WAIT_MS);
 	for (;;) {
 		__u64 now;
 
@@ -1583,8 +1583,8 @@ int pt_env_fini(struct pt_env *e)
 		pt_env_unmap(e, e->maps[0].addr);
 	while (e->nfds)
 		pt_env_close(e, e->fds[0]);
-	bad = pt_counts_wait_all(e->base, 2000, "teardown");
-	if (pt_executors_wait(e->base_executors, 1000)) {
+	bad = pt_counts_wait_all(e->base, PT_WAIT_MS, "teardown");
+	if (pt_executors_wait(e->base_executors, PT_WAIT_MS)) {
 		fprintf(stderr, "# teardown: executors did not return to %llu\n",
 			(unsigned long long)e->base_executors);
 		bad++;

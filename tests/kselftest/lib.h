@@ -27,6 +27,17 @@
 #include "uapi/ptask.h"
 #include "common/genl.h"
 
+/*
+ * The deadline, in ms, for a state a test waits for that is normally there
+ * at once: a blocked call woken, a thread asleep in its call, a child
+ * exited, a count back at its base, an executor's turn, a sysfs directory
+ * made by a work item.  Generous: the guest is emulated and its host may be
+ * busy, which makes a test slower, never wrong.  Waits end as soon as the
+ * state holds; a call that a test needs to time out has its own short
+ * deadline.  (kselftest_harness.h gives each test 30 s in all.)
+ */
+#define PT_WAIT_MS	20000
+
 #define PT_DEV_PATH		"/dev/" PTASK_DEVICE_NAME
 #define PT_EXECUTOR_ENV		"PTASK_TEST_EXECUTOR"
 #define PT_EXECUTOR_DEFAULT	"/bin/test_executor"

@@ -24,16 +24,7 @@
 
 #include "lib.h"
 
-/*
- * The deadline, in ms, for a state a test waits for that is normally there
- * at once: a blocked call woken, a thread asleep in its call, a child
- * exited, a count back at its base, an executor's turn, a sysfs directory
- * made by a work item.  Generous: the guest is emulated and its host may be
- * busy, which makes a test slower, never wrong.  Waits end as soon as the
- * state holds; a call that a test needs to time out has its own short
- * deadline.  (kselftest_harness.h gives each test 30 s in all.)
- */
-#define PT_WAIT_MS	20000
+/* PT_WAIT_MS, the deadline for states a test waits for: lib.h. */
 
 /* The absolute deadline (CLOCK_MONOTONIC ns) PT_WAIT_MS from now. */
 static inline __u64 pt_wait_deadline(void)

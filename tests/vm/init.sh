@@ -126,7 +126,7 @@ leak_check() {
 		done
 		[ -z "$bad" ] && return
 		tries=$((tries + 1))
-		[ "$tries" -ge 5 ] && break
+		[ "$tries" -ge 30 ] && break
 		sleep 1
 	done
 	for b in $bad; do

@@ -62,7 +62,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/vm
-prog_timeout=${PTASK_VM_PROG_TIMEOUT:-300}
+prog_timeout=${PTASK_VM_PROG_TIMEOUT:-900}
 marker=@@PTASK-VM@@
 
 say() { printf 'vm: %s\n' "$*"; }
@@ -121,7 +121,7 @@ debug)
 *) die "--kernel takes stock or debug, not '$kind'" ;;
 esac
 [ -r "$kernel" ] || die "cannot read $kernel"
-timeout_s=${PTASK_VM_TIMEOUT:-$((600 * slow))}
+timeout_s=${PTASK_VM_TIMEOUT:-$((1800 * slow))}
 say "kernel: $kname"
 busybox=$(command -v busybox || true)
 [ -n "$busybox" ] || die "no busybox; run 'make deps' (busybox-static)"
@@ -207,7 +207,7 @@ done
 say "packing $initrd (${#mod_names[@]} module(s), ${#prog_names[@]} program(s), ${#helpers[@]} helper(s))"
 (cd "$stage" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$initrd"
 
-append="console=ttyS0 quiet panic=-1 oops=panic printk.devkmsg=on${append_kernel:+ $append_kernel}"
+append="console=ttyS0 quiet panic=-1 oops=panic no_timer_check printk.devkmsg=on${append_kernel:+ $append_kernel}"
 append+="${PTASK_VM_APPEND:+ $PTASK_VM_APPEND}"
 # shellcheck disable=SC2054 # commas belong to the options
 qemu=(qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -nographic -no-reboot
