@@ -617,17 +617,18 @@ static void __attribute__((noreturn)) hog_loop(const struct e2e_daemon *d)
  * the foreground works the hog is held and completes at most the kernel
  * it had in flight and one more; once the foreground is quiet past the
  * window, the hog runs again.  (Latencies are not checked: the guest is
- * emulated, and its timing is not the point.)  The window is 1 s here,
+ * emulated, and its timing is not the point.)  The window is 5 s here,
  * not 100 ms: a pause of a busy or emulated machine between two
- * foreground rounds must not count as the foreground going quiet.
+ * foreground rounds must not count as the foreground going quiet (the
+ * debug kernel's guest, emulated on a loaded host, paused more than 1 s).
  */
 TEST_F(e2e, budgets_hold_a_low_priority_hog)
 {
 	long long hog_start, hog_before, hog_after;
 	__u32 budgets, window;
+	__u64 t0, longest = 0;
 	uint32_t seq;
 	pid_t hog;
-	__u64 t0;
 
 	NEED_SIM();
 	START("devices=1");
@@ -635,7 +636,7 @@ TEST_F(e2e, budgets_hold_a_low_priority_hog)
 	ASSERT_EQ(1U, budgets);
 	if (ns_in_module(variant))
 		self->window = window;	/* the teardown puts it back */
-	ASSERT_EQ(0, e2e_sched_set_window(&self->d, 1000));
+	ASSERT_EQ(0, e2e_sched_set_window(&self->d, 5000));
 	hog = fork();
 	ASSERT_LE(0, hog);
 	if (hog == 0)
@@ -660,17 +661,24 @@ TEST_F(e2e, budgets_hold_a_low_priority_hog)
 	 */
 	for (seq = 2, t0 = pt_now_ns(); seq <= 200 ||
 	     (proc_get(&self->d, hog, true) != 1 &&
-	      pt_now_ns() - t0 < WAIT_NS); seq++)
+	      pt_now_ns() - t0 < WAIT_NS); seq++) {
+		__u64 r0 = pt_now_ns();
+
 		ASSERT_PT(0, e2e_busy_round(&self->fg, seq));
+		if (pt_now_ns() - r0 > longest)
+			longest = pt_now_ns() - r0;
+	}
 	EXPECT_EQ(1, proc_get(&self->d, hog, true));
 	hog_before = proc_get(&self->d, hog, false);
 	EXPECT_GE(hog_start + 2, hog_before)
-		TH_LOG("the hog ran %lld kernels during %u foreground rounds",
-		       hog_before - hog_start, seq - 2);
+		TH_LOG("the hog ran %lld kernels during %u foreground rounds in %llu ms (the longest %llu ms)",
+		       hog_before - hog_start, seq - 2,
+		       (unsigned long long)(pt_now_ns() - t0) / 1000000,
+		       (unsigned long long)longest / 1000000);
 	ptask_ctx_close(self->fg.ctx);
 	self->fg.ctx = NULL;
 	/*
-	 * Quiet past the window (1 s): the hog runs again, three kernels of
+	 * Quiet past the window (5 s): the hog runs again, three kernels of
 	 * 50 ms soon after; a busy machine may take longer: PT_WAIT_MS.
 	 */
 	for (t0 = pt_now_ns();
