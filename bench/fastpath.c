@@ -37,6 +37,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,14 +333,14 @@ static int parse_args(int argc, char **argv, struct fp_opts *o,
 
 /* --- output -------------------------------------------------------------------- */
 
-/* @v with @prec decimals, or "-" when negative (not measured). */
+/* @v with @prec decimals, or "-" when NAN (not measured). */
 static const char *num(double v, int prec)
 {
 	static char bufs[16][32];
 	static int next;
 	char *b = bufs[next++ % 16];
 
-	if (v < 0)
+	if (isnan(v))
 		return "-";
 	snprintf(b, sizeof(bufs[0]), "%.*f", prec, v);
 	return b;
@@ -447,22 +448,22 @@ static void report_p1b(const struct fp_results *r, const struct fp_opts *o)
 				       common, o->inflight, bases[i], b->per_s);
 }
 
-/* (t(k) - t(1)) / (k - 1) of series "<prefix>.k<k>.b<bytes><suffix>", or -1 */
+/* (t(k) - t(1)) / (k - 1) of series "<prefix>.k<k>.b<bytes><suffix>", or NAN */
 static double hop_us(const struct fp_results *r, const char *prefix, int k,
 		     uint64_t bytes, const char *suffix)
 {
 	const struct fp_series *a, *b;
 
 	if (k < 2)
-		return -1;
+		return NAN;
 	a = fp_results_get(r, "%s.k1.b%llu%s", prefix, (unsigned long long)bytes, suffix);
 	b = fp_results_get(r, "%s.k%d.b%llu%s", prefix, k, (unsigned long long)bytes, suffix);
-	return a && b ? (b->st.med - a->st.med) / (k - 1) : -1;
+	return a && b ? (b->st.med - a->st.med) / (k - 1) : NAN;
 }
 
 static void put_opt(const char *key, double v)
 {
-	if (v >= 0)
+	if (!isnan(v))
 		printf(" %s=%.3f", key, v);
 	else
 		printf(" %s=na", key);
@@ -505,15 +506,15 @@ static void report_p11_one(const struct fp_results *r, int k, uint64_t bytes)
 		printf(" ratio_graph_med=%.2f", ratio(p->st.med, g->st.med));
 	if (p && pp)
 		printf(" ratio_pingpong_med=%.2f", ratio(p->st.med, pp->st.med));
-	if (ph >= 0 && sh > 0)
+	if (!isnan(ph) && sh > 0)
 		printf(" ratio_hop_stream=%.2f", ph / sh);
-	if (ph >= 0 && gh > 0)
+	if (!isnan(ph) && gh > 0)
 		printf(" ratio_hop_graph=%.2f", ph / gh);
 	printf("\n");
 	tab("  %4d %9llu %9s %9s %8s %8s %9s %8s %9s %8s\n", k, b,
-	    num(p ? p->st.med : -1, 1), num(p ? p->st.p99 : -1, 1), num(ph, 2),
-	    num(p ? p->st.med / k : -1, 3), num(s ? s->st.med : -1, 1), num(sh, 2),
-	    num(g ? g->st.med : -1, 1), num(gh, 2));
+	    num(p ? p->st.med : NAN, 1), num(p ? p->st.p99 : NAN, 1), num(ph, 2),
+	    num(p ? p->st.med / k : NAN, 3), num(s ? s->st.med : NAN, 1), num(sh, 2),
+	    num(g ? g->st.med : NAN, 1), num(gh, 2));
 }
 
 static void report_p11(const struct fp_results *r, const struct fp_opts *o)
@@ -533,31 +534,31 @@ static void report_p11(const struct fp_results *r, const struct fp_opts *o)
 static void report_p1c(int n, const struct fp_gang_result *p,
 		       const struct fp_gang_result *raw, const struct fp_opts *o)
 {
-	double pc = -1, pd = -1, rc = -1;
+	double pc = NAN, pd = NAN, rc = NAN;
 
 	printf("P1C procs=%d %s seconds=%g", n, common, o->seconds);
 	if (p) {
-		pc = p->count ? p->client_cpu_us / (double)p->count : -1;
+		pc = p->count ? p->client_cpu_us / (double)p->count : NAN;
 		pd = p->count && p->daemon_cpu_us >= 0 ?
-		     p->daemon_cpu_us / (double)p->count : -1;
+		     p->daemon_cpu_us / (double)p->count : NAN;
 		printf(" ptask_per_s=%.0f ptask_invocations=%lld", p->per_s, p->count);
 		put_opt("ptask_client_cpu_us_per_inv", pc);
 		put_opt("ptask_daemon_cpu_us_per_inv", pd);
-		put_opt("ptask_cpu_us_per_inv", pd >= 0 ? pc + pd : -1);
+		put_opt("ptask_cpu_us_per_inv", pc + pd);
 	}
 	if (raw) {
-		rc = raw->count ? raw->client_cpu_us / (double)raw->count : -1;
+		rc = raw->count ? raw->client_cpu_us / (double)raw->count : NAN;
 		printf(" raw_per_s=%.0f raw_invocations=%lld mps=%s", raw->per_s,
 		       raw->count, o->mps ? "on" : "off");
 		put_opt("raw_cpu_us_per_inv", rc);
 	}
 	if (p && raw) {
 		printf(" ratio_rate=%.3f", ratio(p->per_s, raw->per_s));
-		put_opt("ratio_cpu", pd >= 0 && rc > 0 ? (pc + pd) / rc : -1);
+		put_opt("ratio_cpu", rc > 0 ? (pc + pd) / rc : NAN);
 	}
 	printf("\n");
-	tab("  %5d %12s %10s %10s %12s %10s %8s\n", n, num(p ? p->per_s : -1, 0),
-	    num(pc, 2), num(pd, 2), num(raw ? raw->per_s : -1, 0), num(rc, 2),
+	tab("  %5d %12s %10s %10s %12s %10s %8s\n", n, num(p ? p->per_s : NAN, 0),
+	    num(pc, 2), num(pd, 2), num(raw ? raw->per_s : NAN, 0), num(rc, 2),
 	    o->mps ? "on" : "off");
 }
 
@@ -570,12 +571,12 @@ static void report_idle(const struct fp_results *r)
 	if (!c || !d)
 		return;
 	cp = 100.0 * c->cpu_us / (double)c->count;
-	dp = d->cpu_us >= 0 ? 100.0 * d->cpu_us / (double)d->count : -1;
+	dp = d->cpu_us >= 0 ? 100.0 * d->cpu_us / (double)d->count : NAN;
 	printf("IDLE %s seconds=%.2f client_cpu_pct=%.3f", common, (double)c->count / 1e6, cp);
 	put_opt("daemon_cpu_pct", dp);
-	printf(" ok=%s\n", cp < 1 && dp >= 0 && dp < 1 ? "yes" : dp < 0 ? "unknown" : "no");
+	printf(" ok=%s\n", isnan(dp) ? "unknown" : cp < 1 && dp < 1 ? "yes" : "no");
 	tab("\nidle (%.1f s): client %.3f%% of a core, ptaskd %s%%\n",
-	    (double)c->count / 1e6, cp, dp < 0 ? "(unknown)" : num(dp, 3));
+	    (double)c->count / 1e6, cp, isnan(dp) ? "(unknown)" : num(dp, 3));
 }
 
 /* --- the parts ---------------------------------------------------------------- */
