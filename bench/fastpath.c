@@ -469,52 +469,74 @@ static void put_opt(const char *key, double v)
 		printf(" %s=na", key);
 }
 
-static void report_p11_one(const struct fp_results *r, int k, uint64_t bytes)
+/* " NAME_med_us NAME_p99_us NAME_hop_us NAME_per_node_us" of raw series @name */
+static void put_raw_chain(const struct fp_results *r, const char *name, int k,
+			  uint64_t bytes, const struct fp_series *p, double ph)
 {
 	unsigned long long b = (unsigned long long)bytes;
-	const struct fp_series *p, *s, *g, *pp;
+	const struct fp_series *s;
+	char suffix[16], key[32];
+	double h;
+
+	s = fp_results_get(r, "raw.p11.k%d.b%llu.%s", k, b, name);
+	if (!s)
+		return;
+	snprintf(suffix, sizeof(suffix), ".%s", name);
+	h = hop_us(r, "raw.p11", k, bytes, suffix);
+	put_times(name, s);
+	snprintf(key, sizeof(key), "%s_hop_us", name);
+	put_opt(key, h);
+	printf(" %s_per_node_us=%.3f", name, s->st.med / k);
+	if (p)
+		printf(" ratio_%s_med=%.2f", name, ratio(p->st.med, s->st.med));
+	if (!isnan(ph) && h > 0)
+		printf(" ratio_hop_%s=%.2f", name, ph / h);
+}
+
+/* The median of raw series @name, its hop, or NAN. */
+static double raw_med(const struct fp_results *r, const char *name, int k,
+		      uint64_t bytes)
+{
+	const struct fp_series *s = fp_results_get(r, "raw.p11.k%d.b%llu.%s", k,
+						   (unsigned long long)bytes, name);
+
+	return s ? s->st.med : NAN;
+}
+
+static void report_p11_one(const struct fp_results *r, int k, uint64_t bytes)
+{
+	static const char *const bases[] = { "stream", "graph", "launch", "kgraph" };
+	unsigned long long b = (unsigned long long)bytes;
+	const struct fp_series *p, *pp;
 	double ph = hop_us(r, "ptask.p11", k, bytes, "");
-	double sh = hop_us(r, "raw.p11", k, bytes, ".stream");
-	double gh = hop_us(r, "raw.p11", k, bytes, ".graph");
+	int i;
 
 	p = fp_results_get(r, "ptask.p11.k%d.b%llu", k, b);
-	s = fp_results_get(r, "raw.p11.k%d.b%llu.stream", k, b);
-	g = fp_results_get(r, "raw.p11.k%d.b%llu.graph", k, b);
 	pp = fp_results_get(r, "raw.p1.pingpong");
-	if (!p && !s)
+	if (!p && !fp_results_get(r, "raw.p11.k%d.b%llu.stream", k, b))
 		return;
-	printf("P11 k=%d bytes=%llu %s rounds=%d", k, b, common, p ? p->st.n : s->st.n);
+	printf("P11 k=%d bytes=%llu %s rounds=%d", k, b, common,
+	       p ? p->st.n : (int)fp_results_get(r, "raw.p11.k%d.b%llu.stream", k, b)->count);
 	if (p) {
 		put_times("ptask", p);
 		put_opt("ptask_hop_us", ph);
 		printf(" ptask_per_ptask_us=%.3f", p->st.med / k);
 	}
-	if (s) {
-		put_times("stream", s);
-		put_opt("stream_hop_us", sh);
-	}
-	if (g) {
-		put_times("graph", g);
-		put_opt("graph_hop_us", gh);
-		printf(" graph_per_node_us=%.3f", g->st.med / k);
-	}
-	if (pp)
+	for (i = 0; i < 4; i++)
+		put_raw_chain(r, bases[i], k, bytes, p, ph);
+	if (pp) {
 		put_times("pingpong", pp);
-	if (p && s)
-		printf(" ratio_stream_med=%.2f", ratio(p->st.med, s->st.med));
-	if (p && g)
-		printf(" ratio_graph_med=%.2f", ratio(p->st.med, g->st.med));
-	if (p && pp)
-		printf(" ratio_pingpong_med=%.2f", ratio(p->st.med, pp->st.med));
-	if (!isnan(ph) && sh > 0)
-		printf(" ratio_hop_stream=%.2f", ph / sh);
-	if (!isnan(ph) && gh > 0)
-		printf(" ratio_hop_graph=%.2f", ph / gh);
+		if (p)
+			printf(" ratio_pingpong_med=%.2f", ratio(p->st.med, pp->st.med));
+	}
 	printf("\n");
-	tab("  %4d %9llu %9s %9s %8s %8s %9s %8s %9s %8s\n", k, b,
+	tab("  %4d %9llu %9s %9s %8s %8s %9s %8s %8s %8s %8s\n", k, b,
 	    num(p ? p->st.med : NAN, 1), num(p ? p->st.p99 : NAN, 1), num(ph, 2),
-	    num(p ? p->st.med / k : NAN, 3), num(s ? s->st.med : NAN, 1), num(sh, 2),
-	    num(g ? g->st.med : NAN, 1), num(gh, 2));
+	    num(p ? p->st.med / k : NAN, 3), num(raw_med(r, "stream", k, bytes), 1),
+	    num(hop_us(r, "raw.p11", k, bytes, ".stream"), 2),
+	    num(hop_us(r, "raw.p11", k, bytes, ".graph"), 2),
+	    num(hop_us(r, "raw.p11", k, bytes, ".launch"), 2),
+	    num(raw_med(r, "kgraph", k, bytes) / k, 3));
 }
 
 static void report_p11(const struct fp_results *r, const struct fp_opts *o)
@@ -522,9 +544,11 @@ static void report_p11(const struct fp_results *r, const struct fp_opts *o)
 	const uint64_t sizes[2] = { 4, o->big_bytes };
 	int i, b;
 
-	tab("\nP11: chains of k ptasks, us per round (hop: per extra ptask; -: not run)\n");
-	tab("  %4s %9s %9s %9s %8s %8s %9s %8s %9s %8s\n", "k", "bytes", "ptask",
-	    "p99", "hop", "/ptask", "stream", "hop", "graph", "hop");
+	tab("\nP11: chains of k ptasks, us per round; hop: per extra ptask or node (-: not run)\n");
+	tab("  %4s %9s %9s %9s %8s %8s %9s %8s %8s %8s %8s\n", "k", "bytes", "ptask",
+	    "p99", "hop", "/ptask", "stream", "hop", "graph", "launch", "kgraph");
+	tab("  %4s %9s %9s %9s %8s %8s %9s %8s %8s %8s %8s\n", "", "", "", "", "", "",
+	    "+copies", "", "hop", "hop", "/node");
 	for (b = 0; b < 2; b++)
 		for (i = 0; i < o->nchain; i++)
 			if (!b || o->chain[i] <= o->big_max_k)

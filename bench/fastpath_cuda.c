@@ -18,6 +18,9 @@
  *   raw.p11.k<k>.b<bytes>.graph   the same captured once as a CUDA
  *                     graph (cuStreamBeginCapture .. cuGraphInstantiate)
  *                     and replayed each round
+ *   raw.p11.k<k>.b4.launch, .kgraph   k launches + one synchronize, and
+ *                     a graph of k kernel nodes replayed, on buffers that
+ *                     stay on the device (no copies)
  *   P1c member        launch + synchronize until the gang's deadline
  *
  * Every result is checked like the ptask side's: pinned outputs each
@@ -346,27 +349,51 @@ out_free:
  * @hout: the pinned output
  * @k: hops
  * @bytes: each buffer's size
+ * @copies: each round copies the input in and the output out (like for
+ *	like with a ptask round); 0: k launches on device-resident buffers
+ *	only, checked after the timed rounds
  */
 struct chain_bufs {
 	CUdeviceptr d;
 	uint32_t *hin, *hout;
 	int k;
 	uint64_t bytes;
+	int copies;
 };
 
-/* Queue one round of the chain on @s: copy in, k launches, copy out. */
+/* Queue one round of the chain on @s: [copy in,] k launches[, copy out]. */
 static int chain_enqueue(struct raw *rw, const struct chain_bufs *cb, CUstream s)
 {
-	int i, err;
+	CUdeviceptr last = cb->d + cb->bytes * (uint64_t)cb->k;
+	int i, err = 0;
 
-	err = ok(rw, rw->cu->MemcpyHtoDAsync(cb->d, cb->hin, cb->bytes, s),
-		 "cuMemcpyHtoDAsync");
+	if (cb->copies)
+		err = ok(rw, rw->cu->MemcpyHtoDAsync(cb->d, cb->hin, cb->bytes, s),
+			 "cuMemcpyHtoDAsync");
 	for (i = 0; !err && i < cb->k; i++)
 		err = launch(rw, cb->d + cb->bytes * (uint64_t)i,
 			     cb->d + cb->bytes * (uint64_t)(i + 1), s);
-	return err ?: ok(rw, rw->cu->MemcpyDtoHAsync(cb->hout, cb->d + cb->bytes *
-						     (uint64_t)cb->k, cb->bytes, s),
+	if (!err && cb->copies)
+		err = ok(rw, rw->cu->MemcpyDtoHAsync(cb->hout, last, cb->bytes, s),
 			 "cuMemcpyDtoHAsync");
+	return err;
+}
+
+/*
+ * Device-resident chains: one input value for all rounds, the last
+ * buffer poisoned first (@done 0), then read back and checked (@done 1).
+ */
+static int resident_check(struct raw *rw, const struct chain_bufs *cb,
+			  uint32_t v, int done)
+{
+	CUdeviceptr last = cb->d + cb->bytes * (uint64_t)cb->k;
+	uint32_t w = ~(v + (uint32_t)cb->k);
+
+	if (!done)
+		return ok(rw, rw->cu->MemcpyHtoD(cb->d, &v, 4), "cuMemcpyHtoD") ?:
+		       ok(rw, rw->cu->MemcpyHtoD(last, &w, 4), "cuMemcpyHtoD");
+	return ok(rw, rw->cu->MemcpyDtoH(&w, last, 4), "cuMemcpyDtoH") ?:
+	       check("P11 resident chain", w, v + (uint32_t)cb->k);
 }
 
 /* Timed rounds of the chain: enqueued each round, or @exec replayed. */
@@ -374,24 +401,29 @@ static int chain_rounds(struct raw *rw, const struct fp_opts *o,
 			const struct chain_bufs *cb, CUgraphExec exec,
 			double *us)
 {
-	uint32_t seed = o->seed, v;
+	uint32_t seed = o->seed, v = fp_next_value(&seed);
 	CUstream s = rw->s[0];
 	uint64_t t0;
-	int i, err = 0;
+	int i, err;
 
+	err = cb->copies ? 0 : resident_check(rw, cb, v, 0);
 	for (i = -o->warmup; !err && i < o->rounds; i++) {
-		v = fp_next_value(&seed);
-		cb->hout[0] = ~(v + (uint32_t)cb->k);
+		if (cb->copies) {
+			v = fp_next_value(&seed);
+			cb->hout[0] = ~(v + (uint32_t)cb->k);
+		}
 		t0 = fp_now_ns();
-		cb->hin[0] = v;
+		if (cb->copies)
+			cb->hin[0] = v;
 		err = exec ? ok(rw, rw->cu->GraphLaunch(exec, s), "cuGraphLaunch") :
 			     chain_enqueue(rw, cb, s);
 		err = err ?: ok(rw, rw->cu->StreamSynchronize(s), "cuStreamSynchronize");
-		err = err ?: check("P11 chain", cb->hout[0], v + (uint32_t)cb->k);
+		if (!err && cb->copies)
+			err = check("P11 chain", cb->hout[0], v + (uint32_t)cb->k);
 		if (i >= 0)
 			us[i] = (double)(fp_now_ns() - t0) / 1e3;
 	}
-	return err;
+	return err ?: cb->copies ? 0 : resident_check(rw, cb, v, 1);
 }
 
 /* The chain captured as a CUDA graph and replayed. */
@@ -419,12 +451,38 @@ static int chain_graph(struct raw *rw, const struct fp_opts *o,
 	return err;
 }
 
+/* The chain enqueued each round, then (with stream capture) replayed. */
+static int p11_pair(struct raw *rw, const struct fp_opts *o,
+		    const struct chain_bufs *cb, double *us,
+		    struct fp_results *r, const char *enq, const char *replay)
+{
+	struct pc_cuda_api *cu = rw->cu;
+	char key[48];
+	int err;
+
+	err = chain_rounds(rw, o, cb, NULL, us);
+	snprintf(key, sizeof(key), "raw.p11.k%d.b%llu.%s", cb->k,
+		 (unsigned long long)cb->bytes, enq);
+	err = err ?: put(r, key, us, o->rounds, 0);
+	if (err || !cu->StreamBeginCapture || !cu->StreamEndCapture ||
+	    !cu->GraphInstantiate || !cu->GraphLaunch)
+		return err;
+	err = chain_graph(rw, o, cb, us);
+	snprintf(key, sizeof(key), "raw.p11.k%d.b%llu.%s", cb->k,
+		 (unsigned long long)cb->bytes, replay);
+	return err ?: put(r, key, us, o->rounds, 0);
+}
+
+/*
+ * One chain: "stream" and "graph" (copies in and out each round); at
+ * 4 bytes also "launch" and "kgraph" (k launches, or a graph of k kernel
+ * nodes, on device-resident buffers: no copies).
+ */
 static int p11_one(struct raw *rw, const struct fp_opts *o, int k,
 		   uint64_t bytes, double *us, struct fp_results *r)
 {
-	struct chain_bufs cb = { .k = k, .bytes = bytes };
+	struct chain_bufs cb = { .k = k, .bytes = bytes, .copies = 1 };
 	struct pc_cuda_api *cu = rw->cu;
-	char key[48];
 	int err;
 
 	err = ok(rw, cu->MemAlloc(&cb.d, bytes * (uint64_t)(k + 1)), "cuMemAlloc") ?:
@@ -432,16 +490,11 @@ static int p11_one(struct raw *rw, const struct fp_opts *o, int k,
 	      ok(rw, cu->MemAllocHost((void **)&cb.hout, bytes), "cuMemAllocHost");
 	if (!err) {
 		memset(cb.hin, 0x5a, bytes);
-		err = chain_rounds(rw, o, &cb, NULL, us);
+		err = p11_pair(rw, o, &cb, us, r, "stream", "graph");
 	}
-	snprintf(key, sizeof(key), "raw.p11.k%d.b%llu.stream", k, (unsigned long long)bytes);
-	err = err ?: put(r, key, us, o->rounds, 0);
-	if (!err && cu->StreamBeginCapture && cu->StreamEndCapture &&
-	    cu->GraphInstantiate && cu->GraphLaunch) {
-		err = chain_graph(rw, o, &cb, us);
-		snprintf(key, sizeof(key), "raw.p11.k%d.b%llu.graph", k,
-			 (unsigned long long)bytes);
-		err = err ?: put(r, key, us, o->rounds, 0);
+	if (!err && bytes == 4) {
+		cb.copies = 0;
+		err = p11_pair(rw, o, &cb, us, r, "launch", "kgraph");
 	}
 	if (cb.hout)
 		cu->MemFreeHost(cb.hout);
@@ -455,7 +508,7 @@ static int p11_one(struct raw *rw, const struct fp_opts *o, int k,
 /**
  * fp_cuda_p11() - P11's baselines: "raw.p11.k<k>.b<bytes>.stream" and
  * ".graph" (when the driver has stream capture) for every chain the
- * ptask side runs
+ * ptask side runs, and ".launch", ".kgraph" at 4 bytes
  * @o: the options
  * @r: the results
  *
