@@ -11,11 +11,12 @@
 #        +--> fastpath -----------+  ptask side, through libptask
 #                  \--> forked children: raw CUDA baselines (libcuda.so.1)
 #                       or the UNIX-socket ping-pong (--backend cpu)
-#   then, GPU and root only: nvidia-cuda-mps-control -d, fastpath's raw
+#   "mps" (GPU and root only): nvidia-cuda-mps-control -d, fastpath's raw
 #   P1c under MPS, `echo quit | nvidia-cuda-mps-control`.
 #
-# Configurations (FASTPATH_CONFIGS, words ISO:TRANSPORT:PARTS):
-#   cuda default  client:default:all shared:default:all
+# Configurations (FASTPATH_CONFIGS, words ISO:TRANSPORT:PARTS or "mps",
+# run in order, the most wanted first in case the budget runs out):
+#   cuda default  client:default:all mps shared:default:all
 #                 client:socket:p1,p1b,p11 shared:socket:p1,p1b,p11
 #   cpu           client:default:p1,p1b,p11,p1c,idle client:socket:p1,p1b,p11
 # ISO is ptaskd's --isolation (dropped when ptaskd has no such option);
@@ -41,7 +42,8 @@
 # Results, rewritten after every run (so a call cut short still brings
 # back what ran): $OUT/summary.txt (the machine, every result line, every
 # table), $OUT/fastpath-results.txt (result lines only),
-# $OUT/fastpath-run.tar.gz (every log).  Exit 0 when every run passed.
+# $OUT/fastpath-run.tar.gz (every log), and at the end $OUT/headline.txt
+# (the goals' fields, also printed last).  Exit 0 when every run passed.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -102,7 +104,7 @@ cleanup() {
 trap cleanup EXIT
 
 if [ "$BACKEND" = cuda ]; then
-	CONFIGS=${FASTPATH_CONFIGS:-"client:default:all shared:default:all client:socket:p1,p1b,p11 shared:socket:p1,p1b,p11"}
+	CONFIGS=${FASTPATH_CONFIGS:-"client:default:all mps shared:default:all client:socket:p1,p1b,p11 shared:socket:p1,p1b,p11"}
 	BASELINE=cuda
 else
 	CONFIGS=${FASTPATH_CONFIGS:-"client:default:p1,p1b,p11,p1c,idle client:socket:p1,p1b,p11"}
@@ -197,44 +199,89 @@ run_config() {
 	pack
 }
 
-for c in $CONFIGS; do
-	run_config "$c"
-done
-
 # NVIDIA MPS: what an administrator would pick instead of ptaskd for many
-# processes; only the raw P1c runs under it, then it is stopped.
-if [ "$BACKEND" = cuda ] && [ "${FASTPATH_MPS:-1}" = 1 ]; then
+# processes; only the raw P1c runs under it, then it is stopped.  Its pipe
+# directory is our own, so nothing else (ptaskd included) goes through it.
+run_mps() {
+	local st
+
+	if [ "$BACKEND" != cuda ] || [ "${FASTPATH_MPS:-1}" != 1 ]; then
+		return
+	fi
 	if [ "$(id -u)" != 0 ] || ! command -v nvidia-cuda-mps-control >/dev/null; then
 		say "MPS phase skipped (needs root and nvidia-cuda-mps-control)"
-	elif ! budget_left; then
+		return
+	fi
+	if ! budget_left; then
 		say "MPS phase SKIPPED (FASTPATH_BUDGET spent)"
 		rc=1
-	else
-		export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-		mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-		if nvidia-cuda-mps-control -d; then
-			say "== MPS: raw P1c"
-			# shellcheck disable=SC2086
-			timeout "$TMO" "$FASTPATH" --ptx "$PTX" --baseline cuda --parts p1c \
-				--sides raw --mps --tag "iso=none" ${FASTPATH_ARGS:-} \
-				>"$W/fastpath-mps.txt" 2>"$W/fastpath-mps.txt.err"
-			st=$?
-			say "fastpath (MPS) exit status: $st"
-			[ "$st" = 0 ] || { rc=1; tail -n 5 "$W/fastpath-mps.txt.err" | tee -a "$S"; }
-			grep -E '^P1C ' "$W/fastpath-mps.txt" >>"$R"
-			sed -n '/^# fastpath: mode=/,$p' "$W/fastpath-mps.txt" >>"$S"
-			echo quit | nvidia-cuda-mps-control
-			say "MPS stopped: $?"
-			pack
-		else
-			say "nvidia-cuda-mps-control -d failed"
-		fi
-		unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+		return
 	fi
-fi
+	export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
+	mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+	if nvidia-cuda-mps-control -d; then
+		say "== MPS: raw P1c"
+		# shellcheck disable=SC2086 # FASTPATH_ARGS is a list of words
+		timeout "$TMO" "$FASTPATH" --ptx "$PTX" --baseline cuda --parts p1c \
+			--sides raw --mps --tag "iso=none" ${FASTPATH_ARGS:-} \
+			>"$W/fastpath-mps.txt" 2>"$W/fastpath-mps.txt.err"
+		st=$?
+		say "fastpath (MPS) exit status: $st"
+		[ "$st" = 0 ] || { rc=1; tail -n 5 "$W/fastpath-mps.txt.err" | tee -a "$S"; }
+		grep -E '^P1C ' "$W/fastpath-mps.txt" >>"$R"
+		sed -n '/^# fastpath: mode=/,$p' "$W/fastpath-mps.txt" >>"$S"
+		echo quit | nvidia-cuda-mps-control
+		say "MPS quit: $?"
+		for _ in $(seq 100); do
+			[ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] || break
+			sleep 0.1
+		done
+		[ -e "$CUDA_MPS_PIPE_DIRECTORY/control" ] && say "MPS control still running after 10 s"
+		pack
+	else
+		say "nvidia-cuda-mps-control -d failed"
+		rc=1
+	fi
+	unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+
+for c in $CONFIGS; do
+	if [ "$c" = mps ]; then
+		run_mps
+	else
+		run_config "$c"
+	fi
+done
+
+# The headline: the goals' fields of every configuration, one line each.
+digest() {
+	awk '
+	function f(k,   i, n, kv) {
+		for (i = 1; i <= NF; i++) {
+			n = index($i, "=")
+			if (substr($i, 1, n - 1) == k) return k "=" substr($i, n + 1)
+		}
+		return ""
+	}
+	function pick(keys,   n, a, i, out, v) {
+		n = split(keys, a, " ")
+		out = ""
+		for (i = 1; i <= n; i++) if ((v = f(a[i])) != "") out = out " " v
+		return out
+	}
+	{ id = f("iso") " " f("transport") }
+	/^P1 variant=reuse/ { print "P1 reuse " id pick("ptask_med_us ptask_p99_us launch_med_us ratio_launch_med ratio_launch_p99 ratio_copy_med ratio_pingpong_med") }
+	/^P1 variant=fresh/ { print "P1 fresh " id pick("ptask_med_us ratio_launch_med ratio_launch_p99 ratio_pingpong_med") }
+	/^P1B variant=(batch|threads)/ { print "P1B " f("variant") " " id pick("ptask_per_s ratio_b2b ratio_pipe ratio_pingpong") }
+	/^P1C procs=(1|16) / { print "P1C " f("procs") " " id pick("mps ptask_per_s raw_per_s ratio_rate ptask_cpu_us_per_inv raw_cpu_us_per_inv ratio_cpu") }
+	/^P11 k=(3|100) bytes=4 / { print "P11 " f("k") " " id pick("ptask_hop_us ptask_per_ptask_us launch_hop_us kgraph_per_node_us pingpong_med_us") }
+	/^P11 k=3 bytes=[0-9][0-9]+ / { print "P11 " f("k") " " f("bytes") " " id pick("ptask_hop_us stream_hop_us") }
+	/^IDLE/ { print "IDLE " id pick("client_cpu_pct daemon_cpu_pct ok") }
+	' "$R"
+}
 
 echo
-echo "== result lines"
-cat "$R"
+echo "== headline (every line: $R)"
+digest | tee "$OUTDIR/headline.txt"
 echo "== fastpath-run.sh: exit $rc; results in $OUTDIR"
 exit "$rc"
