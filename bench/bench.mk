@@ -7,6 +7,8 @@
 #                    Figure 13 on the sim backend and the budgets' dispatch
 #                    overhead; ends with foreground_ratio=, jain= and
 #                    overhead_pct= lines (CSVs and PNGs in build/bench/ptsched)
+#   bench-fastpath-cpu, bench-fastpath-check, and build/bin/fastpath in
+#                    bench-gpu-progs: the fast-path benchmark (below)
 
 BN_B := build
 
@@ -37,3 +39,32 @@ bench-sim:
 	@bench/ptsched.sh all
 
 .PHONY: bench-sim-progs bench-sim
+
+# --- the fast-path benchmark of issue 12 (bench/fastpath*.c) ---------------
+#   build/bin/fastpath     libptask (the ptask side) + the CUDA shim (the raw
+#                          baselines, loaded at run time); built by
+#                          bench-gpu-progs with the other GPU benchmarks
+#   bench-fastpath-cpu     no GPU: ptaskd --backend cpu (the kernels' host
+#                          twins) against a UNIX-socket ping-pong, here
+#   bench-fastpath-check   its options: every bad one refused with a message
+# On the GPU machine: bench/fastpath-run.sh (its header says what to carry).
+BN_FP_SRCS := $(sort $(wildcard bench/fastpath*.c))
+BN_FP_BIN := $(BN_B)/bin/fastpath
+
+$(BN_FP_BIN): $(BN_FP_SRCS) bench/fastpath.h bench/read_ptx.h $(LIBPT_A) $(PC_A)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(PD_CFLAGS) -o $@ $(BN_FP_SRCS) $(LIBPT_A) $(PC_A) -ldl -lpthread
+
+bench-gpu-progs: $(BN_FP_BIN)
+
+bench-fastpath-progs: $(BN_FP_BIN) $(PD_BIN) $(TWIN_B)/bench.so \
+	$(PD_B)/gpu/bench_kernels.ptx
+
+bench-fastpath-cpu: bench-fastpath-progs
+	@bench/fastpath-run.sh --backend cpu
+
+bench-fastpath-check: $(BN_FP_BIN) $(PD_B)/gpu/bench_kernels.ptx
+	@bench/fastpath-args-test.sh
+
+.PHONY: bench-fastpath-progs bench-fastpath-cpu bench-fastpath-check

@@ -62,6 +62,12 @@ static const struct {
 	PC_CU(ModuleGetFunction, "cuModuleGetFunction", 0),
 	PC_CU(FuncGetParamInfo, "cuFuncGetParamInfo", 1),
 	PC_CU(LaunchKernel, "cuLaunchKernel", 0),
+	PC_CU(StreamBeginCapture, "cuStreamBeginCapture_v2", 1),
+	PC_CU(StreamEndCapture, "cuStreamEndCapture", 1),
+	PC_CU(GraphInstantiate, "cuGraphInstantiateWithFlags", 1),
+	PC_CU(GraphLaunch, "cuGraphLaunch", 1),
+	PC_CU(GraphExecDestroy, "cuGraphExecDestroy", 1),
+	PC_CU(GraphDestroy, "cuGraphDestroy", 1),
 #undef PC_CU
 };
 

@@ -40,6 +40,8 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
 typedef struct CUctxCreateParams_st CUctxCreateParams;	/* only ever NULL */
 typedef int CUjit_option;
 
@@ -76,6 +78,7 @@ typedef int CUjit_option;
 #define CU_EVENT_DEFAULT			0x0
 #define CU_EVENT_DISABLE_TIMING			0x2
 #define CU_MEMHOSTREGISTER_PORTABLE		0x01
+#define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL	1
 #define CU_DEVICE_ATTRIBUTE_CLOCK_RATE		13
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
 #define CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE	36
@@ -155,6 +158,15 @@ struct pc_cuda_api {
 				 unsigned int bx, unsigned int by,
 				 unsigned int bz, unsigned int shared_bytes,
 				 CUstream s, void **params, void **extra);
+	/* optional: stream capture and CUDA graphs (CUDA >= 10; the GPU
+	 * benchmarks' baselines: bench/fastpath_cuda.c) */
+	CUresult (*StreamBeginCapture)(CUstream s, int mode);
+	CUresult (*StreamEndCapture)(CUstream s, CUgraph *g);
+	CUresult (*GraphInstantiate)(CUgraphExec *e, CUgraph g,
+				     unsigned long long flags);
+	CUresult (*GraphLaunch)(CUgraphExec e, CUstream s);
+	CUresult (*GraphExecDestroy)(CUgraphExec e);
+	CUresult (*GraphDestroy)(CUgraph g);
 };
 
 /**

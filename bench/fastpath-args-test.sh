@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/fastpath-args-test.sh - build/bin/fastpath refuses every bad
+# option with a message naming it (exit 2), says clearly when there is no
+# ptaskd to measure (exit 1), and runs its no-GPU baseline alone (exit 0,
+# result lines present).  Needs no GPU and no ptaskd: `make
+# bench-fastpath-check`.  Last line: "N passed, M failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+FP=build/bin/fastpath
+PTX=build/gpu/bench_kernels.ptx
+pass=0 fail=0
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# bad WANT_IN_MESSAGE ARGS...: exit 2 and the message names the problem
+bad() {
+	local want=$1
+
+	shift
+	"$FP" --ptx "$PTX" "$@" >"$T/out" 2>"$T/err"
+	local st=$?
+	if [ "$st" = 2 ] && grep -q -- "$want" "$T/err"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: fastpath $* -> exit $st, stderr:"
+		sed 's/^/    /' "$T/err"
+	fi
+}
+
+bad "--rounds '99'" --rounds 99
+bad "--rounds 'x'" --rounds x
+bad "--rounds '5e3'" --rounds 5e3
+bad "--warmup '-1'" --warmup -1
+bad "--batches '9'" --batches 9
+bad "--inflight '0'" --inflight 0
+bad "--inflight '4097'" --inflight 4097
+bad "--streams '17'" --streams 17
+bad "--seconds '0'" --seconds 0
+bad "--seconds 'abc'" --seconds abc
+bad "--idle-seconds '0.1'" --idle-seconds 0.1
+bad "--procs '0'" --procs 0
+bad "--procs '65'" --procs 1,65
+bad "--procs ''" --procs ""
+bad "--procs ',,'" --procs ,,
+bad "too many entries" --procs 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
+bad "--chain '1001'" --chain 1001
+bad "--big-bytes '6'" --big-bytes 6
+bad "--big-bytes '2'" --big-bytes 2
+bad "--big-max-k '-3'" --big-max-k -3
+bad "--ptaskd-pid '0'" --ptaskd-pid 0
+bad "--parts 'p2'" --parts p1,p2
+bad "--sides 'gpu'" --sides gpu
+bad "--baseline 'opencl'" --baseline opencl
+bad "name one" --baseline cuda,socket
+bad "nothing to measure" --baseline none --sides raw
+bad "--seed '4294967296'" --seed 4294967296
+bad "longer than 200" --tag "$(printf 'x%.0s' $(seq 201))"
+bad "argument 'extra'" extra
+bad "unrecognized option" --no-such-option
+bad "cannot read the PTX" --ptx "$T/none.ptx"
+
+# no daemon: a clear error, exit 1
+PTASK_MODE=user PTASK_SOCKET=$T/no-such.sock "$FP" --ptx "$PTX" --parts p1 \
+	--rounds 100 >"$T/out" 2>"$T/err"
+st=$?
+if [ "$st" = 1 ] && grep -q "is ptaskd running" "$T/err"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: no daemon -> exit $st"; sed 's/^/    /' "$T/err"
+fi
+
+# the socket baseline alone runs and reports (no ptaskd, no GPU)
+"$FP" --ptx "$PTX" --baseline socket --sides raw --parts p1,p1b,p1c \
+	--rounds 200 --warmup 10 --batches 10 --procs 1,2 --seconds 0.2 \
+	>"$T/out" 2>"$T/err"
+st=$?
+if [ "$st" = 0 ] && grep -q '^P1 variant=raw .*pingpong_med_us=' "$T/out" &&
+   grep -q '^P1B variant=raw .*pingpong_per_s=' "$T/out" &&
+   grep -q '^P1C procs=2 .*raw_per_s=' "$T/out"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: socket baseline alone -> exit $st"; cat "$T/out" "$T/err" | sed 's/^/    /'
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
