@@ -267,13 +267,20 @@ int pc_ring_q_wait(struct pc_ring_q *q, uint64_t spin_ns, bool yield,
 	__atomic_fetch_or(&q->q->flags, PTASK_RING_SLEEPING, __ATOMIC_SEQ_CST);
 	/* Pairs with the producer's fence after it stores tail. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	n = pc_ring_q_ready(q);
-	if (!n) {
-		ts.tv_sec = (time_t)(sleep_ns / 1000000000ULL);
-		ts.tv_nsec = (long)(sleep_ns % 1000000000ULL);
+	deadline = pc_ring_now_ns() + sleep_ns;
+	/*
+	 * A wake-up may be spurious (a producer's late FUTEX_WAKE for
+	 * entries taken already): sleep again until the deadline.
+	 */
+	while (!(n = pc_ring_q_ready(q))) {
+		uint64_t now = pc_ring_now_ns();
+
+		if (now >= deadline)
+			break;
+		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
 		/* Returns at once (EAGAIN) if tail moved since we looked. */
 		futex(&q->q->tail, FUTEX_WAIT, q->local, &ts);
-		n = pc_ring_q_ready(q);
 	}
 	__atomic_fetch_and(&q->q->flags, ~PTASK_RING_SLEEPING,
 			   __ATOMIC_RELAXED);
