@@ -7,12 +7,17 @@
  * run.  A helper for measuring rings against PTASK_TRANSPORT=socket (not
  * a test: it asserts nothing but the results' values).
  *
- * Usage: ring_roundtrip --ptx bench/kernels.ptx [--iters N]
+ * --threads: a pusher thread and a puller thread instead (the pull
+ * waits for the output in ptaskd, as on a GPU); reports rounds per
+ * second.
+ *
+ * Usage: ring_roundtrip --ptx bench/kernels.ptx [--iters N] [--threads]
  * Needs a running ptaskd (PTASK_SOCKET, PTASK_MODE=user; PTASK_TRANSPORT
  * picks rings or the socket).  Prints median and p99 in microseconds.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +100,62 @@ static int one_round(struct ptask_ctx *ctx, uint32_t in, uint32_t out,
 	return err;
 }
 
+struct pusher {
+	struct ptask_ctx *ctx;
+	uint32_t in;
+	int iters;
+	int err;
+};
+
+static void *push_thread(void *arg)
+{
+	struct pusher *p = arg;
+	struct ptask_db *db;
+	uint32_t *v;
+	int i;
+
+	for (i = 0; !p->err && i < p->iters; i++) {
+		p->err = ptask_datablock_create(p->ctx, 0, 4, 0, &db);
+		if (p->err)
+			break;
+		p->err = ptask_datablock_map(p->ctx, db, (void **)&v);
+		if (!p->err) {
+			v[0] = (uint32_t)i;
+			p->err = ptask_push(p->ctx, p->in, db, -1, PTASK_FOREVER);
+		}
+		ptask_datablock_release(p->ctx, db);
+	}
+	return NULL;
+}
+
+/* A pusher and a puller: rounds per second, or -errno. */
+static double threads(struct ptask_ctx *ctx, uint32_t in, uint32_t out,
+		      int iters)
+{
+	struct pusher p = { .ctx = ctx, .in = in, .iters = iters };
+	struct ptask_db *res;
+	double t0 = now_us();
+	pthread_t th;
+	uint32_t *v;
+	int i, err = 0;
+
+	if (pthread_create(&th, NULL, push_thread, &p))
+		return -EAGAIN;
+	for (i = 0; !err && i < iters; i++) {
+		err = ptask_pull(ctx, out, 10LL * 1000000000, &res);
+		if (err)
+			break;
+		err = ptask_datablock_map(ctx, res, (void **)&v);
+		if (!err && v[0] != (uint32_t)i + 1)
+			err = -EBADMSG;
+		ptask_datablock_release(ctx, res);
+	}
+	pthread_join(th, NULL);
+	if (err || p.err)
+		return err ? err : p.err;
+	return iters / ((now_us() - t0) / 1e6);
+}
+
 static int pingpong(double *t, int iters)
 {
 	int sv[2], i;
@@ -133,10 +194,11 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "ptx", required_argument, NULL, 'p' },
 		{ "iters", required_argument, NULL, 'i' },
+		{ "threads", no_argument, NULL, 't' },
 		{ }
 	};
 	const char *ptx_path = NULL, *tr = getenv("PTASK_TRANSPORT");
-	int iters = 5000, ch, i, err = 0;
+	int iters = 5000, ch, i, err = 0, split = 0;
 	struct ptask_ctx *ctx;
 	uint32_t in, out;
 	size_t ptx_len;
@@ -149,6 +211,8 @@ int main(int argc, char **argv)
 			ptx_path = optarg;
 		else if (ch == 'i')
 			iters = atoi(optarg);
+		else if (ch == 't')
+			split = 1;
 		else
 			return 2;
 	}
@@ -164,6 +228,18 @@ int main(int argc, char **argv)
 	err = err ?: build(ctx, ptx, ptx_len, &in, &out);
 	for (i = 0; !err && i < 200; i++)	/* warm up */
 		err = one_round(ctx, in, out, (uint32_t)i);
+	if (!err && split) {
+		double r = threads(ctx, in, out, iters);
+
+		if (r < 0) {
+			fprintf(stderr, "ring_roundtrip: %s\n", strerror((int)-r));
+			return 1;
+		}
+		printf("ptask (%s), pusher + puller threads: %.0f rounds/s\n",
+		       tr && *tr ? tr : "ring", r);
+		ptask_ctx_close(ctx);
+		return 0;
+	}
 	for (i = 0; !err && i < iters; i++) {
 		double t0 = now_us();
 
