@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * transport_user.c - libptask's user mode: ptaskd's UNIX socket
- * (uapi/ptaskd.h).
+ * (uapi/ptaskd.h).  Push, pull, datablock create and release go through
+ * rings instead when ptaskd offers them (transport_ring.c), unless
+ * PTASK_TRANSPORT=socket.
  *
  * A connection carries one call at a time, so the context keeps a pool:
  * a call takes an idle connection or opens one more, attached to the
@@ -10,7 +12,10 @@
  *
  * Datablock memory: MAP answers with the arena (a memfd) and the offset;
  * the arena is mapped whole, once, while any datablock in it is mapped
- * here, so mapping a datablock costs one round trip and no mmap.
+ * here, so mapping a datablock costs one round trip and no mmap.  With
+ * rings, an ordinary arena stays mapped for the context's life, and a
+ * datablock whose completion said where it is (struct lp_mem) maps with
+ * no round trip at all (u_map_at).
  *
  * Waiting for an answer: the socket is polled for up to PTASK_SPIN_US
  * (default LP_SPIN_US_DEFAULT) before the thread sleeps in recvmsg, as
