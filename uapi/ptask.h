@@ -1395,5 +1395,4 @@ struct ptask_cqe {
 	__u64 reserved;
 };
 
-
 #endif /* _UAPI_LINUX_PTASK_H */
