@@ -378,7 +378,9 @@ static int call_locked(struct pd_client *c, const struct ptask_caller *who,
 		if (c->ns->wake_defer && c->ns->wake_defer->deferred)
 			exec_wake_now_locked(c->ns);
 		seq = c->core->wake_seq;
-		if (c->ns->call_spin_ns && spin_for_wake(c, seq))
+		/* Not the executor's take: its sleep is off the critical path. */
+		if (c->ns->call_spin_ns && !c->core->executor &&
+		    spin_for_wake(c, seq))
 			continue;
 		while (c->core->wake_seq == seq) {
 			if (!wait_slice(c, deadline))
