@@ -167,8 +167,9 @@ int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
 
 /*
  * User mode's rings (transport_ring.c): push, pull, datablock create and
- * release through a ring of the context's pool.  -EOPNOTSUPP: rings are
- * off or not offered (use the socket).
+ * release through a ring of the context's pool: 0 or -errno as the
+ * ioctl, or 1: no ring for this call (ptaskd offers none, or could not
+ * make one now, or the struct does not fit an entry): use the socket.
  */
 int lp_ring_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 		 struct lp_mem *mem);

@@ -84,7 +84,10 @@ static void ring_free(struct lp_ring *lr)
 	free(lr);
 }
 
-/* A new ring; 1 if ptaskd has none to offer. */
+/*
+ * A new ring; 1 if none can be had now (the call goes by the socket), 2
+ * if ptaskd has none to offer at all.
+ */
 static int ring_open(struct ptask_ctx *ctx, struct lp_ring **out)
 {
 	struct ptaskd_ring_setup rs = { .sq_entries = 0 };
@@ -108,7 +111,12 @@ static int ring_open(struct ptask_ctx *ctx, struct lp_ring **out)
 	err = lp_exchange(lr->fd, PTASKD_OP_RING_SETUP, &rs, sizeof(rs), NULL,
 			  0, &rs, sizeof(rs), &got, &memfd, NULL);
 	if (err == -ENOTTY) {
-		err = 1;	/* an older ptaskd */
+		err = 2;	/* an older ptaskd: never again */
+		goto err_free;
+	}
+	/* ptaskd could not make one now (-ENOMEM, -EMFILE): the socket. */
+	if (err && err != -ENOTCONN && err != -EPROTO) {
+		err = 1;
 		goto err_free;
 	}
 	if (!err && (got != sizeof(rs) || memfd < 0))
@@ -121,7 +129,7 @@ static int ring_open(struct ptask_ctx *ctx, struct lp_ring **out)
 	close(memfd);
 	if (lr->map == MAP_FAILED) {
 		lr->map = NULL;
-		err = -errno;
+		err = 1;	/* no room here: the socket, this time */
 		goto err_free;
 	}
 	err = pc_ring_attach(&lr->r, lr->map, lr->bytes, PC_RING_CLIENT);
@@ -138,7 +146,7 @@ err_free:
 	return err;
 }
 
-/* An idle ring, or a new one; 1: none to be had (rings are off). */
+/* An idle ring, or a new one; 1: none to be had (the socket, then). */
 static int ring_get(struct ptask_ctx *ctx, struct lp_ring **out)
 {
 	int err;
@@ -151,8 +159,10 @@ static int ring_get(struct ptask_ctx *ctx, struct lp_ring **out)
 	if (*out)
 		return 0;
 	err = ring_open(ctx, out);
-	if (err == 1)
+	if (err == 2) {
 		__atomic_store_n(&ctx->rings_off, true, __ATOMIC_RELAXED);
+		err = 1;
+	}
 	return err;
 }
 

@@ -844,6 +844,23 @@ TEST_F(e2e, ring_client_dies_with_entries_queued)
 	EXPECT_EQ(0, log_count(&self->d, "ring closed"));
 }
 
+/* Ring sizes ptaskd does not make are refused, and nothing is left. */
+TEST_F(e2e, ring_setup_refuses_bad_sizes)
+{
+	struct e2e_ring er;
+
+	NEED_RINGS();
+	START(NULL);
+	EXPECT_EQ(-EINVAL, e2e_ring_open(self->d.socket, 3, &er));
+	EXPECT_EQ(-EINVAL, e2e_ring_open(self->d.socket,
+					 PTASK_RING_ENTRIES_MAX, &er));
+	ASSERT_PT(0, e2e_ring_open(self->d.socket, 0, &er));	/* default */
+	EXPECT_EQ((__u32)PTASKD_RING_SQ_DEFAULT, er.r.sq.entries);
+	EXPECT_EQ((__u32)PTASKD_RING_SQ_DEFAULT * PTASK_RING_CQ_FACTOR,
+		  er.r.cq.entries);
+	e2e_ring_close(&er);
+}
+
 struct bad_entry {
 	const char *what;
 	uint32_t cmd;
