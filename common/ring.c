@@ -26,7 +26,8 @@ _Static_assert(sizeof(struct ptask_ring_hdr) <= PTASK_RING_ALIGN,
 _Static_assert(sizeof(struct ptask_ring_queue) == 3 * PTASK_RING_ALIGN,
 	       "head, tail and flags on a cache line each");
 
-#define ALIGN_UP(x)	(((x) + PTASK_RING_ALIGN - 1) & ~(uint64_t)(PTASK_RING_ALIGN - 1))
+#define ALIGN_UP(x)	\
+	(((x) + PTASK_RING_ALIGN - 1) & ~(uint64_t)(PTASK_RING_ALIGN - 1))
 
 uint64_t pc_ring_now_ns(void)
 {

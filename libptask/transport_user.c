@@ -260,11 +260,12 @@ static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 	struct lp_conn *c;
 	int err;
 
-	if (lp_ring_cmd(cmd) && !__atomic_load_n(&ctx->rings_off, __ATOMIC_RELAXED)) {
+	if (lp_ring_cmd(cmd) &&
+	    !__atomic_load_n(&ctx->rings_off, __ATOMIC_RELAXED)) {
 		err = lp_ring_call(ctx, cmd, arg, mem);
 		if (err <= 0)
 			return err;
-		/* 1: rings are not offered; the socket then */
+		/* 1: no ring for this call; the socket then */
 	}
 	memcpy(&size, arg, sizeof(size));
 	if (size > sizeof(small))
@@ -288,8 +289,8 @@ static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 	err = conn_get(ctx, &c);
 	if (err)
 		goto out_free;
-	err = lp_exchange(c->fd, cmd, arg, size, extra, extra_len, buf, cap, &got,
-		       NULL, &ctx->spin);
+	err = lp_exchange(c->fd, cmd, arg, size, extra, extra_len, buf, cap,
+			  &got, NULL, &ctx->spin);
 	conn_put(ctx, c, err);
 	if (err || !got)
 		goto out_free;
@@ -367,7 +368,7 @@ static int u_map(struct ptask_ctx *ctx, uint32_t handle, uint64_t mmap_offset,
 	if (err)
 		return err;
 	err = lp_exchange(c->fd, PTASKD_OP_MAP, &m, sizeof(m), NULL, 0, &m,
-		       sizeof(m), &got, &fd, &ctx->spin);
+			  sizeof(m), &got, &fd, &ctx->spin);
 	conn_put(ctx, c, err);
 	if (!err && (got != sizeof(m) || m.offset + m.bytes > m.arena_bytes ||
 		     m.bytes < bytes))
