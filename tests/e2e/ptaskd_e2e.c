@@ -753,6 +753,9 @@ TEST_F(e2e, transport_is_the_variants)
 		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
 	}
 	EXPECT_EQ(!variant->transport, maps_a_ring());
+	/* A transport that is neither is refused, not guessed. */
+	setenv("PTASK_TRANSPORT", "pigeon", 1);
+	EXPECT_EQ(-EINVAL, e2e_ctx_open(&self->d, &self->fg.ctx));
 }
 
 static struct ptask_sqe create_sqe(uint64_t user_data, uint64_t bytes)
