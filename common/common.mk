@@ -4,8 +4,9 @@
 #
 #   common   build/lib/libptask-common.a from common/*.c: the generic-
 #            netlink client (genl.c), ptaskd's message framing (msg.c),
-#            the CUDA driver API shim (cuda_dl.c, cuda_dev.c) and the
-#            hash table (hash.c); see Documentation/ptaskd.md
+#            the submission and completion rings both sides share
+#            (ring.c), the CUDA driver API shim (cuda_dl.c, cuda_dev.c)
+#            and the hash table (hash.c); see Documentation/ptaskd.md
 #
 # Linked into ptaskd, libptask (its .so and .a carry what they use),
 # ptaskctl, the examples, the tests and the benchmarks, dynamic and static

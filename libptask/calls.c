@@ -22,7 +22,7 @@ static int call(struct ptask_ctx *ctx, unsigned int cmd, void *arg)
 {
 	if (!ctx)
 		return -EINVAL;
-	return ctx->t->call(ctx, cmd, arg);
+	return ctx->t->call(ctx, cmd, arg, NULL);
 }
 
 int ptask_graph_open(struct ptask_ctx *ctx, const char *name, uint32_t flags,
@@ -213,4 +213,13 @@ int ptask_set_geometry(struct ptask_ctx *ctx, uint32_t ptask,
 int lp_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg)
 {
 	return call(ctx, cmd, arg);
+}
+
+int lp_call_mem(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
+		struct lp_mem *mem)
+{
+	mem->known = false;
+	if (!ctx)
+		return -EINVAL;
+	return ctx->t->call(ctx, cmd, arg, mem);
 }

@@ -2,6 +2,11 @@
 /*
  * datablock.c - datablocks a program holds: create, map, release, and
  * moving them with push and pull.
+ *
+ * User mode with rings: create and pull learn where the bytes are
+ * (struct lp_mem), so map costs nothing once the arena is mapped here,
+ * and release is fire and forget (transport_ring.c): it returns 0 at
+ * once, and a release ptaskd refuses is counted in the context.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,7 +42,7 @@ int ptask_datablock_create(struct ptask_ctx *ctx, uint32_t tmpl,
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
-	err = lp_call(ctx, PTASK_IOC_DATABLOCK_CREATE, &a);
+	err = lp_call_mem(ctx, PTASK_IOC_DATABLOCK_CREATE, &a, &db->mem);
 	if (err) {
 		free(db);
 		return err;
@@ -58,8 +63,14 @@ int ptask_datablock_map(struct ptask_ctx *ctx, struct ptask_db *db,
 	if (!db)
 		return -EINVAL;
 	if (!db->data) {
-		err = ctx->t->map(ctx, db->handle, db->mmap_offset, db->bytes,
-				  &db->data, &db->cookie);
+		/* User mode with rings: no round trip once the arena is here. */
+		err = -ENOENT;
+		if (db->mem.known && ctx->t->map_at)
+			err = ctx->t->map_at(ctx, &db->mem, db->bytes, &db->data,
+					     &db->cookie);
+		if (err == -ENOENT)
+			err = ctx->t->map(ctx, db->handle, db->mmap_offset,
+					  db->bytes, &db->data, &db->cookie);
 		if (err)
 			return err;
 	}
@@ -121,7 +132,7 @@ int ptask_pull(struct ptask_ctx *ctx, uint32_t channel, int64_t timeout_ns,
 		a.flags |= PTASK_NONBLOCK;
 	else
 		a.timeout_ns = lp_deadline(timeout_ns);
-	err = lp_call(ctx, PTASK_IOC_PULL, &a);
+	err = lp_call_mem(ctx, PTASK_IOC_PULL, &a, &db->mem);
 	if (err) {
 		free(db);
 		return err;

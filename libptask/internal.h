@@ -15,13 +15,22 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "libptask.h"
 
 struct lp_conn;
 struct lp_arena;
+struct lp_ring;
 struct lp_cpu_body;
 
 #define LP_SPIN_US_DEFAULT	50	/* PTASK_SPIN_US when unset */
+/*
+ * With rings, an arena of at most this size stays mapped once mapped,
+ * for the context's life (ptaskd's ordinary arenas are 64 MiB; larger
+ * ones hold one datablock each and are unmapped with its last mapping).
+ */
+#define LP_ARENA_KEEP_BYTES	(64ULL << 20)
 
 /**
  * struct lp_spin - user mode: polling for an answer before sleeping
@@ -37,17 +46,38 @@ struct lp_spin {
 };
 
 /**
+ * struct lp_mem - user mode: where a datablock's bytes are, as a ring's
+ *	completion said (PTASK_CQE_MEM)
+ * @known: the fields below are valid
+ * @arena: the arena's id
+ * @arena_bytes: its size
+ * @offset: the datablock's first byte in it
+ */
+struct lp_mem {
+	bool known;
+	uint64_t arena;
+	uint64_t arena_bytes;
+	uint64_t offset;
+};
+
+/**
  * struct lp_transport - one of the two ways to reach ptask
  * @call: an ioctl-shaped call (cmd, struct)
  * @map: map datablock @handle: *@addr and a @cookie for unmap
- * @unmap: undo map
+ * @map_at: map a datablock whose @mem is known without asking anyone:
+ *	-ENOENT when its arena is not mapped here yet (then @map); may be
+ *	NULL
+ * @unmap: undo map and map_at
  * @close: free the transport's state
  */
 struct lp_transport {
-	int (*call)(struct ptask_ctx *ctx, unsigned int cmd, void *arg);
+	int (*call)(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
+		    struct lp_mem *mem);
 	int (*map)(struct ptask_ctx *ctx, uint32_t handle,
 		   uint64_t mmap_offset, uint64_t bytes, void **addr,
 		   void **cookie);
+	int (*map_at)(struct ptask_ctx *ctx, const struct lp_mem *mem,
+		      uint64_t bytes, void **addr, void **cookie);
 	void (*unmap)(struct ptask_ctx *ctx, void *addr, uint64_t bytes,
 		      void *cookie);
 	void (*close)(struct ptask_ctx *ctx);
@@ -61,8 +91,14 @@ struct lp_transport {
  * @socket_path: user mode: the daemon's socket
  * @token: user mode: the client token HELLO gave
  * @spin: user mode: polling for answers
- * @lock: protects @idle, @arenas and @bodies
+ * @lock: protects @idle, @rings, @arenas and @bodies
  * @idle: user mode: connections not in a call
+ * @rings: user mode: rings not in a call (transport_ring.c)
+ * @rings_off: user mode: calls go by the socket (PTASK_TRANSPORT=socket,
+ *	or a ptaskd without rings)
+ * @release_failed: user mode: fire-and-forget releases that failed
+ *	(atomic; reported on stderr by ptask_ctx_close)
+ * @release_err: the first such failure's errno
  * @arenas: user mode: arenas mapped here
  * @bodies: CPU ptask bodies by ptask handle
  * @worker: the CPU worker thread
@@ -78,6 +114,10 @@ struct ptask_ctx {
 	struct lp_spin spin;
 	pthread_mutex_t lock;
 	struct lp_conn *idle;
+	struct lp_ring *rings;
+	bool rings_off;
+	uint64_t release_failed;
+	int release_err;
 	struct lp_arena *arenas;
 	struct lp_cpu_body *bodies;
 	pthread_t worker;
@@ -93,6 +133,7 @@ struct ptask_ctx {
  * @mmap_offset: kernel mode's mmap offset
  * @data: mapped address, or NULL
  * @cookie: the transport's note for unmap
+ * @mem: user mode: where its bytes are, if a ring said
  */
 struct ptask_db {
 	uint32_t handle;
@@ -101,6 +142,7 @@ struct ptask_db {
 	uint64_t mmap_offset;
 	void *data;
 	void *cookie;
+	struct lp_mem mem;
 };
 
 extern const struct lp_transport lp_kernel_transport;
@@ -113,6 +155,28 @@ int lp_user_open(struct ptask_ctx *ctx, const char *socket_path);
 
 /* The transport call, for the other files of the library. */
 int lp_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg);
+/* The same, and where a pulled or created datablock's bytes are. */
+int lp_call_mem(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
+		struct lp_mem *mem);
+
+/* User mode's socket (transport_user.c), for the rings. */
+int lp_conn_open(const char *path, uint64_t *token, int *fd);
+int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
+		const void *b, size_t blen, void *out, size_t cap,
+		size_t *got, int *passed, struct lp_spin *spin);
+
+/*
+ * User mode's rings (transport_ring.c): push, pull, datablock create and
+ * release through a ring of the context's pool: 0 or -errno as the
+ * ioctl, or 1: no ring for this call (ptaskd offers none, or could not
+ * make one now, or the struct does not fit an entry): use the socket.
+ */
+int lp_ring_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
+		 struct lp_mem *mem);
+/* Is @cmd one a ring carries? */
+bool lp_ring_cmd(unsigned int cmd);
+/* Close every ring of the pool (ptask_ctx_close). */
+void lp_rings_close(struct ptask_ctx *ctx);
 
 /* Absolute CLOCK_MONOTONIC deadline for a relative timeout (0: none). */
 uint64_t lp_deadline(int64_t timeout_ns);

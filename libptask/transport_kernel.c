@@ -16,10 +16,12 @@
 #define DEV_PATH	"/dev/" PTASK_DEVICE_NAME
 #define EXECUTORS_PATH	PTASK_SYSFS_DIR "/executors"
 
-static int k_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg)
+static int k_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
+		  struct lp_mem *mem)
 {
 	int ret;
 
+	(void)mem;	/* the module's datablocks map by mmap_offset */
 	do {
 		ret = ioctl(ctx->fd, cmd, arg);
 	} while (ret < 0 && errno == EINTR);

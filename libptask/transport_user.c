@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * transport_user.c - libptask's user mode: ptaskd's UNIX socket
- * (uapi/ptaskd.h).
+ * (uapi/ptaskd.h).  Push, pull, datablock create and release go through
+ * rings instead when ptaskd offers them (transport_ring.c), unless
+ * PTASK_TRANSPORT=socket.
  *
  * A connection carries one call at a time, so the context keeps a pool:
  * a call takes an idle connection or opens one more, attached to the
@@ -10,7 +12,10 @@
  *
  * Datablock memory: MAP answers with the arena (a memfd) and the offset;
  * the arena is mapped whole, once, while any datablock in it is mapped
- * here, so mapping a datablock costs one round trip and no mmap.
+ * here, so mapping a datablock costs one round trip and no mmap.  With
+ * rings, an ordinary arena stays mapped for the context's life, and a
+ * datablock whose completion said where it is (struct lp_mem) maps with
+ * no round trip at all (u_map_at).
  *
  * Waiting for an answer: the socket is polled for up to PTASK_SPIN_US
  * (default LP_SPIN_US_DEFAULT) before the thread sleeps in recvmsg, as
@@ -21,6 +26,7 @@
  * turns polling off.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -62,9 +68,9 @@ static uint64_t now_ns(void)
  * -ENOTCONN / -EPROTO; *@got is the payload length.  @spin (may be NULL:
  * no polling) says how to wait.
  */
-static int exchange(int fd, uint32_t op, const void *a, size_t alen,
-		    const void *b, size_t blen, void *out, size_t cap,
-		    size_t *got, int *passed, struct lp_spin *spin)
+int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
+		const void *b, size_t blen, void *out, size_t cap,
+		size_t *got, int *passed, struct lp_spin *spin)
 {
 	struct ptaskd_hdr h = {
 		.magic = PTASKD_PROTO_MAGIC,
@@ -132,8 +138,8 @@ static int conn_open(const char *path, uint64_t *token, struct lp_conn **out)
 		err = c->fd;
 		goto err_free;
 	}
-	err = exchange(c->fd, PTASKD_OP_HELLO, &h, sizeof(h), NULL, 0, &h,
-		       sizeof(h), &got, NULL, NULL);
+	err = lp_exchange(c->fd, PTASKD_OP_HELLO, &h, sizeof(h), NULL, 0, &h,
+			  sizeof(h), &got, NULL, NULL);
 	if (!err && got != sizeof(h))
 		err = -EPROTO;
 	if (err)
@@ -147,6 +153,18 @@ err_close:
 err_free:
 	free(c);
 	return err;
+}
+
+int lp_conn_open(const char *path, uint64_t *token, int *fd)
+{
+	struct lp_conn *c;
+	int err = conn_open(path, token, &c);
+
+	if (err)
+		return err;
+	*fd = c->fd;
+	free(c);
+	return 0;
 }
 
 static int conn_get(struct ptask_ctx *ctx, struct lp_conn **out)
@@ -228,7 +246,8 @@ static int scatter_extras(unsigned int cmd, void *arg, const uint8_t *p,
 	return len ? -EPROTO : 0;
 }
 
-static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg)
+static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
+		  struct lp_mem *mem)
 {
 	const union {
 		struct ptask_ptask_open open;
@@ -241,6 +260,13 @@ static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg)
 	struct lp_conn *c;
 	int err;
 
+	if (lp_ring_cmd(cmd) &&
+	    !__atomic_load_n(&ctx->rings_off, __ATOMIC_RELAXED)) {
+		err = lp_ring_call(ctx, cmd, arg, mem);
+		if (err <= 0)
+			return err;
+		/* 1: no ring for this call; the socket then */
+	}
 	memcpy(&size, arg, sizeof(size));
 	if (size > sizeof(small))
 		return -E2BIG;
@@ -263,8 +289,8 @@ static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg)
 	err = conn_get(ctx, &c);
 	if (err)
 		goto out_free;
-	err = exchange(c->fd, cmd, arg, size, extra, extra_len, buf, cap, &got,
-		       NULL, &ctx->spin);
+	err = lp_exchange(c->fd, cmd, arg, size, extra, extra_len, buf, cap,
+			  &got, NULL, &ctx->spin);
 	conn_put(ctx, c, err);
 	if (err || !got)
 		goto out_free;
@@ -341,8 +367,8 @@ static int u_map(struct ptask_ctx *ctx, uint32_t handle, uint64_t mmap_offset,
 	err = conn_get(ctx, &c);
 	if (err)
 		return err;
-	err = exchange(c->fd, PTASKD_OP_MAP, &m, sizeof(m), NULL, 0, &m,
-		       sizeof(m), &got, &fd, &ctx->spin);
+	err = lp_exchange(c->fd, PTASKD_OP_MAP, &m, sizeof(m), NULL, 0, &m,
+			  sizeof(m), &got, &fd, &ctx->spin);
 	conn_put(ctx, c, err);
 	if (!err && (got != sizeof(m) || m.offset + m.bytes > m.arena_bytes ||
 		     m.bytes < bytes))
@@ -360,6 +386,29 @@ static int u_map(struct ptask_ctx *ctx, uint32_t handle, uint64_t mmap_offset,
 	return 0;
 }
 
+/*
+ * A datablock whose arena a ring's completion named (@mem): its address,
+ * if that arena is mapped here already; -ENOENT if not (u_map asks).
+ */
+static int u_map_at(struct ptask_ctx *ctx, const struct lp_mem *mem,
+		    uint64_t bytes, void **addr, void **cookie)
+{
+	struct lp_arena *a;
+
+	pthread_mutex_lock(&ctx->lock);
+	a = arena_find(ctx, mem->arena);
+	if (a && (mem->offset > a->bytes || bytes > a->bytes - mem->offset))
+		a = NULL;	/* not what the daemon said before: ask */
+	if (a)
+		a->refs++;
+	pthread_mutex_unlock(&ctx->lock);
+	if (!a)
+		return -ENOENT;
+	*addr = a->base + mem->offset;
+	*cookie = a;
+	return 0;
+}
+
 static void u_unmap(struct ptask_ctx *ctx, void *addr, uint64_t bytes,
 		    void *cookie)
 {
@@ -368,7 +417,8 @@ static void u_unmap(struct ptask_ctx *ctx, void *addr, uint64_t bytes,
 	(void)addr;
 	(void)bytes;
 	pthread_mutex_lock(&ctx->lock);
-	if (--a->refs) {
+	/* With rings, ordinary arenas stay mapped for the context's life. */
+	if (--a->refs || (!ctx->rings_off && a->bytes <= LP_ARENA_KEEP_BYTES)) {
 		pthread_mutex_unlock(&ctx->lock);
 		return;
 	}
@@ -389,6 +439,13 @@ static void u_close(struct ptask_ctx *ctx)
 	struct lp_conn *c;
 	struct lp_arena *a;
 
+	lp_rings_close(ctx);
+	/* What a program sees of releases it did not wait for. */
+	if (ctx->release_failed)
+		fprintf(stderr, "libptask: %llu datablock release(s) failed in ptaskd (first: %s)\n",
+			(unsigned long long)ctx->release_failed,
+			strerror(-ctx->release_err));
+
 	while ((c = ctx->idle)) {
 		ctx->idle = c->next;
 		close(c->fd);
@@ -406,6 +463,7 @@ static void u_close(struct ptask_ctx *ctx)
 const struct lp_transport lp_user_transport = {
 	.call = u_call,
 	.map = u_map,
+	.map_at = u_map_at,
 	.unmap = u_unmap,
 	.close = u_close,
 };
@@ -428,11 +486,28 @@ static uint64_t spin_from_env(void)
 	return (uint64_t)us * 1000;
 }
 
+/* PTASK_TRANSPORT: "ring" (or unset, or empty) or "socket". */
+static int transport_from_env(bool *rings_off)
+{
+	const char *env = getenv("PTASK_TRANSPORT");
+
+	*rings_off = false;
+	if (!env || !*env || !strcmp(env, "ring"))
+		return 0;
+	if (strcmp(env, "socket"))
+		return -EINVAL;
+	*rings_off = true;
+	return 0;
+}
+
 int lp_user_open(struct ptask_ctx *ctx, const char *socket_path)
 {
 	struct lp_conn *c;
 	int err;
 
+	err = transport_from_env(&ctx->rings_off);
+	if (err)
+		return err;
 	ctx->socket_path = strdup(socket_path);
 	if (!ctx->socket_path)
 		return -ENOMEM;

@@ -1202,4 +1202,197 @@ struct ptask_proc_info {
 	__u64 held_ns;
 };
 
+/*
+ * Submission and completion rings (version PTASK_RING_VERSION)
+ * ============================================================
+ *
+ * A ring carries push, pull, datablock create and datablock release
+ * calls without a system call or a socket message per call.  It is one
+ * shared region in io_uring's shape: a submission queue (SQ) the client
+ * produces and the executing side consumes, and a completion queue (CQ)
+ * the executing side produces and the client consumes.
+ *
+ * Where it comes from.  User mode: ptaskd's PTASKD_OP_RING_SETUP
+ * (uapi/ptaskd.h) answers with the fd of a sealed memfd holding the
+ * region, laid out and initialised by ptaskd; the connection that asked
+ * stays open as the ring's lifeline (closing it closes the ring).  Kernel
+ * mode (not yet): ptask.ko will expose the same layout by mmap of
+ * /dev/ptask and consume a batch of entries per "enter" ioctl, as
+ * io_uring_enter does; nothing below depends on which side executes.
+ *
+ * Layout.  struct ptask_ring_hdr at offset 0 says everything a side
+ * needs: PTASK_RING_MAGIC, PTASK_RING_VERSION, the entry counts (powers
+ * of two, 1..PTASK_RING_ENTRIES_MAX), the entry sizes and where each
+ * part starts.  Every offset is a multiple of 64, every part lies
+ * inside @region_bytes and no two overlap.  The SQ's and the CQ's
+ * struct ptask_ring_queue each keep head, tail and flags on cache lines
+ * of their own, so producer and consumer do not write the same line.
+ * A side that maps a region checks all of this and refuses (-EINVAL) a
+ * region that breaks any rule; it reads the header once and never again.
+ *
+ * Indices.  head and tail are free-running u32 counters; entry i lives
+ * in slot (i & (entries - 1)).  tail - head (mod 2^32) is the number of
+ * entries queued and can never exceed entries.  Only the producer writes
+ * tail, only the consumer writes head; each side keeps its own copy of
+ * the index it writes and never trusts the shared one, and a side that
+ * reads the other's index checks it: a tail more than @entries ahead of
+ * the consumer's head, or a head that claims entries never produced, is
+ * a broken ring (ptaskd closes it and logs once).
+ *
+ * Ordering (C11 / kernel atomics):
+ *   producer: write the entry; store-release tail.
+ *   consumer: load-acquire tail; read (copy) the entry; store-release
+ *             head.
+ *   producer: load-acquire head before it reuses a slot.
+ * The consumer copies an entry out of shared memory before it looks at
+ * it, and checks the copy, so a producer that rewrites an entry while it
+ * is read changes nothing but that call's arguments.
+ *
+ * Doorbells.  A consumer with nothing to do spins for a bounded time (a
+ * futex wake-up costs 12-14 us, more at p99, on the machines measured),
+ * then sets PTASK_RING_SLEEPING in its queue's @flags (an atomic RMW,
+ * sequentially consistent), loads tail again and, if it has not moved,
+ * waits with FUTEX_WAIT (shared, not private) on the tail word for the
+ * value it saw.  A producer, after its store-release of tail, issues a
+ * full fence, loads @flags and calls FUTEX_WAKE on the tail word only if
+ * PTASK_RING_SLEEPING is set.  The two fences make a lost wake-up
+ * impossible (the Dekker pattern); the consumer clears the flag once it
+ * is awake.  Consumers wait in bounded slices anyway, to notice the
+ * other side's death (user mode: the lifeline socket's hang-up).
+ *
+ * Entries.  A struct ptask_sqe is the call's command number (@cmd:
+ * PTASK_IOC_PUSH, _PULL, _DATABLOCK_CREATE or _DATABLOCK_RELEASE), its
+ * @flags and the call's own struct in @arg, exactly as the ioctl takes
+ * it (its size field first; a size larger than @arg is -EINVAL, since
+ * the bytes past the entry are not the call's).  It is checked like the
+ * ioctl's struct, with the same table and ptask_args_check(), and
+ * completes with the errno the ioctl would give: -ENOTTY for a number
+ * that is no ioctl, -EOPNOTSUPP for an ioctl that rings do not carry,
+ * -EINVAL for unknown PTASK_SQE_* flags.  Blocking calls block the
+ * ring: its entries run in order, one at a time; a program that wants
+ * a pull and a push in flight together uses two rings.
+ *
+ * A struct ptask_cqe answers one entry: the entry's @user_data, @res (0
+ * or the -errno the ioctl returns) and @arg, the struct as the ioctl
+ * copies it out (only when @res is 0 and the ioctl copies out).  With
+ * PTASK_CQE_MEM (user mode, a pull or create that succeeded) @arena,
+ * @arena_bytes and @arena_offset say where the datablock's bytes are:
+ * the arena's id (the one PTASKD_OP_MAP reports and passes the fd of)
+ * and the offset in it, so a client that mapped that arena before maps
+ * nothing for this call.  An entry submitted with
+ * PTASK_SQE_NO_CQE_ON_SUCCESS (fire and forget, meant for releases)
+ * gets a CQE only if it fails.
+ *
+ * The CQ holds PTASK_RING_CQ_FACTOR times the SQ's entries.  A producer
+ * never overwrites an entry not consumed: when the CQ is full the
+ * executing side waits for the client to consume, so a client that
+ * submits fire-and-forget entries also reaps the CQ while it waits.
+ */
+#define PTASK_RING_MAGIC		0x474e5250U	/* "PRNG" */
+#define PTASK_RING_VERSION		1
+#define PTASK_RING_ENTRIES_MAX		4096
+#define PTASK_RING_CQ_FACTOR		2
+#define PTASK_RING_ALIGN		64
+
+/* struct ptask_ring_queue.flags */
+#define PTASK_RING_SLEEPING		(1U << 0)	/* consumer sleeps: ring */
+
+/**
+ * struct ptask_ring_hdr - the first bytes of a ring region
+ * @magic: PTASK_RING_MAGIC
+ * @version: PTASK_RING_VERSION
+ * @sq_entries: SQ slots, a power of two
+ * @cq_entries: CQ slots, a power of two
+ * @sqe_size: sizeof(struct ptask_sqe)
+ * @cqe_size: sizeof(struct ptask_cqe)
+ * @region_bytes: the region's size
+ * @sq_off: offset of the SQ's struct ptask_ring_queue
+ * @cq_off: offset of the CQ's struct ptask_ring_queue
+ * @sqes_off: offset of the SQ's slots
+ * @cqes_off: offset of the CQ's slots
+ */
+struct ptask_ring_hdr {
+	__u32 magic;
+	__u32 version;
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 sqe_size;
+	__u32 cqe_size;
+	__u64 region_bytes;
+	__u64 sq_off;
+	__u64 cq_off;
+	__u64 sqes_off;
+	__u64 cqes_off;
+};
+
+/**
+ * struct ptask_ring_queue - one queue's indices, a cache line each
+ * @head: consumer's index (written by the consumer only)
+ * @tail: producer's index (written by the producer only; the futex word)
+ * @flags: PTASK_RING_SLEEPING (written by the consumer)
+ */
+struct ptask_ring_queue {
+	__u32 head;
+	__u32 pad_head[15];
+	__u32 tail;
+	__u32 pad_tail[15];
+	__u32 flags;
+	__u32 pad_flags[15];
+};
+
+/* struct ptask_sqe.flags */
+#define PTASK_SQE_NO_CQE_ON_SUCCESS	(1U << 0)
+#define PTASK_SQE_FLAGS_ALL		PTASK_SQE_NO_CQE_ON_SUCCESS
+
+/**
+ * union ptask_ring_arg - the call's struct, as its ioctl takes it
+ */
+union ptask_ring_arg {
+	__u32 size;
+	struct ptask_push push;
+	struct ptask_pull pull;
+	struct ptask_datablock_create create;
+	struct ptask_datablock_release release;
+	__u8 bytes[48];
+};
+
+/**
+ * struct ptask_sqe - a submission (64 bytes)
+ * @user_data: the client's, copied to the completion
+ * @cmd: PTASK_IOC_PUSH, _PULL, _DATABLOCK_CREATE or _DATABLOCK_RELEASE
+ * @flags: PTASK_SQE_*
+ * @arg: the call's struct
+ */
+struct ptask_sqe {
+	__u64 user_data;
+	__u32 cmd;
+	__u32 flags;
+	union ptask_ring_arg arg;
+};
+
+/* struct ptask_cqe.flags */
+#define PTASK_CQE_MEM			(1U << 0)	/* arena fields valid */
+
+/**
+ * struct ptask_cqe - a completion (96 bytes)
+ * @user_data: the entry's
+ * @res: 0 or -errno, what the ioctl returns
+ * @flags: PTASK_CQE_*
+ * @arg: the struct as the ioctl copies it out (zero if it does not)
+ * @arena: PTASK_CQE_MEM: the arena holding the datablock
+ * @arena_bytes: PTASK_CQE_MEM: that arena's size
+ * @arena_offset: PTASK_CQE_MEM: the datablock's first byte in it
+ * @reserved: 0
+ */
+struct ptask_cqe {
+	__u64 user_data;
+	__s32 res;
+	__u32 flags;
+	union ptask_ring_arg arg;
+	__u64 arena;
+	__u64 arena_bytes;
+	__u64 arena_offset;
+	__u64 reserved;
+};
+
 #endif /* _UAPI_LINUX_PTASK_H */

@@ -31,6 +31,11 @@
  * daemon compares SO_PEERCRED pids), so they share graphs and datablocks
  * like the threads of one /dev/ptask fd.  The client lives until its last
  * connection closes.
+ *
+ * Rings: PTASKD_OP_RING_SETUP (below) makes a connection the lifeline of
+ * a shared-memory ring that carries push, pull, datablock create and
+ * release without a message per call (uapi/ptask.h, "Submission and
+ * completion rings").
  */
 #ifndef PTASKD_UAPI_H
 #define PTASKD_UAPI_H
@@ -67,6 +72,7 @@ enum ptaskd_op {
 	PTASKD_OP_PROCS = 7,
 	PTASKD_OP_OBJECTS = 8,
 	PTASKD_OP_SET_PRIO = 9,
+	PTASKD_OP_RING_SETUP = 10,
 };
 
 /**
@@ -120,6 +126,37 @@ struct ptaskd_map {
 	__u64 bytes;
 };
 #define PTASKD_MAP_FD		(1U << 0)
+
+/**
+ * struct ptaskd_ring_setup - PTASKD_OP_RING_SETUP (request and reply)
+ * @sq_entries: request: SQ slots wanted, a power of two up to
+ *	PTASK_RING_ENTRIES_MAX, or 0 for ptaskd's default; reply: granted
+ * @cq_entries: reply: CQ slots (PTASK_RING_CQ_FACTOR * @sq_entries);
+ *	request: 0
+ * @flags: 0
+ * @reserved: 0
+ * @region_bytes: reply: the region's size, to mmap whole
+ *
+ * Turns the connection into a ring's lifeline (uapi/ptask.h, "Submission
+ * and completion rings"): the reply carries the region's memfd
+ * (SCM_RIGHTS, sealed against shrinking and growing), already laid out;
+ * from then on the connection carries no more messages (anything sent
+ * on it closes the ring), and closing it closes the ring, as does a
+ * ring the client broke (a garbage tail).  The ring's calls are the
+ * connection's client's (the token of its HELLO), with the identity
+ * SO_PEERCRED gave at connect, as every call on the socket.  Errors:
+ * -EINVAL (a field out of range or non-zero), -ENOMEM, -EMFILE.  An
+ * older ptaskd answers -ENOTTY (no such op): the client keeps to the
+ * socket.
+ */
+struct ptaskd_ring_setup {
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 flags;
+	__u32 reserved;
+	__u64 region_bytes;
+};
+#define PTASKD_RING_SQ_DEFAULT	64
 
 #define PTASKD_INFO_DEVICES	16
 

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -326,6 +327,39 @@ void pd_ns_client_put(struct pd_client *c)
 	free(c);
 }
 
+void pd_ns_set_call_spin(struct pd_ns *ns, uint64_t spin_ns)
+{
+	pd_ns_lock(ns);
+	ns->call_spin_ns = spin_ns;
+	pd_ns_unlock(ns);
+}
+
+/*
+ * Poll @c's wake_seq for a change from @seq for up to call_spin_ns, the
+ * lock dropped (as wait_slice drops it).  wake_seq is written under the
+ * lock; an atomic load of it is all this needs to see it move.
+ */
+static bool spin_for_wake(struct pd_client *c, u64 seq)
+{
+	struct pd_ns *ns = c->ns;
+	struct pd_wake_defer *defer = ns->wake_defer;
+	u64 deadline = ptask_os_now_ns() + ns->call_spin_ns;
+	bool moved;
+
+	ns->wake_defer = NULL;
+	ns->locked = false;
+	pthread_mutex_unlock(&ns->lock);
+	do {
+		sched_yield();
+		moved = __atomic_load_n(&c->core->wake_seq, __ATOMIC_RELAXED) != seq;
+	} while (!moved && ptask_os_now_ns() < deadline);
+	pthread_mutex_lock(&ns->lock);
+	ns->owner = pthread_self();
+	ns->locked = true;
+	ns->wake_defer = defer;
+	return moved;
+}
+
 /* pd_ns_call, the lock held: sleeps (wait_slice) while it would block. */
 static int call_locked(struct pd_client *c, const struct ptask_caller *who,
 		       unsigned int cmd, void *arg,
@@ -344,6 +378,10 @@ static int call_locked(struct pd_client *c, const struct ptask_caller *who,
 		if (c->ns->wake_defer && c->ns->wake_defer->deferred)
 			exec_wake_now_locked(c->ns);
 		seq = c->core->wake_seq;
+		/* Not the executor's take: its sleep is off the critical path. */
+		if (c->ns->call_spin_ns && !c->core->executor &&
+		    spin_for_wake(c, seq))
+			continue;
 		while (c->core->wake_seq == seq) {
 			if (!wait_slice(c, deadline))
 				return -ETIMEDOUT;

@@ -140,6 +140,17 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	       unsigned int cmd, void *arg, const struct ptask_call_io *io,
 	       const struct pd_call_ctx *ctx);
 
+/*
+ * A call that would block polls its client's wake_seq for up to @spin_ns
+ * (the lock dropped, yielding the CPU between looks) before it sleeps on
+ * the client's condition variable: the pull waiting for an invocation's
+ * output is on its critical path, and a condition variable's wake-up
+ * costs a futex wake-up there.  Not the executor's calls: a taker that
+ * ran out of work would only burn a CPU.  0 (the default): sleep at
+ * once; ptaskd sets it to --spin-us (pd_server_start).
+ */
+void pd_ns_set_call_spin(struct pd_ns *ns, uint64_t spin_ns);
+
 /**
  * struct pd_map_info - where a datablock's bytes are
  * @arena: the arena's id

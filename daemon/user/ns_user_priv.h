@@ -48,6 +48,8 @@ struct ptask_buf {
  * @timer_cond: wakes @timer when @timer_at or @timer_stop change
  * @timer_at: CLOCK_MONOTONIC ns of the next tick, 0: none
  * @timer_stop: @timer must return
+ * @call_spin_ns: how long a blocked call polls its client's wake_seq
+ *	before it sleeps on the condition variable (pd_ns_set_call_spin)
  */
 struct pd_ns {
 	struct ptask_ns core;
@@ -64,6 +66,7 @@ struct pd_ns {
 	pthread_cond_t timer_cond;
 	uint64_t timer_at;
 	bool timer_stop;
+	uint64_t call_spin_ns;
 };
 
 void pd_ns_lock(struct pd_ns *ns);

@@ -8,6 +8,9 @@
  * the two capabilities the core asks about, as CAP_DAC_OVERRIDE and
  * CAP_SYS_NICE usually go with it.
  *
+ * Rings: a connection that asks for one (PTASKD_OP_RING_SETUP) is handed
+ * to ring_server.c, its thread with it, for the rest of its life.
+ *
  * Locking: pd_server.lock protects the connection list and count (and
  * the INFO answer); a connection's own fields belong to its thread.
  */
@@ -29,6 +32,7 @@
 #include "daemon/log.h"
 #include "daemon/user/ns_admin.h"
 #include "daemon/user/request.h"
+#include "daemon/user/ring_server.h"
 #include "daemon/user/server.h"
 
 #define MAX_GROUPS	256
@@ -274,6 +278,44 @@ static void help_engine(struct pd_conn *c)
 		pd_ns_wake_executor(c->server->ns);
 }
 
+/* help_engine for a ring (struct pd_ring_host.help). */
+static void help_engine_cb(void *arg)
+{
+	help_engine(arg);
+}
+
+/*
+ * PTASKD_OP_RING_SETUP: the connection becomes the ring's lifeline and
+ * this thread the ring's (ring_server.h) until it ends, which ends the
+ * connection too (-ECONNRESET: nothing to log).  A refused setup is
+ * answered and the connection goes on as before.
+ */
+static int handle_ring_setup(struct pd_conn *c, const void *payload,
+			     size_t len)
+{
+	struct pd_ring_host host = {
+		.fd = c->fd, .who = &c->who, .client = c->client,
+		.defer = &c->defer, .help = help_engine_cb, .help_arg = c,
+		.stopping = &c->server->stopping,
+		.spin_ns = c->server->spin_ns,
+		.spinners = &c->server->spinners,
+		.max_spinners = c->server->max_spinners,
+	};
+	struct ptaskd_ring_setup rs;
+	struct pd_ring *r;
+	int fd = -1, err;
+
+	err = pd_ring_create(&host, payload, len, &rs, &fd, &r);
+	if (err)
+		return send_reply(c, PTASKD_OP_RING_SETUP, err, NULL, 0, -1);
+	err = send_reply(c, PTASKD_OP_RING_SETUP, 0, &rs, sizeof(rs), fd);
+	close(fd);
+	if (!err)
+		pd_ring_serve(r);
+	pd_ring_destroy(r);
+	return err ? err : -ECONNRESET;
+}
+
 static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 			size_t len)
 {
@@ -503,6 +545,8 @@ static void serve(struct pd_conn *c)
 		}
 		if (h.op == PTASKD_OP_MAP)
 			err = handle_map(c, payload, h.len);
+		else if (h.op == PTASKD_OP_RING_SETUP)
+			err = handle_ring_setup(c, payload, h.len);
 		else if (h.op == PTASKD_OP_INFO)
 			err = handle_info(c);
 		else if (pd_admin_op(h.op))
@@ -634,6 +678,7 @@ int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
 	/* One CPU: a poller would only keep its client off it. */
 	s->spin_ns = cpus >= 2 ? (uint64_t)spin_us * 1000 : 0;
 	s->max_spinners = cpus >= 2 ? (uint32_t)(cpus / 2) : 0;
+	pd_ns_set_call_spin(ns, s->spin_ns);
 	strcpy(s->path, path);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->idle, NULL);

@@ -37,3 +37,12 @@ $(B)/vm/ptaskd_e2e: $(E2E_DEPS)
 		-o $@ $(E2E_LINK) $(NL_LIBS) $(NL_QUIET)
 
 daemon-tests: $(B)/tests/daemon/ptaskd_e2e
+
+# Rings against the socket, one small invocation (a helper, not a test:
+# not in build/tests/daemon/); see tests/daemon/ring_roundtrip.c.
+$(B)/tests/helpers/ring_roundtrip: tests/daemon/ring_roundtrip.c $(LIBPT_A) $(PC_A)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(CFLAGS) $(E2E_FLAGS) -o $@ $< $(LIBPT_A) $(PC_A) -lpthread
+
+daemon-tests: $(B)/tests/helpers/ring_roundtrip

@@ -13,7 +13,10 @@
  * something: user_cpu and user_sim (ptaskd --mode user --backend cpu|sim
  * on a private socket) and kernel_sim (ptaskd --mode kernel --backend
  * sim; it needs ptask.ko, so it runs in the test guest and SKIPs
- * elsewhere).  The graphs are graphs.c's: a GPU ptask (vec_add) feeding a
+ * elsewhere).  User mode's clients use rings (uapi/ptask.h, "Submission
+ * and completion rings"), but in user_cpu_socket, which runs every test
+ * over the socket alone (PTASK_TRANSPORT=socket); the ring tests at the
+ * end drive rings by hand (ring_client.c) to die or scribble.  The graphs are graphs.c's: a GPU ptask (vec_add) feeding a
  * CPU ptask run by this program's libptask worker, GPU stages only,
  * sgemm, a busy kernel.
  *
@@ -45,6 +48,7 @@
 #include "tests/kselftest/pt_harness.h"
 #include "daemon.h"
 #include "graphs.h"
+#include "ring_client.h"
 
 /* A sim device whose every launch sleeps 3 s: work is in flight a while. */
 #define SLOW_SIM	"launch_ns=3000000000"
@@ -62,6 +66,7 @@ FIXTURE(e2e) {
 FIXTURE_VARIANT(e2e) {
 	enum ptask_mode mode;
 	const char *backend;
+	const char *transport;	/* user mode: PTASK_TRANSPORT (NULL: rings) */
 };
 
 FIXTURE_VARIANT_ADD(e2e, user_cpu) {
@@ -72,6 +77,13 @@ FIXTURE_VARIANT_ADD(e2e, user_cpu) {
 FIXTURE_VARIANT_ADD(e2e, user_sim) {
 	.mode = PTASK_MODE_USER,
 	.backend = "sim",
+};
+
+/* The socket path, as before rings (PTASK_TRANSPORT=socket). */
+FIXTURE_VARIANT_ADD(e2e, user_cpu_socket) {
+	.mode = PTASK_MODE_USER,
+	.backend = "cpu",
+	.transport = "socket",
 };
 
 FIXTURE_VARIANT_ADD(e2e, kernel_sim) {
@@ -88,6 +100,11 @@ FIXTURE_SETUP(e2e)
 	}
 	if (access(e2e_ptaskd_path(), X_OK))
 		SKIP(pt_skip_exit(), "no %s (set PTASK_PTASKD)", e2e_ptaskd_path());
+	/* Each test runs in a process of its own: this is the test's. */
+	if (variant->transport)
+		setenv("PTASK_TRANSPORT", variant->transport, 1);
+	else
+		unsetenv("PTASK_TRANSPORT");
 	ASSERT_EQ(0, e2e_daemon_init(&self->d, variant->mode, variant->backend,
 				     PT_WAIT_MS));
 }
@@ -690,6 +707,287 @@ TEST_F(e2e, budgets_hold_a_low_priority_hog)
 		TH_LOG("hog invocations %lld -> %lld", hog_before, hog_after);
 	EXPECT_EQ(0, proc_get(&self->d, hog, true));
 	setpriority(PRIO_PROCESS, 0, 0);
+}
+
+/* --- rings (user mode) ------------------------------------------------------- */
+
+#define NEED_RINGS() do {						\
+	if (variant->mode != PTASK_MODE_USER || variant->transport)	\
+		SKIP(return, "user mode's rings");			\
+} while (0)
+
+/* Does this process map a ring region from ptaskd? */
+static bool maps_a_ring(void)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "ptaskd-ring") != NULL;
+	fclose(f);
+	return found;
+}
+
+/* How many lines of the daemon's log hold @text. */
+static int log_count(const struct e2e_daemon *d, const char *text)
+{
+	char line[1024];
+	int n = 0;
+	FILE *f = fopen(d->log, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, text) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* Calls go where the variant says: rings, or the socket alone. */
+TEST_F(e2e, transport_is_the_variants)
+{
+	int k;
+
+	if (variant->mode != PTASK_MODE_USER)
+		SKIP(return, "user mode's transports");
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	for (k = 0; k < 8; k++) {
+		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	}
+	EXPECT_EQ(!variant->transport, maps_a_ring());
+	/* A transport that is neither is refused, not guessed. */
+	setenv("PTASK_TRANSPORT", "pigeon", 1);
+	EXPECT_EQ(-EINVAL, e2e_ctx_open(&self->d, &self->fg.ctx));
+}
+
+static struct ptask_sqe create_sqe(uint64_t user_data, uint64_t bytes)
+{
+	struct ptask_sqe sqe = {
+		.user_data = user_data, .cmd = PTASK_IOC_DATABLOCK_CREATE,
+	};
+
+	sqe.arg.create.size = sizeof(sqe.arg.create);
+	sqe.arg.create.bytes = bytes;
+	return sqe;
+}
+
+/*
+ * A ring's client that fills its CQ (never reaping) and its SQ behind
+ * it, so ptaskd's ring thread waits on a full CQ with entries queued;
+ * then it waits to be killed.
+ */
+static void __attribute__((noreturn)) fill_ring(const struct e2e_daemon *d,
+						int ready)
+{
+	struct e2e_ring er;
+	struct ptask_sqe sqe;
+	uint64_t i = 0, t0;
+	char c = 0;
+	int err;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (e2e_ring_open(d->socket, 8, &er))
+		_exit(PT_CHILD_FAIL);
+	t0 = pc_ring_now_ns();
+	for (;;) {
+		sqe = create_sqe(++i, 4096);
+		err = e2e_ring_submit(&er, &sqe);
+		if (err == -ENOSPC) {
+			i--;
+			if (pc_ring_q_ready(&er.r.cq) == (int)er.r.cq.entries)
+				break;
+			usleep(1000);
+		} else if (err) {
+			_exit(PT_CHILD_FAIL);
+		}
+		if (pc_ring_now_ns() - t0 > WAIT_NS)
+			_exit(PT_CHILD_FAIL);
+	}
+	if (write(ready, &c, 1) != 1)
+		_exit(PT_CHILD_FAIL);
+	for (;;)
+		pause();
+}
+
+/*
+ * A client that dies with entries queued (and ptaskd's ring thread
+ * waiting for room in its CQ): other clients run on meanwhile, and once
+ * it is gone ptaskd holds nothing of it.
+ */
+TEST_F(e2e, ring_client_dies_with_entries_queued)
+{
+	int ready[2], status, k;
+	char c = 0;
+	pid_t pid;
+
+	NEED_RINGS();
+	START(NULL);
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		fill_ring(&self->d, ready[1]);
+	self->child = pid;
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1))
+		TH_LOG("the child did not fill its ring");
+	close(ready[0]);
+	/* 16 datablocks completed, one taken and waiting, 8 queued. */
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	for (k = 0; k < 8; k++) {
+		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	}
+	CLOSE_CTX();
+	kill(pid, SIGKILL);
+	self->child = 0;
+	status = e2e_wait_pid(pid, PT_WAIT_MS);
+	ASSERT_TRUE(status >= 0 && WIFSIGNALED(status));
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "ring client killed"));
+	EXPECT_EQ(0, log_count(&self->d, "ring closed"));
+}
+
+/* Ring sizes ptaskd does not make are refused, and nothing is left. */
+TEST_F(e2e, ring_setup_refuses_bad_sizes)
+{
+	struct e2e_ring er;
+
+	NEED_RINGS();
+	START(NULL);
+	EXPECT_EQ(-EINVAL, e2e_ring_open(self->d.socket, 3, &er));
+	EXPECT_EQ(-EINVAL, e2e_ring_open(self->d.socket,
+					 PTASK_RING_ENTRIES_MAX, &er));
+	ASSERT_PT(0, e2e_ring_open(self->d.socket, 0, &er));	/* default */
+	EXPECT_EQ((__u32)PTASKD_RING_SQ_DEFAULT, er.r.sq.entries);
+	EXPECT_EQ((__u32)PTASKD_RING_SQ_DEFAULT * PTASK_RING_CQ_FACTOR,
+		  er.r.cq.entries);
+	e2e_ring_close(&er);
+}
+
+struct bad_entry {
+	const char *what;
+	uint32_t cmd;
+	uint32_t flags;
+	uint32_t size;		/* the struct's size field */
+	uint32_t arg_flags;	/* the struct's own flags */
+	uint32_t handle;	/* release's handle, push's channel */
+	int want;		/* 1: what the socket says for it */
+};
+
+static const struct bad_entry bad_entries[] = {
+	{ "no such ioctl", 0xdeadbeef, 0, 40, 0, 0, -ENOTTY },
+	{ "not a ring's ioctl", PTASK_IOC_GRAPH_RUN, 0, 16, 0, 0, -EOPNOTSUPP },
+	{ "unknown entry flags", PTASK_IOC_DATABLOCK_CREATE, 1U << 7, 40, 0, 0,
+	  -EINVAL },
+	{ "struct beyond the entry", PTASK_IOC_DATABLOCK_CREATE, 0, 64, 0, 0,
+	  -EINVAL },
+	{ "struct too short", PTASK_IOC_DATABLOCK_CREATE, 0, 8, 0, 0, 1 },
+	{ "struct flags", PTASK_IOC_DATABLOCK_CREATE, 0, 40, 1, 0, 1 },
+	{ "no such datablock", PTASK_IOC_DATABLOCK_RELEASE, 0, 16, 0, 4242, 1 },
+	{ "no such channel", PTASK_IOC_PUSH, 0, 32, PTASK_NONBLOCK, 77, 1 },
+};
+
+/*
+ * A client that scribbles: malformed entries complete with the errno
+ * the ioctl gives (the socket's, where the socket can say it), logged
+ * once; a garbage SQ tail or CQ head closes its ring; ptaskd lives and
+ * serves everyone else.
+ */
+TEST_F(e2e, ring_scribbler_gets_errors_and_ptaskd_lives)
+{
+	struct e2e_ring er, er2;
+	struct ptask_sqe sqe;
+	struct ptask_cqe cqe;
+	uint32_t db;
+	unsigned int i;
+	int k;
+
+	NEED_RINGS();
+	START(NULL);
+	ASSERT_PT(0, e2e_ring_open(self->d.socket, 8, &er));
+	for (i = 0; i < ARRAY_SIZE(bad_entries); i++) {
+		const struct bad_entry *b = &bad_entries[i];
+		int want = b->want;
+
+		memset(&sqe, 0, sizeof(sqe));
+		sqe.user_data = 100 + i;
+		sqe.cmd = b->cmd;
+		sqe.flags = b->flags;
+		sqe.arg.size = b->size;
+		sqe.arg.push.flags = b->arg_flags;
+		if (b->cmd == PTASK_IOC_DATABLOCK_CREATE)
+			sqe.arg.create.bytes = 4096;
+		else if (b->cmd == PTASK_IOC_PUSH)
+			sqe.arg.push.channel = b->handle;
+		else
+			sqe.arg.release.handle = b->handle;
+		if (want == 1)
+			want = e2e_socket_ioctl(self->d.socket, b->cmd, &sqe.arg,
+						b->size);
+		ASSERT_GT(0, want) TH_LOG("%s: the socket says %d", b->what, want);
+		ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+		ASSERT_PT(0, e2e_ring_reap(&er, &cqe, PT_WAIT_MS));
+		EXPECT_EQ(sqe.user_data, cqe.user_data);
+		EXPECT_EQ(want, cqe.res) TH_LOG("%s", b->what);
+	}
+	/* A good one still works, and says where the bytes are. */
+	sqe = create_sqe(7, 4096);
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	ASSERT_PT(0, e2e_ring_reap(&er, &cqe, PT_WAIT_MS));
+	ASSERT_EQ(0, cqe.res);
+	EXPECT_EQ(4096ULL, cqe.arg.create.bytes);
+	EXPECT_TRUE(!!(cqe.flags & PTASK_CQE_MEM));
+	EXPECT_LE(cqe.arena_offset + 4096, cqe.arena_bytes);
+	db = cqe.arg.create.handle;
+	/* Fire and forget: a release that works completes nothing... */
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.cmd = PTASK_IOC_DATABLOCK_RELEASE;
+	sqe.flags = PTASK_SQE_NO_CQE_ON_SUCCESS;
+	sqe.arg.release.size = sizeof(sqe.arg.release);
+	sqe.arg.release.handle = db;
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	/* ...one that fails does. */
+	sqe.user_data = 9;
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	ASSERT_PT(0, e2e_ring_reap(&er, &cqe, PT_WAIT_MS));
+	EXPECT_EQ(9ULL, cqe.user_data);
+	EXPECT_EQ(-ENOENT, cqe.res);
+	EXPECT_EQ(-ETIMEDOUT, e2e_ring_reap(&er, &cqe, 100));
+	EXPECT_EQ(1, log_count(&self->d, "ring entry refused"));
+
+	/* A tail far ahead: the ring is closed. */
+	__atomic_store_n(&er.r.sq.q->tail, er.r.sq.local + 1000, __ATOMIC_RELEASE);
+	EXPECT_TRUE(e2e_ring_hung_up(&er, PT_WAIT_MS));
+	EXPECT_EQ(1, log_count(&self->d, "submission tail"));
+	e2e_ring_close(&er);
+
+	/* A CQ head claiming completions never posted: closed too. */
+	ASSERT_PT(0, e2e_ring_open(self->d.socket, 8, &er2));
+	__atomic_store_n(&er2.r.cq.q->head, 1000, __ATOMIC_RELEASE);
+	sqe = create_sqe(1, 4096);
+	ASSERT_PT(0, e2e_ring_submit(&er2, &sqe));
+	EXPECT_TRUE(e2e_ring_hung_up(&er2, PT_WAIT_MS));
+	EXPECT_EQ(1, log_count(&self->d, "completion head"));
+	e2e_ring_close(&er2);
+
+	/* ptaskd lives, and serves. */
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	for (k = 0; k < 8; k++) {
+		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	}
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "scribblers gone"));
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ring_server.c - see ring_server.h.
+ *
+ * The region is a memfd sealed against shrinking and growing (so the
+ * client cannot make ptaskd's mapping fault by truncating it), mapped
+ * once here; the client maps the fd it is passed.  Everything ptaskd
+ * reads from it goes through common/ring.c, which masks every index and
+ * checks every count, and every entry is copied out before it is looked
+ * at.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "common/ring.h"
+#include "daemon/log.h"
+#include "daemon/user/ring_entry.h"
+#include "daemon/user/ring_server.h"
+
+/* A CQ that stays full: look at the lifeline this often (us). */
+#define CQ_FULL_SLEEP_US	50
+
+/**
+ * struct pd_ring - one client ring
+ * @host: what its connection lent it
+ * @ring: the attached region
+ * @map: ptaskd's mapping of the region
+ * @bytes: its size
+ * @complained: a malformed entry was logged already
+ * @last_ns: when the last entry was done (spinning runs from there)
+ */
+struct pd_ring {
+	struct pd_ring_host host;
+	struct pc_ring ring;
+	void *map;
+	size_t bytes;
+	bool complained;
+	uint64_t last_ns;
+};
+
+/* Has the lifeline hung up, or carried something (not allowed)? */
+static bool ring_gone(void *arg)
+{
+	struct pd_ring *r = arg;
+	struct pollfd p = { .fd = r->host.fd, .events = POLLIN | POLLRDHUP };
+
+	if (*r->host.stopping)
+		return true;
+	return poll(&p, 1, 0) > 0 &&
+	       (p.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR));
+}
+
+static int parse_setup(const void *payload, size_t len, uint32_t *sq)
+{
+	struct ptaskd_ring_setup rs;
+
+	if (len != sizeof(rs))
+		return -EINVAL;
+	memcpy(&rs, payload, sizeof(rs));
+	if (rs.cq_entries || rs.flags || rs.reserved || rs.region_bytes)
+		return -EINVAL;
+	*sq = rs.sq_entries ? rs.sq_entries : PTASKD_RING_SQ_DEFAULT;
+	if (*sq > PTASK_RING_ENTRIES_MAX / PTASK_RING_CQ_FACTOR ||
+	    (*sq & (*sq - 1)))
+		return -EINVAL;
+	return 0;
+}
+
+int pd_ring_create(const struct pd_ring_host *host, const void *payload,
+		   size_t len, struct ptaskd_ring_setup *reply, int *fd,
+		   struct pd_ring **out)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct pd_ring *r;
+	uint32_t sq;
+	size_t bytes;
+	int err;
+
+	err = parse_setup(payload, len, &sq);
+	if (err)
+		return err;
+	bytes = pc_ring_bytes(sq, sq * PTASK_RING_CQ_FACTOR);
+	bytes = (bytes + (size_t)page - 1) & ~((size_t)page - 1);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->host = *host;
+	r->bytes = bytes;
+	*fd = memfd_create("ptaskd-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*fd < 0) {
+		err = -errno;
+		goto err_free;
+	}
+	if (ftruncate(*fd, (off_t)bytes) ||
+	    fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) {
+		err = -errno;
+		goto err_close;
+	}
+	r->map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (r->map == MAP_FAILED) {
+		err = -errno;
+		goto err_close;
+	}
+	err = pc_ring_init(r->map, bytes, sq, sq * PTASK_RING_CQ_FACTOR);
+	if (!err)
+		err = pc_ring_attach(&r->ring, r->map, bytes, PC_RING_SERVER);
+	if (err)
+		goto err_unmap;
+	memset(reply, 0, sizeof(*reply));
+	reply->sq_entries = sq;
+	reply->cq_entries = sq * PTASK_RING_CQ_FACTOR;
+	reply->region_bytes = bytes;
+	*out = r;
+	return 0;
+
+err_unmap:
+	munmap(r->map, bytes);
+err_close:
+	close(*fd);
+	*fd = -1;
+err_free:
+	free(r);
+	return err;
+}
+
+void pd_ring_destroy(struct pd_ring *r)
+{
+	if (!r)
+		return;
+	munmap(r->map, r->bytes);
+	free(r);
+}
+
+/* Log the first malformed entry of the ring (and only that one). */
+static void complain_once(struct pd_ring *r, const struct ptask_sqe *sqe,
+			  int err)
+{
+	if (r->complained)
+		return;
+	r->complained = true;
+	pd_log_warn("pid %d: ring entry refused (cmd 0x%x, flags 0x%x, size %u): %s; "
+		    "further ones of this ring are not logged",
+		    r->host.who->pid, sqe->cmd, sqe->flags, sqe->arg.size,
+		    strerror(-err));
+}
+
+/* Where a pulled or created datablock's bytes are, for the client. */
+static void add_mem(struct pd_ring *r, const struct pd_request *req,
+		    struct ptask_cqe *cqe)
+{
+	struct pd_map_info mi;
+	uint32_t handle;
+
+	if (req->cmd == PTASK_IOC_PULL)
+		handle = req->arg.pull.datablock;
+	else if (req->cmd == PTASK_IOC_DATABLOCK_CREATE)
+		handle = req->arg.db_create.handle;
+	else
+		return;
+	/* Released meanwhile by another of its threads: it maps by MAP. */
+	if (pd_ns_map(r->host.client, handle, &mi))
+		return;
+	cqe->flags |= PTASK_CQE_MEM;
+	cqe->arena = mi.arena;
+	cqe->arena_bytes = mi.arena_bytes;
+	cqe->arena_offset = mi.offset;
+}
+
+/* Post @cqe, waiting while the CQ is full; -errno ends the ring. */
+static int post(struct pd_ring *r, const struct ptask_cqe *cqe)
+{
+	struct pc_ring_q *cq = &r->ring.cq;
+	int space;
+
+	for (;;) {
+		space = pc_ring_q_space(cq);
+		if (space < 0) {
+			pd_log_warn("pid %d: ring's completion head is garbage; ring closed",
+				    r->host.who->pid);
+			return space;
+		}
+		if (space)
+			break;
+		/* The client reaps while it waits; a dead one never will. */
+		if (ring_gone(r))
+			return -ECONNRESET;
+		usleep(CQ_FULL_SLEEP_US);
+	}
+	memcpy(pc_ring_q_slot(cq), cqe, sizeof(*cqe));
+	pc_ring_q_publish(cq, 1);
+	return 0;
+}
+
+/* One entry, start to end: 0, or -errno when the ring must end. */
+static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
+{
+	struct pd_call_ctx ctx = {
+		.cancel = ring_gone, .cancel_arg = r, .defer = r->host.defer,
+	};
+	struct pd_request req;
+	struct ptask_cqe cqe;
+	int err, perr;
+
+	err = pd_ring_entry_parse(sqe, &req);
+	if (err)
+		complain_once(r, sqe, err);
+	else
+		err = pd_ns_call(r->host.client, r->host.who, req.cmd, &req.arg,
+				 &req.io, &ctx);
+	/* The lifeline went, or ptaskd stops: nobody to answer. */
+	if (err == -EINTR && ring_gone(r)) {
+		pd_request_free(&req);
+		return -ECONNRESET;
+	}
+	pd_ring_entry_answer(sqe, &req, err, &cqe);
+	if (!err)
+		add_mem(r, &req, &cqe);
+	pd_request_free(&req);
+	perr = pd_ring_entry_posts(sqe, err) ? post(r, &cqe) : 0;
+	if (pd_wake_defer_take(r->host.defer))
+		r->host.help(r->host.help_arg);
+	return perr;
+}
+
+/*
+ * Wait for entries: poll for what is left of spin_ns since the last
+ * entry (if no more than max_spinners threads poll), then sleep a slice.
+ * Returns entries ready, 0 (none: look at the lifeline), or -EPROTO.
+ */
+static int wait_entries(struct pd_ring *r)
+{
+	struct pc_ring_q *sq = &r->ring.sq;
+	uint64_t now = pc_ring_now_ns(), spin = 0;
+	int n;
+
+	if (r->host.spin_ns && now < r->last_ns + r->host.spin_ns)
+		spin = r->last_ns + r->host.spin_ns - now;
+	if (spin) {
+		if (__atomic_add_fetch(r->host.spinners, 1, __ATOMIC_RELAXED) >
+		    r->host.max_spinners)
+			spin = 0;
+		/* sched_yield: on a busy CPU, whoever else is ready first. */
+		n = spin ? pc_ring_q_wait(sq, spin, true, 0) : 0;
+		__atomic_sub_fetch(r->host.spinners, 1, __ATOMIC_RELAXED);
+		if (n)
+			return n;
+	}
+	return pc_ring_q_wait(sq, 0, false, PD_CANCEL_POLL_MS * 1000000ULL);
+}
+
+void pd_ring_serve(struct pd_ring *r)
+{
+	struct pc_ring_q *sq = &r->ring.sq;
+	struct ptask_sqe sqe;
+	int n;
+
+	r->last_ns = pc_ring_now_ns();
+	while (!*r->host.stopping) {
+		n = pc_ring_q_ready(sq);
+		if (!n)
+			n = wait_entries(r);
+		if (n < 0) {
+			pd_log_warn("pid %d: ring's submission tail is more than %u entries ahead; ring closed",
+				    r->host.who->pid, sq->entries);
+			return;
+		}
+		if (!n) {
+			if (ring_gone(r))
+				return;
+			continue;
+		}
+		pc_ring_q_peek(sq, &sqe);	/* a private copy */
+		pc_ring_q_consume(sq);
+		if (run_entry(r, &sqe))
+			return;
+		r->last_ns = pc_ring_now_ns();
+	}
+}
