@@ -160,8 +160,8 @@ void pd_devmem_trim_space_locked(struct pd_space *space)
  * @view: a valid view whose record holds a mapping
  *
  * Afterwards the host pages are current and the record gives its mapping
- * back.  Nothing may be launched on the space and not yet synced (sync's
- * GPU time would be taken from that launch).  @view may be freed when
+ * back.  The copy waits for every lane of the space (sync), whose
+ * launches are all fenced already (their device time stays theirs).  @view may be freed when
  * this returns (its record may have died meanwhile), unless the caller
  * pinned its record.  On failure the view stays valid (the bytes are
  * still on the device).
@@ -185,7 +185,10 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view)
 	/* Another device may write the same record back meanwhile. */
 	rec->map_users++;
 	pd_engine_unlock(e);
-	err = ops->copy_d2h(e->be, space, host, view->dptr, rec->bytes);
+	/* Behind the work in flight that made it valid, if any. */
+	err = ops->copy_d2h(e->be, space, view->write_ticket ?
+			    view->write_lane : 0, host, view->dptr,
+			    rec->bytes);
 	if (!err)
 		err = ops->sync(e->be, space, NULL);
 	pd_engine_lock(e);
@@ -267,6 +270,12 @@ static bool has_pooled(struct pd_device *dev)
  * @dptr: out: the buffer
  * @cap: out: its size (a class size, >= @bytes)
  *
+ * When every view left is pinned and jobs are in flight on @dev, waits
+ * for them to complete (they unpin their views) and tries again: a
+ * pipelined device pins more than one job's buffers at a time.  The
+ * lock is dropped meanwhile; the completion thread, which needs no hold
+ * of the device, completes them.
+ *
  * Return: 0, -ENOMEM when nothing more can be freed or evicted, or the
  * backend's -errno.
  */
@@ -312,6 +321,13 @@ int pd_devmem_alloc_locked(struct pd_device *dev, struct pd_space *space,
 			continue;
 		}
 		err = evict_one_locked(dev);
+		if (err == -ENOMEM && dev->ninflight) {
+			uint32_t before = dev->ninflight;
+
+			while (dev->ninflight == before)
+				pd_engine_wait(e, &e->idle_cond);
+			continue;
+		}
 		if (err)
 			return err;
 	}
