@@ -68,6 +68,13 @@
  *	host_device_ptr) beats copying it, as the backend measured or
  *	modelled at init; 0: never in place.  ptaskd's --inplace-max
  *	overrides it.
+ * @capacity: device-seconds the device delivers per wall second: how
+ *	many of its lanes run launches on hardware of their own at once
+ *	(cpu: its lanes, a core each; sim and cuda: 1, their kernels share
+ *	the device).  0 counts as 1.  PTSched's budgets give a process at
+ *	most the device's wall time, so the engine charges each
+ *	invocation's device time divided by it.  (Added for issue 12 by
+ *	the engine's side; cuda leaves it 0.)
  */
 struct pd_device_info {
 	char name[64];
@@ -80,6 +87,7 @@ struct pd_device_info {
 	bool peer[PD_MAX_DEVICES];
 	uint32_t lanes;
 	uint64_t inplace_max;
+	uint32_t capacity;
 };
 
 /**

@@ -397,6 +397,8 @@ static int cpu_init(struct pd_backend *be, const char *config)
 	info->cores = cpus > 0 ? (uint32_t)cpus : 1;
 	info->lanes = lanes;
 	info->inplace_max = UINT64_MAX;
+	/* Each lane a core: N launches at once are N devices' worth. */
+	info->capacity = lanes;
 	be->ndev = 1;
 	pd_backend_rank(be);
 	be->priv = cpu;

@@ -224,10 +224,17 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 {
 	struct pd_engine *e = dev->e;
 	struct ptask_exec_output outs[PTASK_MAX_PORTS];
-	double scale = e->be->wall_per_gpu_ns;
+	uint32_t capacity = e->be->info[dev->index].capacity;
+	double scale = (e->be->wall_per_gpu_ns > 0 ? e->be->wall_per_gpu_ns :
+			1.0) / (capacity ? capacity : 1);
+	/*
+	 * PTSched charges wall time of a whole device: a device that runs
+	 * several launches at once on hardware of their own (cpu lanes)
+	 * gives each its share.
+	 */
 	struct ptask_exec_complete arg = {
 		.size = sizeof(arg), .id = job->inv.id,
-		.gpu_ns = scale > 0 ? (uint64_t)((double)gpu_ns * scale) : gpu_ns,
+		.gpu_ns = (uint64_t)((double)gpu_ns * scale),
 		.accel = dev->index + 1,
 	};
 	uint32_t i, n = 0;
