@@ -18,7 +18,13 @@
  *
  * Fences: a fence is an item in its lane's queue; it passes when the
  * lane thread reaches it, and records the wall time of the launches
- * before it.  lane_wait queues a wait for another lane's fence;
+ * before it.  A thread that waits for a fence (fence_wait) does not
+ * sleep while the lane has work nobody runs: it runs the lane's items
+ * itself, in order, as the lane thread would (one at a time per lane:
+ * struct cpu_lane.running), so a short invocation waited for by the
+ * thread that submitted it runs on that thread, without waking the lane
+ * thread and being woken back (two thread wake-ups, 50-100 us each on
+ * a busy VM, for a kernel of a few microseconds).  lane_wait queues a wait for another lane's fence;
  * copy_d2d waits for everything queued on the source lane so far (by
  * the lane thread's sequence numbers).  A twin's error (its run
  * returned one) is its launch's alone: the fence covering it reports
@@ -93,6 +99,8 @@ struct cpu_item {
  * @head, @tail: its queue
  * @queued: sequence number of the last item queued
  * @done: sequence number of the last item done
+ * @running: a thread (the lane's, or a fence_wait helping) runs the
+ *	item at the head now: nobody else takes one meanwhile
  * @stop: the thread must return once its queue is empty
  * @thread: the thread
  * @cpu: the backend
@@ -104,6 +112,7 @@ struct cpu_lane {
 	struct cpu_item *head, *tail;
 	uint64_t queued;
 	uint64_t done;
+	bool running;
 	bool stop;
 	pthread_t thread;
 	struct cpu_state *cpu;
@@ -253,31 +262,41 @@ static void run_item(struct cpu_state *cpu, uint32_t l, struct cpu_item *it)
 	}
 }
 
+/*
+ * Run the item at the head of @ln's queue (there is one, and nobody runs
+ * one: !ln->running), then take it off.  Locked on entry and exit; the
+ * lock is dropped while it runs.
+ */
+static void run_head_locked(struct cpu_lane *ln)
+{
+	struct cpu_item *it = ln->head;
+
+	ln->running = true;
+	pthread_mutex_unlock(&ln->lock);
+	run_item(ln->cpu, ln->index, it);
+	pthread_mutex_lock(&ln->lock);
+	ln->running = false;
+	ln->head = it->next;
+	if (!ln->head)
+		ln->tail = NULL;
+	ln->done = it->seq;
+	free(it);
+	pthread_cond_broadcast(&ln->cond);
+}
+
 static void *lane_main(void *arg)
 {
 	struct cpu_lane *ln = arg;
-	struct cpu_state *cpu = ln->cpu;
-	uint32_t l = ln->index;
 
 	pthread_mutex_lock(&ln->lock);
 	for (;;) {
-		struct cpu_item *it = ln->head;
-
-		if (!it) {
-			if (ln->stop)
-				break;
-			pthread_cond_wait(&ln->cond, &ln->lock);
+		if (ln->head && !ln->running) {
+			run_head_locked(ln);
 			continue;
 		}
-		pthread_mutex_unlock(&ln->lock);
-		run_item(cpu, l, it);
-		pthread_mutex_lock(&ln->lock);
-		ln->head = it->next;
-		if (!ln->head)
-			ln->tail = NULL;
-		ln->done = it->seq;
-		free(it);
-		pthread_cond_broadcast(&ln->cond);
+		if (!ln->head && ln->stop)
+			break;
+		pthread_cond_wait(&ln->cond, &ln->lock);
 	}
 	pthread_mutex_unlock(&ln->lock);
 	return NULL;
@@ -701,30 +720,39 @@ static int cpu_fence_poll(struct pd_backend *be, void *space, uint32_t lane,
 	return ret;
 }
 
-/* Spin PD_FENCE_SPIN_NS (yielding), then sleep on the lane's cond. */
+/*
+ * Run the lane's items while nobody does; else spin PD_FENCE_SPIN_NS
+ * (yielding), then sleep on the lane's cond.
+ */
 static int cpu_fence_wait(struct pd_backend *be, void *space, uint32_t lane,
 			  uint64_t ticket, uint64_t *gpu_ns)
 {
 	struct cpu_state *cpu = be->priv;
 	struct cpu_space *s = space;
+	uint64_t spin_end = 0;
 	struct cpu_lane *ln;
-	uint64_t spin_end = pd_now_ns() + PD_FENCE_SPIN_NS;
 	int ret;
 
 	if (bad_lane(be, lane))
 		return -EINVAL;
 	ln = &cpu->lanes[lane];
-	for (;;) {
-		ret = cpu_fence_poll(be, space, lane, ticket, gpu_ns);
-		if (ret || pd_now_ns() >= spin_end)
-			break;
-		sched_yield();
-	}
-	if (ret)
-		return ret;
 	pthread_mutex_lock(&ln->lock);
-	while (!(ret = poll_locked(&s->fl[lane], ticket, gpu_ns)))
+	while (!(ret = poll_locked(&s->fl[lane], ticket, gpu_ns))) {
+		if (ln->head && !ln->running) {
+			run_head_locked(ln);
+			continue;
+		}
+		if (!spin_end)
+			spin_end = pd_now_ns() + PD_FENCE_SPIN_NS;
+		if (pd_now_ns() < spin_end) {
+			/* Someone runs it: likely done soon. */
+			pthread_mutex_unlock(&ln->lock);
+			sched_yield();
+			pthread_mutex_lock(&ln->lock);
+			continue;
+		}
 		pthread_cond_wait(&ln->cond, &ln->lock);
+	}
 	pthread_mutex_unlock(&ln->lock);
 	return ret;
 }

@@ -22,9 +22,12 @@
  * nothing in flight it sleeps until a job is submitted, so an idle
  * ptaskd burns no CPU.
  *
- * Who completes: a helper that submitted a short job waits for that
- * job's fence itself (fence_wait) and completes it (help.c); while it
- * waits the job is marked (struct pd_job.waiter) and nobody polls it.
+ * Who completes: a helper that submitted a short job, or a worker that
+ * submitted one while no other job waited for placement, waits for that
+ * job's fence itself (fence_wait) and completes it (help.c, worker.c):
+ * one thread from submission to completion, the fastest for one
+ * invocation at a time; while it waits the job is marked (struct
+ * pd_job.waiter) and nobody polls it.
  * Whoever takes a job off its lane, under e->lock, completes it: exactly
  * once.  One thread at a time completes a lane's jobs (struct
  * pd_lane.finishing), so they complete in lane order.
@@ -100,6 +103,41 @@ uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 		pthread_cond_broadcast(&e->idle_cond);
 	}
 	return n;
+}
+
+/**
+ * pd_job_wait_complete_locked() - wait for @job's fence and complete it
+ * @e: the engine
+ * @job: a job in flight that its caller submitted with @wait
+ *	(job->waiter: nobody else polls it)
+ * @defer: the helper's held-back wake-ups, or NULL
+ *
+ * fence_wait (on the cpu backend the waiting thread runs the lane's
+ * work itself), then the job and the older ones of its lane are
+ * completed, unless another thread completes that lane now (it then
+ * completes this one too).  Locked on entry and exit; dropped while
+ * waiting.
+ */
+void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
+				 struct pd_wake_defer *defer)
+{
+	struct pd_space *space = job->space;
+	uint32_t lane = job->lane;
+	uint64_t ticket = job->ticket, gpu_ns = 0;
+	int rc;
+
+	pd_assert_locked(e);
+	PD_ASSERT(job->waiter && !job->fenced);
+	pd_engine_unlock(e);
+	rc = e->be->ops->fence_wait(e->be, space->be_space, lane, ticket,
+				    &gpu_ns);
+	pd_engine_lock(e);
+	job->fenced = true;
+	job->waiter = false;
+	job->gpu_ns = rc > 0 ? gpu_ns : 0;
+	if (rc < 0 && !job->err)
+		job->err = rc;
+	pd_lane_reap_locked(e, space, lane, defer);
 }
 
 void pd_completer_kick_locked(struct pd_engine *e)

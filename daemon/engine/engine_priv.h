@@ -679,6 +679,8 @@ void *pd_completer_main(void *arg);
 /* Complete the passed jobs at the head of @space's lane @lane, in order. */
 uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			     uint32_t lane, struct pd_wake_defer *defer);
+void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
+				 struct pd_wake_defer *defer);
 /* A job was submitted: the completion thread must know when it is due. */
 void pd_completer_kick_locked(struct pd_engine *e);
 

@@ -72,12 +72,8 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
-	struct pd_space *space;
-	uint64_t ticket, gpu_ns = 0;
 	struct pd_job *job;
-	uint32_t lane;
 	bool inflight;
-	int rc;
 
 	pd_engine_lock(e);
 	job = dev->job;
@@ -97,20 +93,7 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 		pd_engine_unlock(e);
 		return;
 	}
-	/* Ours until we say its fence passed (job->waiter): nobody polls it. */
-	space = job->space;
-	lane = job->lane;
-	ticket = job->ticket;
-	pd_engine_unlock(e);
-	rc = e->be->ops->fence_wait(e->be, space->be_space, lane, ticket,
-				    &gpu_ns);
-	pd_engine_lock(e);
-	job->fenced = true;
-	job->waiter = false;
-	job->gpu_ns = rc > 0 ? gpu_ns : 0;
-	if (rc < 0 && !job->err)
-		job->err = rc;
-	pd_lane_reap_locked(e, space, lane, defer);
+	pd_job_wait_complete_locked(e, job, defer);
 	pd_engine_unlock(e);
 }
 

@@ -16,6 +16,11 @@
  *     whoever saw it completes it: commit and EXEC_COMPLETE, or the
  *     invocation failed with the error (completer.c, complete.c).
  *
+ * A short job submitted while no other job waits for placement is
+ * waited for and completed by the worker itself (waits_for), as a
+ * helper does with its jobs: one invocation at a time then needs no
+ * hand-off to the completion thread.
+ *
  * A job that fails once work is queued on its lane (a failed copy or
  * launch) is still fenced, and fails when its fence passed: the queued
  * work uses its buffers, which its pins keep until then.
@@ -119,9 +124,25 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	e->ninflight++;
 	if (dev->ninflight > e->stats.inflight_max)
 		e->stats.inflight_max = dev->ninflight;
-	pd_completer_kick_locked(e);
+	/* A job its submitter waits for is nobody else's to poll. */
+	if (!wait)
+		pd_completer_kick_locked(e);
 	pd_engine_unlock(e);
 	return true;
+}
+
+/*
+ * Does the worker wait for @job's fence itself once it submitted it?
+ * When the job is short (as a helper's: PD_INLINE_RUN_NS) and nothing
+ * else waits for placement: one invocation at a time (a chain) then
+ * completes on one thread, with no hand-off to the completion thread,
+ * while a burst of jobs is submitted back to back, pipelined.
+ */
+static bool waits_for(struct pd_engine *e, const struct pd_job *job)
+{
+	pd_assert_locked(e);
+	return !e->nqueued && job->info->runs &&
+	       job->info->avg_run_ns <= (double)PD_INLINE_RUN_NS;
 }
 
 /*
@@ -161,9 +182,11 @@ void *pd_worker_main(void *arg)
 
 		/* A claimed job is its helper's: the device is not ours. */
 		if (job && !dev->claimed) {
+			bool wait = waits_for(e, job), inflight;
+
 			dev->self = pthread_self();
 			pd_engine_unlock(e);
-			pd_job_run(dev, job, NULL, false);
+			inflight = pd_job_run(dev, job, NULL, wait);
 			pd_engine_lock(e);
 			dev->job = NULL;
 			/* A busy device tidies up between jobs too. */
@@ -171,6 +194,8 @@ void *pd_worker_main(void *arg)
 				tidy_locked(dev);
 			pd_sched_dispatch_locked(e);
 			pthread_cond_broadcast(&e->idle_cond);
+			if (wait && inflight)
+				pd_job_wait_complete_locked(e, job, NULL);
 			continue;
 		}
 		if (e->exiting && !job)
