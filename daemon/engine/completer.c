@@ -23,7 +23,7 @@
  * ptaskd burns no CPU.
  *
  * Who completes: a helper that submitted a short job, or a worker that
- * submitted one while no other job waited for placement, waits for that
+ * submitted one alone (nothing else in flight or waiting), waits for that
  * job's fence itself (fence_wait) and completes it (help.c, worker.c):
  * one thread from submission to completion, the fastest for one
  * invocation at a time; while it waits the job is marked (struct

@@ -160,8 +160,8 @@ void pd_devmem_trim_space_locked(struct pd_space *space)
  * @view: a valid view whose record holds a mapping
  *
  * Afterwards the host pages are current and the record gives its mapping
- * back.  The copy waits for every lane of the space (sync), whose
- * launches are all fenced already (their device time stays theirs).  @view may be freed when
+ * back.  The copy goes on the lane of the work in flight that made the
+ * view valid (lane 0 if none) and is waited for with a fence there.  @view may be freed when
  * this returns (its record may have died meanwhile), unless the caller
  * pinned its record.  On failure the view stays valid (the bytes are
  * still on the device).
@@ -174,7 +174,8 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view)
 	const struct pd_backend_ops *ops = e->be->ops;
 	struct pd_dbrec *rec = view->rec;
 	void *space = view->space->be_space, *host = rec->host_map;
-	uint32_t generation = rec->generation;
+	uint32_t generation = rec->generation, lane;
+	uint64_t ticket = 0;
 	int err;
 
 	pd_assert_locked(e);
@@ -184,13 +185,20 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view)
 	rec->pins++;
 	/* Another device may write the same record back meanwhile. */
 	rec->map_users++;
-	pd_engine_unlock(e);
 	/* Behind the work in flight that made it valid, if any. */
-	err = ops->copy_d2h(e->be, space, view->write_ticket ?
-			    view->write_lane : 0, host, view->dptr,
-			    rec->bytes);
+	lane = view->write_ticket ? view->write_lane : 0;
+	pd_engine_unlock(e);
+	err = ops->copy_d2h(e->be, space, lane, host, view->dptr, rec->bytes);
+	/*
+	 * Wait for that lane only, not the space: its fence covers no
+	 * launch (every job fences its own), so it takes no job's time.
+	 */
 	if (!err)
-		err = ops->sync(e->be, space, NULL);
+		err = ops->fence(e->be, space, lane, &ticket);
+	if (!err)
+		err = ops->fence_wait(e->be, space, lane, ticket, NULL);
+	if (err > 0)
+		err = 0;
 	pd_engine_lock(e);
 	view->pins--;
 	if (!--rec->map_users && rec->map_drop)

@@ -32,7 +32,8 @@
  * (struct pd_lane) and the device takes the next one.  It is completed
  * (complete.c: commit, EXEC_COMPLETE) once its fence passed, by whoever
  * sees that first: the completion thread (completer.c), or the helper
- * that submitted it and waits for its fence itself.  Jobs of one lane
+ * or worker that submitted it and waits for its fence itself (a short
+ * job: completer.c says when).  Jobs of one lane
  * complete in lane order.  A job that fails after queuing work on its
  * lane is fenced all the same and fails when its fence passes, since
  * that work uses its buffers.
@@ -387,8 +388,8 @@ struct pd_jport {
  * @launch_ns: when it was launched (0: not launched)
  * @submit_ns: when its fence was queued
  * @due_ns: when its fence is expected to pass (completer.c)
- * @waiter: its helper waits for its fence (fence_wait): nobody else
- *	polls it until @fenced
+ * @waiter: its submitter (a helper, or the worker) waits for its fence
+ *	(fence_wait): nobody else polls it until @fenced
  * @fenced: its fence was seen to pass; @gpu_ns and @err hold the result
  * @gpu_ns: its device time
  */

@@ -16,8 +16,9 @@
  *     whoever saw it completes it: commit and EXEC_COMPLETE, or the
  *     invocation failed with the error (completer.c, complete.c).
  *
- * A short job submitted while no other job waits for placement is
- * waited for and completed by the worker itself (waits_for), as a
+ * A short job submitted alone (nothing in flight on the device, nothing
+ * waiting for placement) is waited for and completed by the worker
+ * itself (waits_for), as a
  * helper does with its jobs: one invocation at a time then needs no
  * hand-off to the completion thread.
  *
@@ -133,15 +134,17 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 
 /*
  * Does the worker wait for @job's fence itself once it submitted it?
- * When the job is short (as a helper's: PD_INLINE_RUN_NS) and nothing
- * else waits for placement: one invocation at a time (a chain) then
- * completes on one thread, with no hand-off to the completion thread,
- * while a burst of jobs is submitted back to back, pipelined.
+ * When the job is short (as a helper's: PD_INLINE_RUN_NS) and alone:
+ * nothing in flight on @dev and nothing waiting for placement.  One
+ * invocation at a time (a chain) then completes on one thread, with no
+ * hand-off to the completion thread, while jobs that come in bursts or
+ * overlap are submitted back to back, pipelined.
  */
-static bool waits_for(struct pd_engine *e, const struct pd_job *job)
+static bool waits_for(struct pd_engine *e, const struct pd_device *dev,
+		      const struct pd_job *job)
 {
 	pd_assert_locked(e);
-	return !e->nqueued && job->info->runs &&
+	return !e->nqueued && !dev->ninflight && job->info->runs &&
 	       job->info->avg_run_ns <= (double)PD_INLINE_RUN_NS;
 }
 
@@ -182,7 +185,7 @@ void *pd_worker_main(void *arg)
 
 		/* A claimed job is its helper's: the device is not ours. */
 		if (job && !dev->claimed) {
-			bool wait = waits_for(e, job), inflight;
+			bool wait = waits_for(e, dev, job), inflight;
 
 			dev->self = pthread_self();
 			pd_engine_unlock(e);
