@@ -23,15 +23,15 @@
  * itself, in order, as the lane thread would (one at a time per lane:
  * struct cpu_lane.running), so a short invocation waited for by the
  * thread that submitted it runs on that thread, without waking the lane
- * thread and being woken back (two thread wake-ups, 50-100 us each on
- * a busy VM, for a kernel of a few microseconds).  lane_wait queues a wait for another lane's fence;
- * copy_d2d waits for everything queued on the source lane so far (by
- * the lane thread's sequence numbers).  A twin's error (its run
- * returned one) is its launch's alone: the fence covering it reports
- * it, later fences do not, since a host twin cannot poison its space as
- * a faulting CUDA kernel poisons its context.  Arguments are checked at
- * launch (the twin's cost function runs on the caller's thread), so
- * most bad launches fail at once.
+ * thread and being woken back (two thread wake-ups, 50-100 us each on a
+ * busy VM, for a kernel of a few microseconds).  lane_wait queues a wait
+ * for another lane's fence; copy_d2d waits for everything queued on the
+ * source lane so far (by the lane thread's sequence numbers).  A twin's
+ * error (its run returned one) is its launch's alone: the fence covering
+ * it reports it, later fences do not, since a host twin cannot poison
+ * its space as a faulting CUDA kernel poisons its context.  Arguments
+ * are checked at launch (the twin's cost function runs on the caller's
+ * thread), so most bad launches fail at once.
  *
  * In place: host memory is device memory, so a registered range is
  * passed at its own address and a copy only costs: inplace_max is

@@ -3,15 +3,16 @@
  * complete.c - a job's work after its launch: on the thread holding the
  * device (engine_priv.h), the D2H copies of what clients will pull,
  * queued behind the kernel on the job's lane before its fence; then, on
- * whichever thread saw the fence pass (completer.c), the commit of where each datablock's bytes now are (outputs
- * valid where they were made, and in the host pages if written back; an
- * in/out input valid only in the job's space), statistics and
- * scheduling history, and EXEC_COMPLETE.  Any error completes the
- * invocation with it instead (its graph fails) and releases the outputs
- * made.  An output left current only on the device keeps a mapping of
- * its host pages (struct pd_dbrec.host_map), so that it can be written
- * back before its last copy is evicted (devpool.c) or once it has been
- * idle a while (space.c).
+ * whichever thread saw the fence pass (completer.c), the commit of where
+ * each datablock's bytes now are (outputs valid where they were made,
+ * and in the host pages if written back; an in/out input valid only in
+ * the job's space), statistics and scheduling history, and
+ * EXEC_COMPLETE.  Any error completes the invocation with it instead
+ * (its graph fails) and releases the outputs made.  An output left
+ * current only on the device keeps a mapping of its host pages (struct
+ * pd_dbrec.host_map), so that it can be written back before its last
+ * copy is evicted (devpool.c) or once it has been idle a while
+ * (space.c).
  */
 #include <errno.h>
 #include "daemon/backend/host.h"

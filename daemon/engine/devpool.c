@@ -161,10 +161,10 @@ void pd_devmem_trim_space_locked(struct pd_space *space)
  *
  * Afterwards the host pages are current and the record gives its mapping
  * back.  The copy goes on the lane of the work in flight that made the
- * view valid (lane 0 if none) and is waited for with a fence there.  @view may be freed when
- * this returns (its record may have died meanwhile), unless the caller
- * pinned its record.  On failure the view stays valid (the bytes are
- * still on the device).
+ * view valid (lane 0 if none) and is waited for with a fence there.
+ * @view may be freed when this returns (its record may have died
+ * meanwhile), unless the caller pinned its record.  On failure the view
+ * stays valid (the bytes are still on the device).
  *
  * Return: 0 or the backend's -errno.
  */
