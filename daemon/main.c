@@ -100,8 +100,9 @@ static void usage(FILE *f)
 }
 
 /* A decimal number in [@min, @max] from option @name's @arg. */
-static int parse_ulong(const char *name, const char *arg, unsigned long long min,
-		       unsigned long long max, unsigned long long *out)
+static int parse_ulong(const char *name, const char *arg,
+		       unsigned long long min, unsigned long long max,
+		       unsigned long long *out)
 {
 	char *end;
 

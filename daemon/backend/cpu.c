@@ -56,7 +56,8 @@
 #include "uapi/ptask.h"
 #include "daemon/backend/host.h"
 
-#define CPU_FENCE_RING	1024	/* fences remembered per space and lane */
+/* Fences remembered per space and lane. */
+#define CPU_FENCE_RING	1024
 
 enum cpu_op { CO_COPY, CO_LAUNCH, CO_FENCE, CO_WAIT_FENCE, CO_WAIT_SEQ };
 

@@ -88,7 +88,7 @@
 
 #define SIM_CONFIG_MAX		(64 * 1024)
 #define SIM_DEFAULT_LANES	4
-#define SIM_FENCE_RING		1024	/* fences remembered per lane */
+#define SIM_FENCE_RING		1024	/* remembered per lane */
 #define SIM_INPLACE_CAP		(64 * 1024)
 
 /**

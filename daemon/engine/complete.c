@@ -157,7 +157,8 @@ static void unpin_locked(struct pd_engine *e, struct pd_job *job, bool kill)
 		if (v && job->ticket && v->write_ticket == job->ticket &&
 		    v->write_lane == job->lane)
 			v->write_ticket = 0;
-		if (v && job->ticket && v->read_ticket[job->lane] == job->ticket)
+		if (v && job->ticket &&
+		    v->read_ticket[job->lane] == job->ticket)
 			v->read_ticket[job->lane] = 0;
 		if (jp->view)
 			jp->view->pins--;

@@ -40,8 +40,9 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 	uint32_t i;
 
 	pd_assert_locked(e);
-	if (!pd_dev_available(dev) || dev->tidying || e->draining || info->dead ||
-	    !info->runs || info->avg_run_ns > (double)PD_INLINE_RUN_NS)
+	if (!pd_dev_available(dev) || dev->tidying || e->draining ||
+	    info->dead || !info->runs ||
+	    info->avg_run_ns > (double)PD_INLINE_RUN_NS)
 		return false;
 	for (i = 0; i < job->inv.n_ports; i++)
 		bytes += job->ports[i].bytes;

@@ -111,7 +111,8 @@ static bool log_completions;
 static uint64_t completions[256];
 static uint32_t n_completions;
 
-static int logging_complete(struct pd_source *s, struct ptask_exec_complete *arg,
+static int logging_complete(struct pd_source *s,
+			    struct ptask_exec_complete *arg,
 			    const struct ptask_exec_output *outs,
 			    struct pd_wake_defer *defer)
 {
