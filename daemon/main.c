@@ -5,7 +5,8 @@
  *   ptaskd [--mode kernel|user|auto] [--backend cuda|sim|cpu|auto]
  *          [--socket PATH] [--socket-mode OCTAL] [--policy NAME]
  *          [--isolation client|shared] [--sim-config FILE]
- *          [--spin-us N] [--budgets on|off] [--host-kernels DIR] [-v]
+ *          [--spin-us N] [--budgets on|off] [--host-kernels DIR]
+ *          [--inflight N] [--lanes N] [--inplace-max BYTES] [-v]
  *
  * kernel mode: register with ptask.ko as its executor (source_kernel.c);
  * user mode:   hold the namespace here and serve it on a UNIX socket
@@ -57,6 +58,10 @@ struct options {
 	int budgets;		/* -1: the core's default (on) */
 	const char *twin_dir;
 	bool twin_dir_named;	/* --host-kernels or $PTASKD_HOST_KERNELS */
+	unsigned long inflight;	/* 0: the engine's default */
+	unsigned long lanes;	/* 0: the backend's default */
+	bool inplace_set;
+	unsigned long long inplace_max;
 };
 
 static void usage(FILE *f)
@@ -79,11 +84,35 @@ static void usage(FILE *f)
 		"                            (default on; kernel mode: /sys/kernel/ptask/sched)\n"
 		"  --host-kernels DIR        twin libraries for the cpu and sim backends\n"
 		"                            (env PTASKD_HOST_KERNELS; default %s)\n"
+		"  --inflight N              jobs in flight per device at once (1..%u; 64)\n"
+		"  --lanes N                 cuda and cpu: queues per memory space (streams,\n"
+		"                            worker threads; 1..%u; default cuda 4, cpu one\n"
+		"                            per core); sim: the lanes key of --sim-config\n"
+		"  --inplace-max BYTES       inputs and client outputs up to this size are used\n"
+		"                            in place in host memory, not copied (0: never;\n"
+		"                            default: what the backend measured)\n"
 		"  -v, --verbose             more log lines (twice: debug)\n"
 		"  -h, --help, --version\n"
 		"Logs go to stderr.  SIGTERM or SIGINT: finish the work taken, then exit.\n"
 		"Exit status 70: a GPU error poisoned CUDA for the process (restart it).\n",
-		PTASKD_SOCKET_DEFAULT, PD_TWIN_DIR);
+		PTASKD_SOCKET_DEFAULT, PD_TWIN_DIR, PD_INFLIGHT_MAX,
+		PD_MAX_LANES);
+}
+
+/* A decimal number in [@min, @max] from option @name's @arg. */
+static int parse_ulong(const char *name, const char *arg,
+		       unsigned long long min, unsigned long long max,
+		       unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || *arg == '-' || *out < min || *out > max) {
+		fprintf(stderr, "ptaskd: --%s is %llu..%llu\n", name, min, max);
+		return 2;
+	}
+	return 0;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -99,11 +128,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "spin-us", required_argument, NULL, 'S' },
 		{ "budgets", required_argument, NULL, 'B' },
 		{ "host-kernels", required_argument, NULL, 'H' },
+		{ "inflight", required_argument, NULL, 'I' },
+		{ "lanes", required_argument, NULL, 'L' },
+		{ "inplace-max", required_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
+	unsigned long long v;
 	char *end;
 	int ch;
 
@@ -158,6 +191,23 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->twin_dir = optarg;
 			o->twin_dir_named = true;
 			break;
+		case 'I':
+			if (parse_ulong("inflight", optarg, 1, PD_INFLIGHT_MAX,
+					&v))
+				return 2;
+			o->inflight = (unsigned long)v;
+			break;
+		case 'L':
+			if (parse_ulong("lanes", optarg, 1, PD_MAX_LANES, &v))
+				return 2;
+			o->lanes = (unsigned long)v;
+			break;
+		case 'P':
+			if (parse_ulong("inplace-max", optarg, 0, UINT64_MAX,
+					&o->inplace_max))
+				return 2;
+			o->inplace_set = true;
+			break;
 		case 'v': pd_log_level++; break;
 		case 'h': usage(stdout); return 1;
 		case 'V': printf("ptaskd %s\n", PTASKD_VERSION); return 1;
@@ -173,6 +223,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "ptaskd: --mode is kernel, user or auto\n");
 		return 2;
 	}
+	if (o->lanes && !strcmp(o->backend, "sim")) {
+		fprintf(stderr, "ptaskd: --lanes is for cuda and cpu; the sim's lanes are its configuration's lanes key\n");
+		return 2;
+	}
 	if (pd_policy_parse(o->policy) < 0) {
 		fprintf(stderr, "ptaskd: unknown --policy '%s'\n", o->policy);
 		return 2;
@@ -180,16 +234,30 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* The config string of cuda or cpu: "shared" and "lanes=N" items. */
+static const char *backend_config(const struct options *o, bool cuda,
+				  char *buf, size_t len)
+{
+	bool shared = cuda && o->shared;
+
+	if (!o->lanes)
+		return shared ? "shared" : "";
+	snprintf(buf, len, "%slanes=%lu", shared ? "shared," : "", o->lanes);
+	return buf;
+}
+
 /* Open the backend @name ("auto": cuda, else cpu). */
 static int open_backend(const struct options *o, struct pd_backend *be)
 {
 	const char *name = o->backend;
 	const char *config;
+	char buf[64];
 	int err;
 
 	if (!strcmp(name, "auto")) {
 		be->ops = &pd_backend_cuda;
-		err = be->ops->init(be, o->shared ? "shared" : "");
+		err = be->ops->init(be, backend_config(o, true, buf,
+						       sizeof(buf)));
 		if (!err)
 			return 0;
 		pd_log_info("no CUDA device (%s): using the cpu backend",
@@ -202,7 +270,7 @@ static int open_backend(const struct options *o, struct pd_backend *be)
 		return -EINVAL;
 	}
 	config = !strcmp(name, "sim") ? o->sim_config :
-		 !strcmp(name, "cuda") && o->shared ? "shared" : "";
+		 backend_config(o, !strcmp(name, "cuda"), buf, sizeof(buf));
 	err = be->ops->init(be, config);
 	if (err)
 		pd_log_err("backend %s: %s", name, strerror(-err));
@@ -214,10 +282,11 @@ static void log_devices(const struct pd_backend *be)
 	uint32_t i;
 
 	for (i = 0; i < be->ndev; i++)
-		pd_log_info("device %u: %s (%s, %llu MiB, strength %.2f)", i,
-			    be->info[i].name, be->ops->name,
+		pd_log_info("device %u: %s (%s, %llu MiB, strength %.2f, %u lane(s), in place up to %llu bytes)",
+			    i, be->info[i].name, be->ops->name,
 			    (unsigned long long)(be->info[i].memory >> 20),
-			    be->info[i].strength);
+			    be->info[i].strength, be->info[i].lanes,
+			    (unsigned long long)be->info[i].inplace_max);
 }
 
 /* Wait for SIGTERM or SIGINT (blocked in every thread). */
@@ -330,6 +399,9 @@ int main(int argc, char **argv)
 		return err == 1 ? 0 : 2;
 	cfg.policy = pd_policy_parse(o.policy);
 	cfg.shared_isolation = o.shared;
+	cfg.max_inflight = (uint32_t)o.inflight;
+	cfg.inplace_set = o.inplace_set;
+	cfg.inplace_max = o.inplace_max;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

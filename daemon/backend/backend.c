@@ -84,7 +84,7 @@ uint64_t pd_hostspace_fini(struct pd_hostspace *hs)
 	uint64_t bytes = hs->used;
 	size_t i;
 
-	for (i = 0; i < hs->n; i++)
+	for (i = 0; i < hs->n && !hs->borrowed; i++)
 		free((void *)(uintptr_t)hs->blocks[i].addr);
 	free(hs->blocks);
 	pthread_mutex_destroy(&hs->lock);
@@ -108,20 +108,17 @@ static size_t upper_bound(const struct pd_hostspace *hs, uint64_t addr)
 	return lo;
 }
 
-int pd_hostspace_alloc(struct pd_hostspace *hs, size_t bytes,
-		       uint64_t *dptr)
+int pd_hostspace_track(struct pd_hostspace *hs, uint64_t addr,
+		       uint64_t bytes)
 {
-	size_t rounded = (bytes + PD_HOSTMEM_ALIGN - 1) &
-			 ~(size_t)(PD_HOSTMEM_ALIGN - 1);
-	void *p;
 	size_t at;
 
-	if (!bytes || rounded < bytes)
-		return -EINVAL;
-	p = aligned_alloc(PD_HOSTMEM_ALIGN, rounded);
-	if (!p)
-		return -ENOMEM;
 	pthread_mutex_lock(&hs->lock);
+	at = upper_bound(hs, addr);
+	if (at > 0 && hs->blocks[at - 1].addr == addr) {
+		pthread_mutex_unlock(&hs->lock);
+		return -EEXIST;
+	}
 	if (hs->n == hs->cap) {
 		size_t cap = hs->cap ? 2 * hs->cap : 64;
 		struct pd_hostblock *nb = realloc(hs->blocks,
@@ -129,20 +126,39 @@ int pd_hostspace_alloc(struct pd_hostspace *hs, size_t bytes,
 
 		if (!nb) {
 			pthread_mutex_unlock(&hs->lock);
-			free(p);
 			return -ENOMEM;
 		}
 		hs->blocks = nb;
 		hs->cap = cap;
 	}
-	at = upper_bound(hs, (uint64_t)(uintptr_t)p);
 	memmove(&hs->blocks[at + 1], &hs->blocks[at],
 		(hs->n - at) * sizeof(hs->blocks[0]));
-	hs->blocks[at].addr = (uint64_t)(uintptr_t)p;
+	hs->blocks[at].addr = addr;
 	hs->blocks[at].bytes = bytes;
 	hs->n++;
 	hs->used += bytes;
 	pthread_mutex_unlock(&hs->lock);
+	return 0;
+}
+
+int pd_hostspace_alloc(struct pd_hostspace *hs, size_t bytes,
+		       uint64_t *dptr)
+{
+	size_t rounded = (bytes + PD_HOSTMEM_ALIGN - 1) &
+			 ~(size_t)(PD_HOSTMEM_ALIGN - 1);
+	void *p;
+	int err;
+
+	if (!bytes || rounded < bytes)
+		return -EINVAL;
+	p = aligned_alloc(PD_HOSTMEM_ALIGN, rounded);
+	if (!p)
+		return -ENOMEM;
+	err = pd_hostspace_track(hs, (uint64_t)(uintptr_t)p, bytes);
+	if (err) {
+		free(p);
+		return err;
+	}
 	*dptr = (uint64_t)(uintptr_t)p;
 	return 0;
 }
@@ -162,9 +178,53 @@ uint64_t pd_hostspace_free(struct pd_hostspace *hs, uint64_t dptr)
 		hs->used -= bytes;
 	}
 	pthread_mutex_unlock(&hs->lock);
-	if (bytes)
+	if (bytes && !hs->borrowed)
 		free((void *)(uintptr_t)dptr);
 	return bytes;
+}
+
+void pd_hostspace_untrack(struct pd_hostspace *hs, uint64_t addr)
+{
+	pd_hostspace_free(hs, addr);
+}
+
+int pd_hostreg_register(struct pd_backend *be, void *p, size_t bytes)
+{
+	struct pd_hostreg *reg = be->priv;
+
+	if (!p || !bytes)
+		return -EINVAL;
+	return pd_hostspace_track(&reg->ranges, (uint64_t)(uintptr_t)p,
+				  bytes);
+}
+
+void pd_hostreg_unregister(struct pd_backend *be, void *p)
+{
+	struct pd_hostreg *reg = be->priv;
+
+	pd_hostspace_untrack(&reg->ranges, (uint64_t)(uintptr_t)p);
+}
+
+int pd_hostreg_device_ptr(struct pd_backend *be, void *space, void *host,
+			  size_t bytes, uint64_t *dptr)
+{
+	struct pd_hostreg *reg = be->priv;
+
+	(void)space;
+	if (!host || !bytes)
+		return -EINVAL;
+	if (!pd_hostspace_holds(&reg->ranges, (uint64_t)(uintptr_t)host,
+				bytes))
+		return -ENOENT;
+	*dptr = (uint64_t)(uintptr_t)host;
+	return 0;
+}
+
+uint64_t pd_hostreg_extent(struct pd_backend *be, uint64_t addr)
+{
+	struct pd_hostreg *reg = be->priv;
+
+	return pd_hostspace_extent(&reg->ranges, addr);
 }
 
 uint64_t pd_hostspace_extent(struct pd_hostspace *hs, uint64_t addr)

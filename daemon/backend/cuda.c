@@ -110,6 +110,8 @@ static int device_probe(struct cuda_be *cb, uint32_t i,
 	info->core_khz = khz > 0 ? (uint32_t)khz : 1;
 	info->mem_khz = mem_khz > 0 ? (uint32_t)mem_khz : 1;
 	info->strength = (double)info->cores * info->core_khz * info->mem_khz;
+	info->lanes = 1;	/* cuda_fence.c */
+	info->inplace_max = 0;
 	return 0;
 }
 
@@ -244,4 +246,9 @@ const struct pd_backend_ops pd_backend_cuda = {
 	.kernel_unload = pd_cuda_kernel_unload,
 	.launch = pd_cuda_launch,
 	.sync = pd_cuda_sync,
+	.fence = pd_cuda_fence,
+	.fence_poll = pd_cuda_fence_poll,
+	.fence_wait = pd_cuda_fence_poll,	/* fences synchronized */
+	.lane_wait = pd_cuda_lane_wait,
+	.host_device_ptr = pd_cuda_host_device_ptr,
 };

@@ -278,8 +278,8 @@ static int pair_get(struct cuda_be *cb, struct cuda_space *s,
 	return 0;
 }
 
-int pd_cuda_launch(struct pd_backend *be, void *space, void *kernel,
-		   const struct pd_launch *l)
+int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
+		   void *kernel, const struct pd_launch *l)
 {
 	struct cuda_be *cb = be->priv;
 	struct cuda_space *s = space;
@@ -289,6 +289,8 @@ int pd_cuda_launch(struct pd_backend *be, void *space, void *kernel,
 	CUresult r;
 	int err;
 
+	if (lane)
+		return -EINVAL;	/* one lane: the space's stream */
 	err = launch_check(k, l);
 	if (err)
 		return err;

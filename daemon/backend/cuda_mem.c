@@ -127,14 +127,16 @@ void pd_cuda_host_unregister(struct pd_backend *be, void *p)
 		pd_cuda_fail(cb, r, "cuMemHostUnregister");
 }
 
-int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
-		     const void *src, size_t bytes)
+int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
+		     uint64_t dst, const void *src, size_t bytes)
 {
 	struct cuda_be *cb = be->priv;
 	struct cuda_space *s = space;
 	CUresult r;
 	int err;
 
+	if (lane)
+		return -EINVAL;	/* one lane: the space's stream */
 	if (!bytes)
 		return 0;
 	err = pd_cuda_ctx_use(cb, &s->c);
@@ -146,14 +148,16 @@ int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
 	return 0;
 }
 
-int pd_cuda_copy_d2h(struct pd_backend *be, void *space, void *dst,
-		     uint64_t src, size_t bytes)
+int pd_cuda_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
+		     void *dst, uint64_t src, size_t bytes)
 {
 	struct cuda_be *cb = be->priv;
 	struct cuda_space *s = space;
 	CUresult r;
 	int err;
 
+	if (lane)
+		return -EINVAL;	/* one lane: the space's stream */
 	if (!bytes)
 		return 0;
 	err = pd_cuda_ctx_use(cb, &s->c);
@@ -226,14 +230,17 @@ static void peer_enable(struct cuda_be *cb, struct cuda_space *dst,
 	dst->peers[dst->npeers++] = src->c.id;
 }
 
-int pd_cuda_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
-		     void *src_space, uint64_t src, size_t bytes)
+int pd_cuda_copy_d2d(struct pd_backend *be, void *dst_space,
+		     uint32_t dst_lane, uint64_t dst, void *src_space,
+		     uint32_t src_lane, uint64_t src, size_t bytes)
 {
 	struct cuda_be *cb = be->priv;
 	struct cuda_space *d = dst_space, *s = src_space;
 	CUresult r;
 	int err;
 
+	if (dst_lane || src_lane)
+		return -EINVAL;	/* one lane: the space's stream */
 	if (!bytes)
 		return 0;
 	if (d == s) {

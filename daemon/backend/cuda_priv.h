@@ -31,6 +31,7 @@
 #include "daemon/backend/backend.h"
 
 #define PD_CUDA_MAX_PAIRS	256	/* timed launches between two syncs */
+#define PD_CUDA_FENCE_RING	1024	/* fences remembered (cuda_fence.c) */
 #define PD_CUDA_MODULE_CACHE	32	/* modules kept loaded per space */
 #define PD_CUDA_MAX_PEERS	(2 * PD_MAX_DEVICES)
 
@@ -124,8 +125,12 @@ struct cuda_pair {
  * @allocs: its device allocations (struct cuda_alloc), by pointer
  * @peers: ids of the contexts it can access, @npeers of them
  * @npeers: entries in @peers
+ * @fence_last: the last fence's ticket (0: none yet), under @xlock
+ *	(fence_poll comes from any thread)
+ * @fence_ns: device time of each fence by ticket % PD_CUDA_FENCE_RING,
+ *	UINT64_MAX once reported
  *
- * Everything but @xlock and @xev is used by the space's owning thread
+ * Everything but @xlock, @xev and the fence fields is used by the space's owning thread
  * alone (backend.h); copy_d2d, run by the thread of the other space,
  * takes @xlock around @xev and queues waits on @stream (thread-safe in
  * the driver).
@@ -147,6 +152,8 @@ struct cuda_space {
 	struct pc_hash allocs;
 	uint64_t peers[PD_CUDA_MAX_PEERS];
 	uint32_t npeers;
+	uint64_t fence_last;
+	uint64_t fence_ns[PD_CUDA_FENCE_RING];
 };
 
 /* --- cuda.c ----------------------------------------------------------- */
@@ -184,12 +191,15 @@ void pd_cuda_mem_release(struct cuda_be *cb, struct cuda_space *s,
 			 bool free_memory);
 int pd_cuda_host_register(struct pd_backend *be, void *p, size_t bytes);
 void pd_cuda_host_unregister(struct pd_backend *be, void *p);
-int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
+int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
+		     uint64_t dst,
 		     const void *src, size_t bytes);
-int pd_cuda_copy_d2h(struct pd_backend *be, void *space, void *dst,
+int pd_cuda_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
+		     void *dst,
 		     uint64_t src, size_t bytes);
-int pd_cuda_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
-		     void *src_space, uint64_t src, size_t bytes);
+int pd_cuda_copy_d2d(struct pd_backend *be, void *dst_space,
+		     uint32_t dst_lane, uint64_t dst, void *src_space,
+		     uint32_t src_lane, uint64_t src, size_t bytes);
 
 /* --- cuda_kernel.c ---------------------------------------------------- */
 
@@ -198,8 +208,20 @@ void pd_cuda_code_release(struct cuda_be *cb, struct cuda_space *s);
 int pd_cuda_kernel_load(struct pd_backend *be, void *space, const void *code,
 			size_t code_len, const char *entry, void **kernel);
 void pd_cuda_kernel_unload(struct pd_backend *be, void *space, void *kernel);
-int pd_cuda_launch(struct pd_backend *be, void *space, void *kernel,
+int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
+		   void *kernel,
 		   const struct pd_launch *l);
 int pd_cuda_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns);
+
+/* --- cuda_fence.c ----------------------------------------------------- */
+
+int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
+		  uint64_t *ticket);
+int pd_cuda_fence_poll(struct pd_backend *be, void *space, uint32_t lane,
+		       uint64_t ticket, uint64_t *gpu_ns);
+int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
+		      uint32_t from, uint64_t ticket);
+int pd_cuda_host_device_ptr(struct pd_backend *be, void *space, void *host,
+			    size_t bytes, uint64_t *dptr);
 
 #endif /* PTASKD_CUDA_PRIV_H */

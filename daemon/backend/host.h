@@ -41,6 +41,8 @@ struct pd_hostblock {
  * @n: entries in @blocks
  * @cap: room in @blocks
  * @used: bytes allocated
+ * @borrowed: the blocks are someone else's memory (a registry of
+ *	host_register ranges): tracked, never freed here
  */
 struct pd_hostspace {
 	pthread_mutex_t lock;
@@ -48,6 +50,7 @@ struct pd_hostspace {
 	size_t n;
 	size_t cap;
 	uint64_t used;
+	bool borrowed;
 };
 
 int pd_hostspace_init(struct pd_hostspace *hs);
@@ -63,6 +66,32 @@ uint64_t pd_hostspace_extent(struct pd_hostspace *hs, uint64_t addr);
 /* Is [@addr, @addr + @bytes) inside one allocation? */
 bool pd_hostspace_holds(struct pd_hostspace *hs, uint64_t addr,
 			uint64_t bytes);
+/*
+ * A borrowed table (hs->borrowed): track [@addr, @addr + @bytes) without
+ * allocating (host_register of sim and cpu), and forget it again.
+ * -EEXIST when @addr is tracked already.
+ */
+int pd_hostspace_track(struct pd_hostspace *hs, uint64_t addr,
+		       uint64_t bytes);
+void pd_hostspace_untrack(struct pd_hostspace *hs, uint64_t addr);
+
+/*
+ * host_register, host_unregister and host_device_ptr of the host
+ * backends (sim and cpu), whose state begins with a struct pd_hostreg:
+ * registered ranges are tracked, and in place a kernel reads them at
+ * their own address.  A range nobody registered: -ENOENT (kernel mode's
+ * datablock mappings, which ptaskd does not register).
+ */
+struct pd_hostreg {
+	struct pd_hostspace ranges;
+};
+
+int pd_hostreg_register(struct pd_backend *be, void *p, size_t bytes);
+void pd_hostreg_unregister(struct pd_backend *be, void *p);
+int pd_hostreg_device_ptr(struct pd_backend *be, void *space, void *host,
+			  size_t bytes, uint64_t *dptr);
+/* Bytes from @addr to the end of its registered range, or 0. */
+uint64_t pd_hostreg_extent(struct pd_backend *be, uint64_t addr);
 
 /*
  * Set be->info[*].strength: cores x core clock x memory clock, divided by

@@ -14,8 +14,28 @@
  * when it started: so the relative order in which work finishes on
  * several devices is the modelled one, whatever the host's real speed,
  * and a run with time_scale 0.01 keeps that order at a hundredth of the
- * wall time.  sync reports the modelled, unscaled
- * device time of the launches.
+ * wall time.  The fences report the modelled, unscaled device time of
+ * the launches.
+ *
+ * Lanes (the "lanes" key, default 4): each space has that many modelled
+ * queues.  Work runs on the host when it is queued, in queue order (so
+ * results are what the order of submission makes them, deterministic
+ * whatever the timing); its *modelled* start and end are computed as on
+ * a GPU with one copy engine per direction and one compute engine per
+ * device: an operation starts when its lane is done with what was
+ * queued before it and the engine it needs is free, and takes its
+ * modelled time (times time_scale) of wall time from then.  So copies
+ * of one lane overlap kernels of another, kernels of one device run one
+ * after another, and devices overlap.  A fence passes when the wall
+ * clock reaches the end of the work before it on its lane; lane_wait
+ * moves a lane's "done" time to the fence's; copy_d2d starts after both
+ * lanes are done.  sync and fence_wait sleep until then.  Nothing
+ * sleeps on queuing any more: the engine's fences make it wait.
+ *
+ * In place (host_device_ptr): a registered host range is read at its
+ * own address; inplace_max is the size whose transfer time on the host
+ * link equals a copy's fixed latency (h2d_latency_ns x h2d_bandwidth),
+ * capped at 64 KiB: below it, the copy's latency is what a copy costs.
  *
  * Model:
  *   copy host<->device   h2d_latency_ns + bytes / h2d_bandwidth
@@ -42,6 +62,7 @@
  *                    (default no, as PTask's GTX 580s)
  *   peer_bandwidth   bytes/s (default 20G)
  *   peer_latency_ns  (default 5000)
+ *   lanes            lanes per space (1..PD_MAX_LANES; default 4)
  *   name, cores, core_khz, mem_khz, memory, flops_per_cycle,
  *   mem_bus_bytes, peer
  *                    per device: bare, they set every device's default;
@@ -51,9 +72,10 @@
  * Numbers take a suffix: k M G T (powers of 1000) or Ki Mi Gi Ti
  * (powers of 1024): memory=512Mi, h2d_bandwidth=12G.
  *
- * Locking: sim->lock guards every device's used-memory count (spaces of
- * one device may be used by different threads in principle, and fini may
- * run anywhere).  A space's own fields are its worker's.
+ * Locking: sim->lock guards every device's used-memory count and engine
+ * times, and every space's lanes (fence_poll comes from any thread, and
+ * copy_d2d reads the source space's lane).  A space's allocations have
+ * their own lock (host.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -65,6 +87,9 @@
 #include "daemon/backend/host.h"
 
 #define SIM_CONFIG_MAX		(64 * 1024)
+#define SIM_DEFAULT_LANES	4
+#define SIM_FENCE_RING		1024	/* remembered per lane */
+#define SIM_INPLACE_CAP		(64 * 1024)
 
 /**
  * struct sim_dev_cfg - one simulated device
@@ -98,6 +123,7 @@ struct sim_dev_cfg {
  * @peer: devices copy to each other directly
  * @peer_bandwidth: bytes/s between two devices
  * @peer_latency_ns: fixed cost of a peer copy
+ * @lanes: lanes per space
  * @def: device defaults (bare keys)
  * @dev: each device
  * @dev_set: per device, a bit per field of struct sim_dev_cfg set by a
@@ -112,33 +138,71 @@ struct sim_cfg {
 	bool peer;
 	double peer_bandwidth;
 	double peer_latency_ns;
+	unsigned int lanes;
 	struct sim_dev_cfg def;
 	struct sim_dev_cfg dev[PD_MAX_DEVICES];
 	uint32_t dev_set[PD_MAX_DEVICES];
 };
 
+/* A device's engines, each free from a wall time on. */
+enum sim_engine { SE_H2D, SE_D2H, SE_COMPUTE, __SE_MAX };
+
 /**
  * struct sim_state - a sim backend instance (pd_backend.priv)
- * @lock: guards @used
+ * @reg: host_register ranges (first: pd_hostreg_* take be->priv)
+ * @lock: guards @used, @free_ns and every space's lanes
  * @cfg: the configuration
  * @used: device memory allocated on each device, over all its spaces
+ * @free_ns: when each engine of each device is free (wall ns)
  */
 struct sim_state {
+	struct pd_hostreg reg;
 	pthread_mutex_t lock;
 	struct sim_cfg cfg;
 	uint64_t used[PD_MAX_DEVICES];
+	uint64_t free_ns[PD_MAX_DEVICES][__SE_MAX];
+};
+
+/**
+ * struct sim_fence - one fence of a lane
+ * @ticket: its ticket (0: slot unused)
+ * @pass_ns: wall time it passes
+ * @gpu_ns: modelled time of the launches it covers
+ * @reported: a poll or wait gave @gpu_ns already
+ */
+struct sim_fence {
+	uint64_t ticket;
+	uint64_t pass_ns;
+	uint64_t gpu_ns;
+	bool reported;
+};
+
+/**
+ * struct sim_lane - one modelled queue of a space
+ * @done_ns: wall time when everything queued on it so far is done
+ * @pending_gpu_ns: modelled launch time since its last fence
+ * @last: the last ticket given
+ * @ring: fences by ticket % SIM_FENCE_RING (allocated on first fence)
+ */
+struct sim_lane {
+	uint64_t done_ns;
+	uint64_t pending_gpu_ns;
+	uint64_t last;
+	struct sim_fence *ring;
 };
 
 /**
  * struct sim_space - one space on a simulated device
  * @mem: its allocations (first: the helpers take a pointer to it)
+ * @sim: the backend
  * @dev: the device
- * @pending_gpu_ns: modelled time of the launches since the last sync
+ * @lanes: its lanes (sim->lock)
  */
 struct sim_space {
 	struct pd_hostspace mem;
+	struct sim_state *sim;
 	uint32_t dev;
-	uint64_t pending_gpu_ns;
+	struct sim_lane lanes[PD_MAX_LANES];
 };
 
 enum sim_field {
@@ -164,6 +228,7 @@ static void sim_defaults(struct sim_cfg *c)
 	c->peer = false;
 	c->peer_bandwidth = 20e9;
 	c->peer_latency_ns = 5000;
+	c->lanes = SIM_DEFAULT_LANES;
 	c->def.cores = 16;
 	c->def.core_khz = 1500000;
 	c->def.mem_khz = 2000000;
@@ -271,6 +336,14 @@ static int sim_set(struct sim_cfg *c, const char *key, const char *value)
 		if (errno || *end || n < 1 || n > PD_MAX_DEVICES)
 			return -EINVAL;
 		c->ndev = (unsigned int)n;
+		return 0;
+	}
+	if (!strcmp(key, "lanes")) {
+		errno = 0;
+		n = strtoul(value, &end, 10);
+		if (errno || *end || n < 1 || n > PD_MAX_LANES)
+			return -EINVAL;
+		c->lanes = (unsigned int)n;
 		return 0;
 	}
 	if (!strcmp(key, "peer"))
@@ -459,6 +532,12 @@ static int sim_init(struct pd_backend *be, const char *config)
 	err = -pthread_mutex_init(&sim->lock, NULL);
 	if (err)
 		goto out_free;
+	err = pd_hostspace_init(&sim->reg.ranges);
+	if (err) {
+		pthread_mutex_destroy(&sim->lock);
+		goto out_free;
+	}
+	sim->reg.ranges.borrowed = true;
 	be->ndev = sim->cfg.ndev;
 	for (i = 0; i < be->ndev; i++) {
 		const struct sim_dev_cfg *d = &sim->cfg.dev[i];
@@ -474,6 +553,11 @@ static int sim_init(struct pd_backend *be, const char *config)
 		for (j = 0; j < be->ndev; j++)
 			info->peer[j] = i != j && sim->cfg.peer && d->peer &&
 					sim->cfg.dev[j].peer;
+		info->lanes = sim->cfg.lanes;
+		info->inplace_max = (uint64_t)(sim->cfg.h2d_latency_ns *
+					       sim->cfg.h2d_bandwidth / 1e9);
+		if (info->inplace_max > SIM_INPLACE_CAP)
+			info->inplace_max = SIM_INPLACE_CAP;
 	}
 	pd_backend_rank(be);
 	be->priv = sim;
@@ -489,6 +573,7 @@ static void sim_fini(struct pd_backend *be)
 {
 	struct sim_state *sim = be->priv;
 
+	pd_hostspace_fini(&sim->reg.ranges);
 	pthread_mutex_destroy(&sim->lock);
 	free(sim);
 	be->priv = NULL;
@@ -512,6 +597,7 @@ static int sim_space_open(struct pd_backend *be, uint32_t dev,
 		return err;
 	}
 	s->dev = dev;
+	s->sim = be->priv;
 	*space = s;
 	return 0;
 }
@@ -521,10 +607,13 @@ static void sim_space_close(struct pd_backend *be, void *space)
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
 	uint64_t bytes = pd_hostspace_fini(&s->mem);
+	uint32_t l;
 
 	pthread_mutex_lock(&sim->lock);
 	sim->used[s->dev] -= bytes;
 	pthread_mutex_unlock(&sim->lock);
+	for (l = 0; l < PD_MAX_LANES; l++)
+		free(s->lanes[l].ring);
 	free(s);
 }
 
@@ -570,81 +659,120 @@ static double link_ns(double bytes, double bandwidth, double latency_ns)
 	return latency_ns + bytes * 1e9 / bandwidth;
 }
 
-/* Sleep out the scaled modelled time of an operation begun at @start. */
-static void sim_wait(const struct sim_state *sim, uint64_t start,
-		     double model_ns)
+/*
+ * Model an operation of @model_ns on @lane of @s using engine @eng of
+ * its device (and, for a copy between spaces, ordered after lane
+ * @other_lane of @other too): its wall end is when the lane and the
+ * engine are both free, plus the scaled time.  Locked (sim->lock).
+ */
+static void model_locked(struct sim_state *sim, struct sim_space *s,
+			 uint32_t lane, enum sim_engine eng, double model_ns,
+			 const struct sim_space *other, uint32_t other_lane)
 {
+	struct sim_lane *ln = &s->lanes[lane];
+	uint64_t start = pd_now_ns(), *free_ns = &sim->free_ns[s->dev][eng];
 	double wall = model_ns * sim->cfg.time_scale;
 
-	if (wall >= 1.0)
-		pd_sleep_until(start + (uint64_t)wall);
+	if (ln->done_ns > start)
+		start = ln->done_ns;
+	if (*free_ns > start)
+		start = *free_ns;
+	if (other && other->lanes[other_lane].done_ns > start)
+		start = other->lanes[other_lane].done_ns;
+	ln->done_ns = start + (wall >= 1.0 ? (uint64_t)wall : 0);
+	*free_ns = ln->done_ns;
 }
 
-static int sim_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
-			const void *src, size_t bytes)
+static void model(struct sim_state *sim, struct sim_space *s, uint32_t lane,
+		  enum sim_engine eng, double model_ns)
+{
+	pthread_mutex_lock(&sim->lock);
+	model_locked(sim, s, lane, eng, model_ns, NULL, 0);
+	pthread_mutex_unlock(&sim->lock);
+}
+
+static bool bad_lane(const struct pd_backend *be, const struct sim_space *s,
+		     uint32_t lane)
+{
+	return lane >= be->info[s->dev].lanes;
+}
+
+static int sim_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
+			uint64_t dst, const void *src, size_t bytes)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
-	uint64_t start = pd_now_ns();
 
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
 	if (!pd_hostspace_holds(&s->mem, dst, bytes))
 		return -EFAULT;
 	memcpy((void *)(uintptr_t)dst, src, bytes);
-	sim_wait(sim, start, link_ns((double)bytes, sim->cfg.h2d_bandwidth,
-				     sim->cfg.h2d_latency_ns));
+	model(sim, s, lane, SE_H2D, link_ns((double)bytes,
+					    sim->cfg.h2d_bandwidth,
+					    sim->cfg.h2d_latency_ns));
 	return 0;
 }
 
-static int sim_copy_d2h(struct pd_backend *be, void *space, void *dst,
-			uint64_t src, size_t bytes)
+static int sim_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
+			void *dst, uint64_t src, size_t bytes)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
-	uint64_t start = pd_now_ns();
 
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
 	if (!pd_hostspace_holds(&s->mem, src, bytes))
 		return -EFAULT;
 	memcpy(dst, (const void *)(uintptr_t)src, bytes);
-	sim_wait(sim, start, link_ns((double)bytes, sim->cfg.h2d_bandwidth,
-				     sim->cfg.h2d_latency_ns));
+	model(sim, s, lane, SE_D2H, link_ns((double)bytes,
+					    sim->cfg.h2d_bandwidth,
+					    sim->cfg.h2d_latency_ns));
 	return 0;
 }
 
-static int sim_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
-			void *src_space, uint64_t src, size_t bytes)
+static int sim_copy_d2d(struct pd_backend *be, void *dst_space,
+			uint32_t dst_lane, uint64_t dst, void *src_space,
+			uint32_t src_lane, uint64_t src, size_t bytes)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *ds = dst_space, *ss = src_space;
 	const struct sim_dev_cfg *dev = &sim->cfg.dev[ds->dev];
-	uint64_t start = pd_now_ns();
-	double model;
+	double model_ns;
 
+	if (bad_lane(be, ds, dst_lane) || bad_lane(be, ss, src_lane))
+		return -EINVAL;
 	if (!pd_hostspace_holds(&ds->mem, dst, bytes) ||
 	    !pd_hostspace_holds(&ss->mem, src, bytes))
 		return -EFAULT;
 	memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, bytes);
 	if (ds->dev == ss->dev)
-		model = (double)bytes * 1e9 /
-			(dev->mem_khz * 1e3 * dev->mem_bus_bytes);
+		model_ns = (double)bytes * 1e9 /
+			   (dev->mem_khz * 1e3 * dev->mem_bus_bytes);
 	else if (be->info[ds->dev].peer[ss->dev])
-		model = link_ns((double)bytes, sim->cfg.peer_bandwidth,
-				sim->cfg.peer_latency_ns);
+		model_ns = link_ns((double)bytes, sim->cfg.peer_bandwidth,
+				   sim->cfg.peer_latency_ns);
 	else
-		model = 2 * link_ns((double)bytes, sim->cfg.h2d_bandwidth,
-				    sim->cfg.h2d_latency_ns);
-	sim_wait(sim, start, model);
+		model_ns = 2 * link_ns((double)bytes, sim->cfg.h2d_bandwidth,
+				       sim->cfg.h2d_latency_ns);
+	pthread_mutex_lock(&sim->lock);
+	model_locked(sim, ds, dst_lane, SE_H2D, model_ns, ss, src_lane);
+	pthread_mutex_unlock(&sim->lock);
 	return 0;
 }
 
+/* A kernel's buffers: its space's, or registered host memory in place. */
 static uint64_t sim_extent(void *ctx, const void *p)
 {
 	struct sim_space *s = ctx;
+	uint64_t n = pd_hostspace_extent(&s->mem, (uint64_t)(uintptr_t)p);
 
-	return pd_hostspace_extent(&s->mem, (uint64_t)(uintptr_t)p);
+	return n ? n : pd_hostspace_extent(&s->sim->reg.ranges,
+					   (uint64_t)(uintptr_t)p);
 }
 
-static int sim_launch(struct pd_backend *be, void *space, void *kernel,
-		      const struct pd_launch *launch)
+static int sim_launch(struct pd_backend *be, void *space, uint32_t lane,
+		      void *kernel, const struct pd_launch *launch)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
@@ -652,10 +780,11 @@ static int sim_launch(struct pd_backend *be, void *space, void *kernel,
 	const struct ptask_twin *k = kernel;
 	struct ptask_twin_call call;
 	struct ptask_twin_cost cost;
-	uint64_t start = pd_now_ns();
-	double compute, memory, model;
+	double compute, memory, model_ns;
 	int err;
 
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
 	pd_twin_call_init(&call, launch, sim_extent, s);
 	err = k->cost(&call, &cost);
 	if (err)
@@ -667,22 +796,155 @@ static int sim_launch(struct pd_backend *be, void *space, void *kernel,
 		  (dev->cores * dev->core_khz * 1e3 * dev->flops_per_cycle);
 	memory = (double)cost.bytes * 1e9 /
 		 (dev->mem_khz * 1e3 * dev->mem_bus_bytes);
-	model = sim->cfg.launch_ns + (compute > memory ? compute : memory);
-	sim_wait(sim, start, model);
-	s->pending_gpu_ns += (uint64_t)model;
+	model_ns = sim->cfg.launch_ns + (compute > memory ? compute : memory);
+	pthread_mutex_lock(&sim->lock);
+	model_locked(sim, s, lane, SE_COMPUTE, model_ns, NULL, 0);
+	s->lanes[lane].pending_gpu_ns += (uint64_t)model_ns;
+	pthread_mutex_unlock(&sim->lock);
 	return 0;
 }
 
-/* Every operation already finished (they run synchronously). */
+/* Sleep until every lane of @s is done; the launch time no fence took. */
 static int sim_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
 {
+	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
+	uint64_t until = 0, ns = 0;
+	uint32_t l;
 
-	(void)be;
+	pthread_mutex_lock(&sim->lock);
+	for (l = 0; l < be->info[s->dev].lanes; l++) {
+		if (s->lanes[l].done_ns > until)
+			until = s->lanes[l].done_ns;
+		ns += s->lanes[l].pending_gpu_ns;
+		s->lanes[l].pending_gpu_ns = 0;
+	}
+	pthread_mutex_unlock(&sim->lock);
+	pd_sleep_until(until);
 	if (gpu_ns)
-		*gpu_ns = s->pending_gpu_ns;
-	s->pending_gpu_ns = 0;
+		*gpu_ns = ns;
 	return 0;
+}
+
+static int sim_fence(struct pd_backend *be, void *space, uint32_t lane,
+		     uint64_t *ticket)
+{
+	struct sim_state *sim = be->priv;
+	struct sim_space *s = space;
+	struct sim_lane *ln;
+	struct sim_fence *f;
+	int err = 0;
+
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
+	ln = &s->lanes[lane];
+	pthread_mutex_lock(&sim->lock);
+	if (!ln->ring) {
+		ln->ring = calloc(SIM_FENCE_RING, sizeof(*ln->ring));
+		if (!ln->ring)
+			err = -ENOMEM;
+	}
+	if (!err) {
+		*ticket = ++ln->last;
+		f = &ln->ring[*ticket % SIM_FENCE_RING];
+		f->ticket = *ticket;
+		f->pass_ns = ln->done_ns;
+		f->gpu_ns = ln->pending_gpu_ns;
+		f->reported = false;
+		ln->pending_gpu_ns = 0;
+	}
+	pthread_mutex_unlock(&sim->lock);
+	return err;
+}
+
+/*
+ * When fence @ticket of @ln passes (*@pass_ns), and its slot (NULL when
+ * the ring forgot it: an older fence passed no later than the oldest
+ * one remembered).  Locked.  -EINVAL for a ticket never given.
+ */
+static int fence_find_locked(struct sim_lane *ln, uint64_t ticket,
+			     uint64_t *pass_ns, struct sim_fence **slot)
+{
+	struct sim_fence *f;
+
+	if (!ticket || ticket > ln->last || !ln->ring)
+		return -EINVAL;
+	f = &ln->ring[ticket % SIM_FENCE_RING];
+	if (f->ticket == ticket) {
+		*pass_ns = f->pass_ns;
+		*slot = f;
+		return 0;
+	}
+	/* The oldest remembered one: the ticket after the ring's span. */
+	f = &ln->ring[(ln->last + 1) % SIM_FENCE_RING];
+	*pass_ns = f->ticket ? f->pass_ns : 0;
+	*slot = NULL;
+	return 0;
+}
+
+static int sim_fence_poll(struct pd_backend *be, void *space, uint32_t lane,
+			  uint64_t ticket, uint64_t *gpu_ns)
+{
+	struct sim_state *sim = be->priv;
+	struct sim_space *s = space;
+	struct sim_fence *f;
+	uint64_t pass, ns = 0;
+	int ret;
+
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	ret = fence_find_locked(&s->lanes[lane], ticket, &pass, &f);
+	if (!ret && pd_now_ns() >= pass) {
+		ret = 1;
+		if (f && !f->reported) {
+			ns = f->gpu_ns;
+			f->reported = true;
+		}
+	}
+	pthread_mutex_unlock(&sim->lock);
+	if (ret == 1 && gpu_ns)
+		*gpu_ns = ns;
+	return ret;
+}
+
+static int sim_fence_wait(struct pd_backend *be, void *space, uint32_t lane,
+			  uint64_t ticket, uint64_t *gpu_ns)
+{
+	struct sim_state *sim = be->priv;
+	struct sim_space *s = space;
+	struct sim_fence *f;
+	uint64_t pass;
+	int err;
+
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	err = fence_find_locked(&s->lanes[lane], ticket, &pass, &f);
+	pthread_mutex_unlock(&sim->lock);
+	if (err)
+		return err;
+	pd_sleep_until(pass);
+	return sim_fence_poll(be, space, lane, ticket, gpu_ns);
+}
+
+static int sim_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
+			 uint32_t from, uint64_t ticket)
+{
+	struct sim_state *sim = be->priv;
+	struct sim_space *s = space;
+	struct sim_fence *f;
+	uint64_t pass;
+	int err;
+
+	if (bad_lane(be, s, lane) || bad_lane(be, s, from))
+		return -EINVAL;
+	pthread_mutex_lock(&sim->lock);
+	err = fence_find_locked(&s->lanes[from], ticket, &pass, &f);
+	if (!err && from != lane && pass > s->lanes[lane].done_ns)
+		s->lanes[lane].done_ns = pass;
+	pthread_mutex_unlock(&sim->lock);
+	return err;
 }
 
 const struct pd_backend_ops pd_backend_sim = {
@@ -691,6 +953,8 @@ const struct pd_backend_ops pd_backend_sim = {
 	.fini = sim_fini,
 	.space_open = sim_space_open,
 	.space_close = sim_space_close,
+	.host_register = pd_hostreg_register,
+	.host_unregister = pd_hostreg_unregister,
 	.mem_alloc = sim_mem_alloc,
 	.mem_free = sim_mem_free,
 	.copy_h2d = sim_copy_h2d,
@@ -700,4 +964,9 @@ const struct pd_backend_ops pd_backend_sim = {
 	.kernel_unload = pd_twin_kernel_unload,
 	.launch = sim_launch,
 	.sync = sim_sync,
+	.fence = sim_fence,
+	.fence_poll = sim_fence_poll,
+	.fence_wait = sim_fence_wait,
+	.lane_wait = sim_lane_wait,
+	.host_device_ptr = pd_hostreg_device_ptr,
 };

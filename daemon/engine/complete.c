@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * complete.c - a job's work after its launch, on the thread holding the
- * device (engine_priv.h): the D2H copies of what clients will pull,
- * queued behind the kernel before the job's one sync; then, once
- * synced, the commit of where each datablock's bytes now are (outputs
- * valid where they were made, and in the host pages if written back; an
- * in/out input valid only in the job's space), statistics and
- * scheduling history, and EXEC_COMPLETE.  Any error completes the
- * invocation with it instead (its graph fails) and releases the outputs
- * made.  An output left current only on the device keeps a mapping of
- * its host pages (struct pd_dbrec.host_map), so that it can be written
- * back before its last copy is evicted (devpool.c) or once it has been
- * idle a while (space.c).
+ * complete.c - a job's work after its launch: on the thread holding the
+ * device (engine_priv.h), the D2H copies of what clients will pull,
+ * queued behind the kernel on the job's lane before its fence; then, on
+ * whichever thread saw the fence pass (completer.c), the commit of where
+ * each datablock's bytes now are (outputs valid where they were made,
+ * and in the host pages if written back; an in/out input valid only in
+ * the job's space), statistics and scheduling history, and
+ * EXEC_COMPLETE.  Any error completes the invocation with it instead
+ * (its graph fails) and releases the outputs made.  An output left
+ * current only on the device keeps a mapping of its host pages (struct
+ * pd_dbrec.host_map), so that it can be written back before its last
+ * copy is evicted (devpool.c) or once it has been idle a while
+ * (space.c).
  */
 #include <errno.h>
 #include "daemon/backend/host.h"
@@ -55,7 +56,7 @@ int pd_job_after_launch(struct pd_device *dev, struct pd_job *job)
 			continue;
 		pd_engine_unlock(e);
 		err = e->be->ops->copy_d2h(e->be, job->space->be_space,
-					   jp->host, jp->view->dptr,
+					   job->lane, jp->host, jp->view->dptr,
 					   jp->rec->bytes);
 		pd_engine_lock(e);
 		bytes += jp->rec->bytes;
@@ -79,6 +80,14 @@ static void commit_locked(struct pd_engine *e, struct pd_job *job,
 		struct pd_dbrec *rec = jp->rec;
 		struct pd_view *v;
 
+		if (p->kind == PTASK_PORT_OUTPUT && jp->created &&
+		    jp->inplace) {
+			/* Written in place: only the host pages hold it. */
+			rec->gen_known = false;
+			rec->host_valid = true;
+			rec->exposed = true;
+			continue;
+		}
 		if (p->kind == PTASK_PORT_OUTPUT && jp->created) {
 			jp->view->valid = true;
 			rec->gen_known = false;
@@ -114,7 +123,28 @@ static void commit_locked(struct pd_engine *e, struct pd_job *job,
 	}
 }
 
-/* Drop the job's pins; records made for outputs die when @kill. */
+void pd_job_mark_views_locked(struct pd_engine *e, struct pd_job *job)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	for (i = 0; i < job->inv.n_ports; i++) {
+		struct pd_view *v = job->jp[i].view;
+
+		if (!v)
+			continue;
+		if (job->jp[i].wrote) {
+			v->write_lane = job->lane;
+			v->write_ticket = job->ticket;
+		}
+		v->read_ticket[job->lane] = job->ticket;
+	}
+}
+
+/*
+ * Drop the job's pins; records made for outputs die when @kill.  Its
+ * fence passed: the views it marked need no more waiting for it.
+ */
 static void unpin_locked(struct pd_engine *e, struct pd_job *job, bool kill)
 {
 	uint32_t i;
@@ -122,7 +152,14 @@ static void unpin_locked(struct pd_engine *e, struct pd_job *job, bool kill)
 	pd_assert_locked(e);
 	for (i = 0; i < job->inv.n_ports; i++) {
 		struct pd_jport *jp = &job->jp[i];
+		struct pd_view *v = jp->view;
 
+		if (v && job->ticket && v->write_ticket == job->ticket &&
+		    v->write_lane == job->lane)
+			v->write_ticket = 0;
+		if (v && job->ticket &&
+		    v->read_ticket[job->lane] == job->ticket)
+			v->read_ticket[job->lane] = 0;
 		if (jp->view)
 			jp->view->pins--;
 		if (jp->src_view)
@@ -174,11 +211,11 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 
 /**
  * pd_job_finish() - complete @job with its outputs, or fail it with @err
- * @dev: the device it ran on (on the thread holding it)
- * @job: the job, synced (or never launched); freed here
+ * @dev: the device it ran on (any thread: no backend call)
+ * @job: the job, its fence passed (or never fenced); freed here
  * @err: 0, or why it failed
- * @gpu_ns: its device time (the backend's sync)
- * @run_ns: launch to synced, wall time (history when @gpu_ns is 0)
+ * @gpu_ns: its device time (its fence's, fence_poll)
+ * @run_ns: launch to fence seen, wall time (history when @gpu_ns is 0)
  * @defer: the helper's held-back wake-ups (pd_engine_help), or NULL
  *
  * No lock held.
@@ -189,10 +226,17 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 {
 	struct pd_engine *e = dev->e;
 	struct ptask_exec_output outs[PTASK_MAX_PORTS];
-	double scale = e->be->wall_per_gpu_ns;
+	uint32_t capacity = e->be->info[dev->index].capacity;
+	double scale = (e->be->wall_per_gpu_ns > 0 ? e->be->wall_per_gpu_ns :
+			1.0) / (capacity ? capacity : 1);
+	/*
+	 * PTSched charges wall time of a whole device: a device that runs
+	 * several launches at once on hardware of their own (cpu lanes)
+	 * gives each its share.
+	 */
 	struct ptask_exec_complete arg = {
 		.size = sizeof(arg), .id = job->inv.id,
-		.gpu_ns = scale > 0 ? (uint64_t)((double)gpu_ns * scale) : gpu_ns,
+		.gpu_ns = (uint64_t)((double)gpu_ns * scale),
 		.accel = dev->index + 1,
 	};
 	uint32_t i, n = 0;

@@ -160,11 +160,11 @@ void pd_devmem_trim_space_locked(struct pd_space *space)
  * @view: a valid view whose record holds a mapping
  *
  * Afterwards the host pages are current and the record gives its mapping
- * back.  Nothing may be launched on the space and not yet synced (sync's
- * GPU time would be taken from that launch).  @view may be freed when
- * this returns (its record may have died meanwhile), unless the caller
- * pinned its record.  On failure the view stays valid (the bytes are
- * still on the device).
+ * back.  The copy goes on the lane of the work in flight that made the
+ * view valid (lane 0 if none) and is waited for with a fence there.
+ * @view may be freed when this returns (its record may have died
+ * meanwhile), unless the caller pinned its record.  On failure the view
+ * stays valid (the bytes are still on the device).
  *
  * Return: 0 or the backend's -errno.
  */
@@ -174,7 +174,8 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view)
 	const struct pd_backend_ops *ops = e->be->ops;
 	struct pd_dbrec *rec = view->rec;
 	void *space = view->space->be_space, *host = rec->host_map;
-	uint32_t generation = rec->generation;
+	uint32_t generation = rec->generation, lane;
+	uint64_t ticket = 0;
 	int err;
 
 	pd_assert_locked(e);
@@ -184,10 +185,20 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view)
 	rec->pins++;
 	/* Another device may write the same record back meanwhile. */
 	rec->map_users++;
+	/* Behind the work in flight that made it valid, if any. */
+	lane = view->write_ticket ? view->write_lane : 0;
 	pd_engine_unlock(e);
-	err = ops->copy_d2h(e->be, space, host, view->dptr, rec->bytes);
+	err = ops->copy_d2h(e->be, space, lane, host, view->dptr, rec->bytes);
+	/*
+	 * Wait for that lane only, not the space: its fence covers no
+	 * launch (every job fences its own), so it takes no job's time.
+	 */
 	if (!err)
-		err = ops->sync(e->be, space, NULL);
+		err = ops->fence(e->be, space, lane, &ticket);
+	if (!err)
+		err = ops->fence_wait(e->be, space, lane, ticket, NULL);
+	if (err > 0)
+		err = 0;
 	pd_engine_lock(e);
 	view->pins--;
 	if (!--rec->map_users && rec->map_drop)
@@ -267,6 +278,12 @@ static bool has_pooled(struct pd_device *dev)
  * @dptr: out: the buffer
  * @cap: out: its size (a class size, >= @bytes)
  *
+ * When every view left is pinned and jobs are in flight on @dev, waits
+ * for them to complete (they unpin their views) and tries again: a
+ * pipelined device pins more than one job's buffers at a time.  The
+ * lock is dropped meanwhile; the completion thread, which needs no hold
+ * of the device, completes them.
+ *
  * Return: 0, -ENOMEM when nothing more can be freed or evicted, or the
  * backend's -errno.
  */
@@ -312,6 +329,13 @@ int pd_devmem_alloc_locked(struct pd_device *dev, struct pd_space *space,
 			continue;
 		}
 		err = evict_one_locked(dev);
+		if (err == -ENOMEM && dev->ninflight) {
+			uint32_t before = dev->ninflight;
+
+			while (dev->ninflight == before)
+				pd_engine_wait(e, &e->idle_cond);
+			continue;
+		}
 		if (err)
 			return err;
 	}

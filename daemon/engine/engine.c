@@ -412,6 +412,7 @@ static void threads_join(struct pd_engine *e, bool taker, bool housekeeper)
 	e->exiting = true;
 	pthread_cond_broadcast(&e->taker_cond);
 	pthread_cond_broadcast(&e->hk_cond);
+	pthread_cond_broadcast(&e->completer_cond);
 	for (d = 0; d < e->ndev; d++)
 		pthread_cond_broadcast(&e->dev[d].cond);
 	pd_engine_unlock(e);
@@ -424,6 +425,8 @@ static void threads_join(struct pd_engine *e, bool taker, bool housekeeper)
 			pthread_join(e->dev[d].thread, NULL);
 	if (housekeeper)
 		pthread_join(e->housekeeper, NULL);
+	if (e->completer_started)
+		pthread_join(e->completer, NULL);
 }
 
 /* Free what start made (threads joined, views dropped by the workers). */
@@ -446,6 +449,7 @@ static void engine_free(struct pd_engine *e)
 	for (d = 0; d < e->ndev; d++)
 		pthread_cond_destroy(&e->dev[d].cond);
 	pthread_cond_destroy(&e->taker_cond);
+	pthread_cond_destroy(&e->completer_cond);
 	pthread_cond_destroy(&e->idle_cond);
 	pthread_cond_destroy(&e->hk_cond);
 	pthread_mutex_destroy(&e->lock);
@@ -455,16 +459,17 @@ static void engine_free(struct pd_engine *e)
 }
 
 /**
- * pd_engine_start() - start the taker, the housekeeper and a worker per
- * device
+ * pd_engine_start() - start the taker, the housekeeper, the completion
+ * thread and a worker per device
  * @src: the source (kept; must outlive the engine)
  * @be: an initialised backend (kept; must outlive the engine)
  * @cfg: the configuration (copied); migrate_threshold 0 means the
  *	default (sched.c)
  * @out: the engine
  *
- * Return: 0, -EINVAL (unknown policy, negative threshold), -ENODEV (no
- * device), -ENOMEM, or pthread's -errno.
+ * Return: 0, -EINVAL (unknown policy, negative threshold, more than
+ * PD_INFLIGHT_MAX in flight), -ENODEV (no device), -ENOMEM, or
+ * pthread's -errno.
  */
 int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		    const struct pd_engine_config *cfg,
@@ -476,7 +481,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	int err;
 
 	if (cfg->policy < 0 || cfg->policy >= __PD_POLICY_MAX ||
-	    cfg->migrate_threshold < 0.0)
+	    cfg->migrate_threshold < 0.0 ||
+	    cfg->max_inflight > PD_INFLIGHT_MAX)
 		return -EINVAL;
 	if (!be->ndev || be->ndev > PD_MAX_DEVICES)
 		return -ENODEV;
@@ -488,6 +494,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	e->cfg = *cfg;
 	e->own_policy = cfg->policy;
 	e->ndev = be->ndev;
+	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
+					      PD_INFLIGHT_DEFAULT;
 	ptask_list_init(&e->queue);
 	err = pc_hash_init(&e->recs, PD_REC_BUCKETS);
 	if (err)
@@ -501,6 +509,7 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	cond_init(&e->hk_cond);
 	cond_init(&e->idle_cond);
 	cond_init(&e->taker_cond);
+	cond_init(&e->completer_cond);
 	for (d = 0; d < e->ndev; d++) {
 		struct pd_device *dev = &e->dev[d];
 		uint64_t memory = be->info[d].memory ? be->info[d].memory :
@@ -514,7 +523,15 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		dev->limit = cfg->device_memory_limit &&
 			     cfg->device_memory_limit < memory ?
 			     cfg->device_memory_limit : memory;
+		dev->inplace_max = cfg->inplace_set ? cfg->inplace_max :
+				   be->info[d].inplace_max;
+		if (!be->ops->host_device_ptr)
+			dev->inplace_max = 0;
 	}
+	err = -pthread_create(&e->completer, NULL, pd_completer_main, e);
+	if (err)
+		goto err_threads;
+	e->completer_started = true;
 	for (d = 0; d < e->ndev; d++) {
 		err = -pthread_create(&e->dev[d].thread, NULL, pd_worker_main,
 				      &e->dev[d]);
@@ -529,9 +546,11 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	err = -pthread_create(&e->taker, NULL, taker_main, e);
 	if (err)
 		goto err_threads;
-	pd_log_info("engine: %u device(s), policy %s, %s isolation",
+	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes",
 		    e->ndev, pd_policy_name(cfg->policy),
-		    cfg->shared_isolation ? "shared" : "per-client");
+		    cfg->shared_isolation ? "shared" : "per-client",
+		    e->max_inflight, be->info[0].lanes ? be->info[0].lanes : 1,
+		    (unsigned long long)e->dev[0].inplace_max);
 	*out = e;
 	return 0;
 
@@ -553,7 +572,8 @@ err_free:
  * @e: the engine
  *
  * The taker stops first; every job it made still runs (placement holds
- * nothing back any more) and completes; then the workers write back what
+ * nothing back any more) and completes, those in flight included (the
+ * completion thread completes them); then the workers write back what
  * only their devices hold, free their spaces and return.  The source must
  * not call pd_engine_forget any more once this returns.
  */
@@ -572,7 +592,7 @@ void pd_engine_stop(struct pd_engine *e)
 	e->draining = true;
 	for (;;) {
 		pd_sched_dispatch_locked(e);
-		busy = e->nqueued > 0;
+		busy = e->nqueued > 0 || e->ninflight > 0;
 		for (d = 0; d < e->ndev; d++)
 			busy |= e->dev[d].job != NULL;
 		if (!busy)

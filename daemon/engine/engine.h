@@ -119,6 +119,12 @@ const char *pd_policy_name(int policy);
  * @space_idle_ms: a client's memory space (its context) unused this long
  *	is closed, its device-only data written back first; 0: 60 s.
  *	Shared spaces (@shared_isolation) stay open.
+ * @max_inflight: jobs a device takes at once (submitted and not yet
+ *	completed, over all its lanes); 0: PD_INFLIGHT_DEFAULT (64)
+ * @inplace_set: @inplace_max overrides what each device reports
+ *	(pd_device_info.inplace_max); else the backend's is used
+ * @inplace_max: with @inplace_set, bytes up to which registered host
+ *	pages are used in place instead of copied (0: never)
  */
 struct pd_engine_config {
 	int policy;
@@ -126,7 +132,13 @@ struct pd_engine_config {
 	double migrate_threshold;
 	uint64_t device_memory_limit;
 	uint32_t space_idle_ms;
+	uint32_t max_inflight;
+	bool inplace_set;
+	uint64_t inplace_max;
 };
+
+#define PD_INFLIGHT_DEFAULT	64
+#define PD_INFLIGHT_MAX		4096
 
 /**
  * struct pd_engine_stats - counters since start (for tests and ptaskctl)
@@ -142,6 +154,11 @@ struct pd_engine_config {
  * @gpu_ns: device time of all invocations
  * @spaces: memory spaces open now
  * @spaces_closed: spaces closed because they were idle
+ * @bytes_inplace: input and output bytes a kernel used in place in host
+ *	memory instead of being copied
+ * @lane_waits: lane_wait calls (a job ordered behind another lane)
+ * @inflight_max: most jobs in flight on one device at once
+ * @helped: jobs a helper submitted itself (pd_engine_help)
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -155,6 +172,10 @@ struct pd_engine_stats {
 	uint64_t gpu_ns;
 	uint64_t spaces;
 	uint64_t spaces_closed;
+	uint64_t bytes_inplace;
+	uint64_t lane_waits;
+	uint64_t inflight_max;
+	uint64_t helped;
 };
 
 struct pd_engine;

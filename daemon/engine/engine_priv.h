@@ -12,8 +12,11 @@
  *   space.c    a device's memory spaces: opened on first use, the
  *              kernels loaded in them, write-behind of idle device-only
  *              data, idle spaces closed, all closed at stop
- *   worker.c   one thread per device, and a job's run from space to
- *              complete (pd_job_run)
+ *   worker.c   one thread per device, and a job's submission: space,
+ *              kernel, prepare, launch, copies back, fence (pd_job_run)
+ *   completer.c the completion thread: polls the fences of the jobs in
+ *              flight and completes those whose fence passed, in lane
+ *              order (pd_lane_reap_locked, also used by helpers)
  *   prepare.c  a job before its launch: inputs made valid in its space,
  *              outputs made, kernel parameters and geometry
  *   complete.c a job after its launch: copies back for clients, where
@@ -21,19 +24,47 @@
  *   help.c     helpers (pd_engine_help): a source's thread that made
  *              work ready takes it and runs short jobs itself
  *
+ * Pipelining: a device takes up to max_inflight jobs at once.  Placement
+ * gives a device one job at a time to *submit* (dev->job): its space
+ * and kernel, its inputs made valid on a lane of the space (prepare.c),
+ * the launch and the copies back queued on that lane, then a fence
+ * (worker.c).  The job then waits in its lane's in-flight list
+ * (struct pd_lane) and the device takes the next one.  It is completed
+ * (complete.c: commit, EXEC_COMPLETE) once its fence passed, by whoever
+ * sees that first: the completion thread (completer.c), or the helper
+ * or worker that submitted it and waits for its fence itself (a short
+ * job: completer.c says when).  Jobs of one lane
+ * complete in lane order.  A job that fails after queuing work on its
+ * lane is fenced all the same and fails when its fence passes, since
+ * that work uses its buffers.
+ *
+ * Hazards between lanes of one space: a view remembers the lane and
+ * ticket of the fence after the work that made it valid
+ * (write_lane/write_ticket) and, per lane, the last fence after work
+ * that read it (read_ticket); a job on another lane that reads it waits
+ * for the writer (lane_wait), and one that overwrites it (a newer
+ * generation copied in, an in/out input) waits for every reader and the
+ * writer.  Readers in other spaces (the source of a copy_d2d) wait for
+ * their copy before they let go of the source view, so a view's readers
+ * in flight are always in its own space.  Views in use are pinned until
+ * their jobs complete, so eviction, write-behind and pools never free
+ * or reuse a buffer that work in flight uses.
+ *
  * Threads: one taker (takes invocations, makes jobs), one housekeeper
  * (re-runs placement while data-aware holds jobs back; unmaps what
- * pd_engine_forget could not), one worker per device (owns that
- * device's spaces: every backend operation on a space comes from it,
- * except the source side of copy_d2d, which backend.h allows), and
- * helpers: threads of the source that made work ready and lend
- * themselves (pd_engine_help).  A helper takes and places like the
- * taker, and may *claim* a short job it placed on an idle device: it
- * then holds that device instead of its worker until the job is
- * complete (struct pd_device.claimed), which saves two thread hand-offs
- * per invocation.  Whoever holds a device (its worker, or a helper
- * with a claimed job) is named by dev->self, and only it calls the
- * backend on the device's spaces.
+ * pd_engine_forget could not), one worker per device (submits the jobs
+ * placed on it: every queuing backend operation on its spaces comes from
+ * it, except the source side of copy_d2d, which backend.h allows), one
+ * completion thread (fence_poll, which backend.h allows from any thread,
+ * and completing), and helpers: threads of the source that made work
+ * ready and lend themselves (pd_engine_help).  A helper takes and places
+ * like the taker, and may *claim* a short job it placed on a device: it
+ * then holds that device instead of its worker while it submits the job
+ * (struct pd_device.claimed), then waits for the job's fence and
+ * completes it, which saves the thread hand-offs per invocation.
+ * Whoever holds a device for submission (its worker, or a helper with a
+ * claimed job) is named by dev->self, and only it queues work on the
+ * device's spaces.
  *
  * Locking: one mutex, e->lock, guards everything below that is not
  * marked otherwise: the queue, device states, spaces' pools and LRU
@@ -46,6 +77,9 @@
  * the lock around a backend call pins what it uses first (view->pins,
  * rec->pins, info->refs), so nothing it holds is freed or evicted
  * meanwhile, and re-checks what may have changed after retaking it.
+ * One exception: fence_poll, which never blocks, is called under the
+ * lock (completer.c), so that seeing a fence pass and taking its job off
+ * its lane are one step.
  */
 #ifndef PTASKD_ENGINE_PRIV_H
 #define PTASKD_ENGINE_PRIV_H
@@ -84,6 +118,17 @@
 #define PD_INLINE_BYTES		(256ULL << 10)
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */
+/*
+ * The completion thread spins (yielding) while a fence is due within
+ * PD_COMPLETE_SPIN_NS, and until PD_COMPLETE_SPIN_NS after it was due;
+ * then it sleeps, PD_COMPLETE_NAP_MIN_NS doubling up to
+ * PD_COMPLETE_NAP_MAX_NS while a fence is late, and never longer than
+ * PD_COMPLETE_NAP_MAX_NS while jobs are in flight; with none it sleeps
+ * until a job is submitted.
+ */
+#define PD_COMPLETE_SPIN_NS	(50ULL * 1000)
+#define PD_COMPLETE_NAP_MIN_NS	(20ULL * 1000)
+#define PD_COMPLETE_NAP_MAX_NS	(1000ULL * 1000)
 
 /* Always on: these guard invariants whose breach corrupts memory. */
 #define PD_ASSERT(cond)							\
@@ -165,6 +210,21 @@ struct pd_pooled {
 };
 
 /**
+ * struct pd_lane - one lane of a space, as the engine sees it
+ * @jobs: its jobs in flight, in fence order (struct pd_job.lnode)
+ * @njobs: entries in @jobs
+ * @finishing: a thread is completing its jobs (pd_lane_reap_locked):
+ *	nobody else does meanwhile, which keeps lane order
+ * @due_ns: when its last job is expected to complete
+ */
+struct pd_lane {
+	struct ptask_list jobs;
+	uint32_t njobs;
+	bool finishing;
+	uint64_t due_ns;
+};
+
+/**
  * struct pd_space - one memory space: a device seen through one context
  * @dev: its device
  * @owner: the client pid it serves (0 with shared isolation)
@@ -174,6 +234,10 @@ struct pd_pooled {
  * @pooled_bytes: bytes in @pool
  * @kernels: kernels loaded here (worker-owned, no lock)
  * @last_use_ns: when a job last ran in it
+ * @nlanes: its lanes (the device's pd_device_info.lanes, at least 1)
+ * @lanes: each lane's jobs in flight
+ * @ninflight: jobs in flight in it (it stays open while any are)
+ * @next_lane: where the round robin among equal lanes starts
  */
 struct pd_space {
 	struct pd_device *dev;
@@ -184,6 +248,10 @@ struct pd_space {
 	uint64_t pooled_bytes;
 	struct pd_kernel_ref *kernels;
 	uint64_t last_use_ns;
+	uint32_t nlanes;
+	struct pd_lane lanes[PD_MAX_LANES];
+	uint32_t ninflight;
+	uint32_t next_lane;
 };
 
 /**
@@ -197,6 +265,10 @@ struct pd_space {
  * @valid: holds the datablock's current bytes
  * @pins: users that dropped the lock while relying on it (a job, the
  *	source side of a copy); a pinned view is never evicted or freed
+ * @write_lane: the lane of the work in flight that made it valid
+ * @write_ticket: that work's fence (0: none in flight)
+ * @read_ticket: per lane, the fence after the last work in flight that
+ *	reads it (0: none)
  */
 struct pd_view {
 	struct pd_dbrec *rec;
@@ -207,6 +279,9 @@ struct pd_view {
 	uint64_t cap;
 	bool valid;
 	uint32_t pins;
+	uint32_t write_lane;
+	uint64_t write_ticket;
+	uint64_t read_ticket[PD_MAX_LANES];
 };
 
 /**
@@ -274,6 +349,9 @@ struct pd_unmap {
  * @by_value: input passed by value: the parameter is at @host
  * @value: the device pointer passed (unless @by_value)
  * @gen: input: the generation of @rec the job runs with
+ * @wrote: the job's work writes @view (a copy in, an output, in/out)
+ * @inplace: the kernel uses @host in place (@value is its device
+ *	address; no view)
  */
 struct pd_jport {
 	struct pd_dbrec *rec;
@@ -284,6 +362,8 @@ struct pd_jport {
 	bool by_value;
 	uint64_t value;
 	uint32_t gen;
+	bool wrote;
+	bool inplace;
 };
 
 /**
@@ -301,6 +381,17 @@ struct pd_jport {
  * @alloc_ns: time spent getting device buffers (pools, backend, eviction)
  * @source_ns: time spent in the source's db_map and db_create
  * @copy_ns: time spent queueing copies before the launch
+ * @lane: the lane of @space it runs on
+ * @ticket: its fence (0: none: it never reached its space)
+ * @lnode: in its lane's in-flight list
+ * @err: why it failed before its fence, or 0
+ * @launch_ns: when it was launched (0: not launched)
+ * @submit_ns: when its fence was queued
+ * @due_ns: when its fence is expected to pass (completer.c)
+ * @waiter: its submitter (a helper, or the worker) waits for its fence
+ *	(fence_wait): nobody else polls it until @fenced
+ * @fenced: its fence was seen to pass; @gpu_ns and @err hold the result
+ * @gpu_ns: its device time
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -316,6 +407,16 @@ struct pd_job {
 	uint64_t alloc_ns;
 	uint64_t source_ns;
 	uint64_t copy_ns;
+	uint32_t lane;
+	uint64_t ticket;
+	struct ptask_list lnode;
+	int err;
+	uint64_t launch_ns;
+	uint64_t submit_ns;
+	uint64_t due_ns;
+	bool waiter;
+	bool fenced;
+	uint64_t gpu_ns;
 };
 
 /**
@@ -328,8 +429,9 @@ struct pd_job {
  *	the assertions that backend calls come from the holder compare
  *	with it
  * @cond: the worker sleeps here for a job or exit
- * @job: the job placed on it (NULL: idle)
- * @claimed: @job is run by the helper that placed it, not the worker
+ * @job: the job placed on it and not yet submitted (NULL: none)
+ * @claimed: @job is submitted by the helper that placed it, not the
+ *	worker
  * @tidying: the worker is writing back or closing spaces with e->lock
  *	dropped: a job placed meanwhile waits for it (no helper claims)
  * @spaces: its spaces (struct pd_space.node)
@@ -339,6 +441,9 @@ struct pd_job {
  * @tidy_ns: when the worker next writes back idle data and closes idle
  *	spaces
  * @started: the worker thread runs (for unwinding a failed start)
+ * @ninflight: jobs submitted and not yet complete
+ * @inplace_max: bytes up to which inputs and outputs are used in place
+ *	(pd_device_info.inplace_max or the configuration's)
  */
 struct pd_device {
 	struct pd_engine *e;
@@ -355,6 +460,8 @@ struct pd_device {
 	uint64_t limit;
 	uint64_t tidy_ns;
 	bool started;
+	uint32_t ninflight;
+	uint64_t inplace_max;
 };
 
 /**
@@ -389,6 +496,14 @@ struct pd_device {
  * @stats: counters
  * @avg_run_ns: moving average of every invocation's device time
  * @avg_wait_ns: moving average of every invocation's wait for placement
+ * @max_inflight: jobs a device takes at once (cfg.max_inflight or the
+ *	default)
+ * @ninflight: jobs in flight on every device
+ * @completer: the completion thread
+ * @completer_started: it runs (for unwinding a failed start)
+ * @completer_cond: it sleeps here; signalled when a job is submitted
+ *	while it sleeps for long (@completer_napping)
+ * @completer_napping: it sleeps until a job is submitted or for long
  */
 struct pd_engine {
 	struct pd_source *src;
@@ -419,6 +534,12 @@ struct pd_engine {
 	struct pd_engine_stats stats;
 	double avg_run_ns;
 	double avg_wait_ns;
+	uint32_t max_inflight;
+	uint32_t ninflight;
+	pthread_t completer;
+	bool completer_started;
+	pthread_cond_t completer_cond;
+	bool completer_napping;
 };
 
 static inline void pd_engine_lock(struct pd_engine *e)
@@ -537,10 +658,32 @@ void pd_space_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
 void pd_space_close_idle_locked(struct pd_device *dev, uint64_t now_ns);
 void pd_space_close_all_locked(struct pd_device *dev);
 
+/* Is @dev free to take one more job (nothing to submit, a free slot)? */
+static inline bool pd_dev_available(const struct pd_device *dev)
+{
+	return !dev->job && dev->ninflight < dev->e->max_inflight;
+}
+
 /* worker.c */
 void *pd_worker_main(void *arg);
-void pd_job_run(struct pd_device *dev, struct pd_job *job,
-		struct pd_wake_defer *defer);
+/*
+ * Submit @job on @dev (on the thread holding it); it is in flight on its
+ * lane afterwards (returns true), or was completed at once (false: it
+ * never reached a space, or its fence could not be queued).  With
+ * @wait, the caller (a helper) will wait for its fence: it is marked so.
+ */
+bool pd_job_run(struct pd_device *dev, struct pd_job *job,
+		struct pd_wake_defer *defer, bool wait);
+
+/* completer.c */
+void *pd_completer_main(void *arg);
+/* Complete the passed jobs at the head of @space's lane @lane, in order. */
+uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
+			     uint32_t lane, struct pd_wake_defer *defer);
+void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
+				 struct pd_wake_defer *defer);
+/* A job was submitted: the completion thread must know when it is due. */
+void pd_completer_kick_locked(struct pd_engine *e);
 
 /* prepare.c */
 int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
@@ -553,6 +696,11 @@ int pd_job_after_launch(struct pd_device *dev, struct pd_job *job);
 void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 		   uint64_t gpu_ns, uint64_t run_ns,
 		   struct pd_wake_defer *defer);
+/*
+ * After @job's fence was queued (its ticket set): the views it reads and
+ * writes remember it (lane hazards, top of this file).  Locked.
+ */
+void pd_job_mark_views_locked(struct pd_engine *e, struct pd_job *job);
 
 /* help.c */
 /* May a helper run @job on idle device @dev itself (see PD_INLINE_*)? */

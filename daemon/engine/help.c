@@ -2,9 +2,13 @@
 /*
  * help.c - helpers: a thread of the source that made work ready (user
  * mode: a client's connection, once it has answered the push) takes
- * that work itself, places it as the taker would, and runs a short job
- * placed on an idle device on its own thread instead of waking the
- * device's worker (engine_priv.h: it *claims* the device for the job).
+ * that work itself, places it as the taker would, and submits a short
+ * job placed on a device on its own thread instead of waking the
+ * device's worker (engine_priv.h: it *claims* the device for the job);
+ * then it waits for that job's fence itself (fence_wait: the fastest
+ * way for one invocation at a time) and completes it, unless the
+ * completion thread is completing that lane's jobs, which then
+ * completes it too.
  * The taker's wake-up for that work was held back by the source; the
  * helper's struct pd_wake_defer goes with every source call made for
  * it, so the completions of the jobs it runs hold theirs back too, and
@@ -16,14 +20,14 @@
 
 /**
  * pd_help_can_claim_locked() - may a helper run @job on @dev itself?
- * @dev: an idle device placement chose for @job
+ * @dev: a device with a free slot placement chose for @job
  * @job: the job
  *
  * Only short work (PD_INLINE_RUN_NS, PD_INLINE_BYTES: the helper is a
  * client's connection, which waits meanwhile) whose space and kernel are
  * ready on @dev, so a helper never opens a context or loads code.  The
- * device is idle and its worker is not tidying, so nobody changes its
- * spaces or their kernel lists while they are read here.
+ * device has no job to submit and its worker is not tidying, so nobody
+ * changes its spaces or their kernel lists while they are read here.
  */
 bool pd_help_can_claim_locked(struct pd_device *dev,
 			      const struct pd_job *job)
@@ -36,8 +40,9 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 	uint32_t i;
 
 	pd_assert_locked(e);
-	if (dev->job || dev->tidying || e->draining || info->dead ||
-	    !info->runs || info->avg_run_ns > (double)PD_INLINE_RUN_NS)
+	if (!pd_dev_available(dev) || dev->tidying || e->draining ||
+	    info->dead || !info->runs ||
+	    info->avg_run_ns > (double)PD_INLINE_RUN_NS)
 		return false;
 	for (i = 0; i < job->inv.n_ports; i++)
 		bytes += job->ports[i].bytes;
@@ -58,29 +63,38 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 }
 
 /*
- * Run the job a helper claimed on @dev (dev->claimed, dev->self the
- * caller) on its thread, as the worker would, then give the device back:
- * the next queued jobs are placed (on workers), and the worker is woken
- * when its housekeeping is due, since that stays with it.  No lock held.
+ * Submit the job a helper claimed on @dev (dev->claimed, dev->self the
+ * caller) on its thread, as the worker would, then give the device back
+ * (the next queued jobs are placed, on workers; the worker is woken when
+ * its housekeeping is due, since that stays with it); then wait for the
+ * job's fence and complete it, with the older jobs of its lane.  No lock
+ * held.
  */
 static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	struct pd_job *job;
+	bool inflight;
 
 	pd_engine_lock(e);
 	job = dev->job;
 	PD_ASSERT(job && dev->claimed &&
 		  pthread_equal(dev->self, pthread_self()));
 	pd_engine_unlock(e);
-	pd_job_run(dev, job, defer);
+	inflight = pd_job_run(dev, job, defer, true);
 	pd_engine_lock(e);
+	e->stats.helped++;
 	dev->job = NULL;
 	dev->claimed = false;
 	if (pd_now_ns() >= dev->tidy_ns)
 		pthread_cond_signal(&dev->cond);
 	pd_sched_dispatch_locked(e);
 	pthread_cond_broadcast(&e->idle_cond);
+	if (!inflight) {
+		pd_engine_unlock(e);
+		return;
+	}
+	pd_job_wait_complete_locked(e, job, defer);
 	pd_engine_unlock(e);
 }
 

@@ -11,6 +11,24 @@
  *  - outputs: a datablock per output port (db_create) with a fresh view;
  *  - the launch description: parameters and geometry.
  *
+ * Lanes: the job runs on one lane of its space (struct pd_job.lane),
+ * chosen first: the lane with the fewest jobs in flight, counting one
+ * less for the lane where in-flight work is making one of its inputs
+ * valid (there it needs no lane_wait); ties go round robin.  Its copies
+ * are queued there, after lane_waits for work on other lanes that
+ * writes what it reads, or reads or writes what it overwrites
+ * (engine_priv.h, "Hazards").
+ *
+ * In place: an input of at most the device's inplace_max bytes whose
+ * host pages are current and registered (host_device_ptr answers) is
+ * passed at the device address of its host pages, with no view and no
+ * copy; an output of at most inplace_max that goes to a client is
+ * written by the kernel straight into the new datablock's pages (no
+ * view, no copy back), host-valid once the job's fence passed.  Host
+ * pages the backend cannot reach (kernel mode's mappings: -ENOENT;
+ * cuda without mapped memory: -EOPNOTSUPP) are copied as before.
+ * In/out inputs and by-value parameters are never in place.
+ *
  * Kernel parameters: the ports that are not PTASK_PORT_RUNTIME, ordered
  * by param_index (gaps close up; two ports with one index are -EINVAL),
  * except the output that emits an in/out input (its parameter is the
@@ -69,6 +87,124 @@ int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
 }
 
 /*
+ * Wait until everything queued on @job's lane so far is done (no lock
+ * held).  Its fence covers no launch (each job fences after its own),
+ * so no device time is taken from another job.
+ */
+static int lane_drain(struct pd_engine *e, struct pd_job *job)
+{
+	uint64_t ticket;
+	int err;
+
+	err = e->be->ops->fence(e->be, job->space->be_space, job->lane,
+				&ticket);
+	if (!err)
+		err = e->be->ops->fence_wait(e->be, job->space->be_space,
+					     job->lane, ticket, NULL);
+	return err < 0 ? err : 0;
+}
+
+/* Order @job's lane behind fence @ticket of lane @from (counted). */
+static int lane_order(struct pd_engine *e, struct pd_job *job, uint32_t from,
+		      uint64_t ticket)
+{
+	int err;
+
+	if (!ticket || from == job->lane)
+		return 0;
+	pd_engine_unlock(e);
+	err = e->be->ops->lane_wait(e->be, job->space->be_space, job->lane,
+				    from, ticket);
+	pd_engine_lock(e);
+	if (!err)
+		e->stats.lane_waits++;
+	else
+		pd_log_err("engine: lane_wait %u -> %u: %d", job->lane, from,
+			   err);
+	return err;
+}
+
+/*
+ * Before @job reads @v (in its space): wait for the work in flight on
+ * another lane that makes it valid.  Before it writes @v: also for every
+ * reader in flight on another lane.  Locked; @v is pinned.
+ */
+static int view_order(struct pd_engine *e, struct pd_job *job,
+		      struct pd_view *v, bool write)
+{
+	uint32_t l;
+	int err;
+
+	err = lane_order(e, job, v->write_lane, v->write_ticket);
+	for (l = 0; write && !err && l < job->space->nlanes; l++)
+		err = lane_order(e, job, l, v->read_ticket[l]);
+	return err;
+}
+
+/*
+ * The lane @job runs on (see the top of this file).  Locked, with the
+ * device held (nobody else submits to its spaces).
+ */
+static void choose_lane_locked(struct pd_engine *e, struct pd_job *job)
+{
+	struct pd_space *space = job->space;
+	uint32_t n = space->nlanes, i, l, best = 0, producer = n;
+	long score, best_score = -1;
+
+	for (i = 0; i < job->inv.n_ports && producer == n; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+		struct pd_dbrec *rec;
+		struct pd_view *v;
+
+		if (!pd_port_is_input(p) || !p->datablock)
+			continue;
+		rec = pd_rec_find_locked(e, p->datablock);
+		v = rec ? pd_view_find_locked(e, rec, space) : NULL;
+		if (v && v->valid && v->write_ticket)
+			producer = v->write_lane;
+	}
+	for (i = 0; i < n; i++) {
+		l = (space->next_lane + i) % n;
+		score = (long)space->lanes[l].njobs - (l == producer);
+		if (best_score < 0 || score < best_score) {
+			best = l;
+			best_score = score;
+		}
+	}
+	job->lane = best;
+	space->next_lane = (best + 1) % n;
+}
+
+/*
+ * Input @i in place: its host pages, current and registered, at their
+ * device address.  Locked on entry/exit.  Return: true when it is.
+ */
+static bool input_in_place(struct pd_device *dev, struct pd_job *job,
+			   uint32_t i)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_jport *jp = &job->jp[i];
+	uint64_t dptr;
+	int err;
+
+	if (!jp->rec->host_valid || jp->rec->bytes > dev->inplace_max ||
+	    (job->ports[i].flags & PTASK_PORT_INOUT))
+		return false;
+	if (pd_job_map_input_locked(e, job, i))
+		return false;	/* logged; the copy path meets it again */
+	pd_engine_unlock(e);
+	err = e->be->ops->host_device_ptr(e->be, job->space->be_space,
+					  jp->host, jp->rec->bytes, &dptr);
+	pd_engine_lock(e);
+	if (err)
+		return false;
+	jp->inplace = true;
+	jp->value = dptr;
+	e->stats.bytes_inplace += jp->rec->bytes;
+	return true;
+}
+
+/*
  * Make input @i's datablock valid in the job's space: a view there
  * (allocated, evicting if need be), then nothing if it is valid, an H2D
  * copy when the host pages are current, else a D2D copy from the best
@@ -104,8 +240,16 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 	jp->view = v;
 	jp->value = v->dptr;
 	pd_view_touch_locked(e, v);
+	/* In/out: the kernel writes it; else a copy in writes it. */
+	err = view_order(e, job, v, !v->valid ||
+			 (job->ports[i].flags & PTASK_PORT_INOUT));
+	if (err)
+		return err;
+	if (job->ports[i].flags & PTASK_PORT_INOUT)
+		jp->wrote = true;
 	if (v->valid)
 		return 0;
+	jp->wrote = true;
 	generation = rec->generation;
 	if (rec->host_valid) {
 		err = pd_job_map_input_locked(e, job, i);
@@ -113,8 +257,8 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 			return err;
 		t = pd_now_ns();
 		pd_engine_unlock(e);
-		err = ops->copy_h2d(e->be, space->be_space, v->dptr, jp->host,
-				    rec->bytes);
+		err = ops->copy_h2d(e->be, space->be_space, job->lane, v->dptr,
+				    jp->host, rec->bytes);
 		pd_engine_lock(e);
 		job->copy_ns += pd_now_ns() - t;
 		if (err)
@@ -127,15 +271,24 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 				   rec->handle);
 			return -EIO;
 		}
-		/* Pinned until the job's sync: the copy may be queued. */
+		/*
+		 * Pinned until the copy is done: it is waited for at once
+		 * (rare: a migration), so that no reader in flight of a view
+		 * lives in another space (engine_priv.h, "Hazards").
+		 */
 		src->pins++;
 		jp->src_view = src;
 		t = pd_now_ns();
 		pd_engine_unlock(e);
-		err = ops->copy_d2d(e->be, space->be_space, v->dptr,
-				    src->space->be_space, src->dptr,
-				    rec->bytes);
+		err = ops->copy_d2d(e->be, space->be_space, job->lane, v->dptr,
+				    src->space->be_space,
+				    src->write_ticket ? src->write_lane : 0,
+				    src->dptr, rec->bytes);
+		if (!err)
+			err = lane_drain(e, job);
 		pd_engine_lock(e);
+		src->pins--;
+		jp->src_view = NULL;
 		job->copy_ns += pd_now_ns() - t;
 		if (err)
 			return err;
@@ -185,10 +338,10 @@ static int read_by_value(struct pd_device *dev, struct pd_job *job,
 		return err;
 	space = job->space->be_space;
 	pd_engine_unlock(e);
-	err = e->be->ops->copy_d2h(e->be, space, jp->host, jp->view->dptr,
-				   rec->bytes);
+	err = e->be->ops->copy_d2h(e->be, space, job->lane, jp->host,
+				   jp->view->dptr, rec->bytes);
 	if (!err)
-		err = e->be->ops->sync(e->be, space, NULL);
+		err = lane_drain(e, job);
 	pd_engine_lock(e);
 	if (err)
 		return err;
@@ -199,6 +352,8 @@ static int read_by_value(struct pd_device *dev, struct pd_job *job,
 	}
 	return 0;
 }
+
+static bool is_peer_output(const struct pd_job *job, uint32_t index);
 
 /*
  * A new datablock for output @i, with a view in the job's space; @defer:
@@ -240,6 +395,22 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 	if (!jp->rec)
 		return -ENOMEM;
 	jp->rec->pins++;
+	if ((p->flags & PTASK_INVP_TO_CLIENT) && p->bytes <= dev->inplace_max &&
+	    !is_peer_output(job, p->index)) {
+		uint64_t dptr_in_place;
+
+		pd_engine_unlock(e);
+		err = e->be->ops->host_device_ptr(e->be, job->space->be_space,
+						  addr, p->bytes,
+						  &dptr_in_place);
+		pd_engine_lock(e);
+		if (!err) {
+			jp->inplace = true;
+			jp->value = dptr_in_place;
+			e->stats.bytes_inplace += p->bytes;
+			return 0;
+		}
+	}
 	t = pd_now_ns();
 	err = pd_devmem_alloc_locked(dev, job->space, p->bytes, &dptr, &cap);
 	job->alloc_ns += pd_now_ns() - t;
@@ -253,6 +424,7 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 	v->pins++;
 	jp->view = v;
 	jp->value = dptr;
+	jp->wrote = true;
 	return 0;
 }
 
@@ -335,6 +507,7 @@ int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 		return err;
 	}
 	pd_engine_lock(e);
+	choose_lane_locked(e, job);
 	for (i = 0; i < job->inv.n_ports; i++) {
 		const struct ptask_invocation_port *p = &job->ports[i];
 		struct pd_jport *jp = &job->jp[i];
@@ -360,7 +533,7 @@ int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 			err = -EINVAL;		/* an input without datablock */
 		else if (pd_port_by_value(p))
 			err = read_by_value(dev, job, order[i]);
-		else
+		else if (!input_in_place(dev, job, order[i]))
 			err = make_valid(dev, job, order[i]);
 		launch->params[i] = jp->by_value ? jp->host : &jp->value;
 		launch->param_bytes[i] = jp->by_value ? (uint32_t)p->bytes :

@@ -3,26 +3,31 @@
  * sched.c - placing jobs on devices (PTask, section 5.1).
  *
  * Placement runs under e->lock whenever something that matters changes:
- * jobs arrive (taker), a device goes idle (its worker), the policy
+ * jobs arrive (taker), a device submitted a job or completed some (its
+ * worker, the completion thread), the policy
  * changes, and every PD_HOLD_POLL_NS while data-aware holds a job back
  * (its wait keeps raising its effective priority).  It walks the queue in
- * the policy's order and gives each job an idle device until none is
- * idle:
+ * the policy's order and gives each job an *available* device until none
+ * is: one with no job waiting to be submitted and fewer than
+ * max_inflight jobs in flight (engine_priv.h, "Pipelining").  Among the
+ * available devices an idle one (nothing in flight) comes first, then
+ * the least loaded (fewest in flight), then as the policy says:
  *
- *   first-available  arrival order; the idle device with the lowest
- *                    number (PTask's manager threads racing for devices,
- *                    without the threads)
- *   fifo             arrival order; the strongest idle device
+ *   first-available  arrival order; the lowest number (PTask's manager
+ *                    threads racing for devices, without the threads)
+ *   fifo             arrival order; the strongest
  *   priority         highest effective priority first; the strongest
- *                    idle device
  *   data-aware       as priority, but a job whose inputs are current in
  *                    some device's memory prefers the devices holding
  *                    the most of its input bytes; when none of those is
- *                    idle it stays queued (the policy is not
+ *                    available it stays queued (the policy is not
  *                    work-conserving) unless its effective priority is
  *                    above the migration threshold, and then takes the
- *                    strongest idle device.  Its wait raises its
+ *                    best available device.  Its wait raises its
  *                    effective priority, so it runs in the end.
+ *
+ * A device hands out one job at a time (the next is placed once it was
+ * submitted), so priorities still order the jobs a busy device takes.
  *
  * Every device is fit for every GPU ptask (all kinds run PTX through
  * their backend or a host kernel), so fitness does not prune.  Strength
@@ -122,16 +127,33 @@ static int by_priority(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The strongest idle device in @mask (bit per device), or -1. */
-static int strongest_idle(const struct pd_engine *e, uint32_t mask)
+/*
+ * The best available device in @mask (bit per device), or -1: idle
+ * first, then the least loaded, then (@by_strength) the strongest, then
+ * the lowest number.
+ */
+static int best_available(const struct pd_engine *e, uint32_t mask,
+			  bool by_strength)
 {
 	int best = -1;
 	uint32_t d;
 
 	for (d = 0; d < e->ndev; d++) {
-		if (!(mask & (1U << d)) || e->dev[d].job)
+		const struct pd_device *dev = &e->dev[d], *b;
+
+		if (!(mask & (1U << d)) || !pd_dev_available(dev))
 			continue;
-		if (best < 0 ||
+		if (best < 0) {
+			best = (int)d;
+			continue;
+		}
+		b = &e->dev[best];
+		if (dev->ninflight != b->ninflight) {
+			if (dev->ninflight < b->ninflight)
+				best = (int)d;
+			continue;
+		}
+		if (by_strength &&
 		    e->be->info[d].strength > e->be->info[best].strength)
 			best = (int)d;
 	}
@@ -211,7 +233,7 @@ static void place_locked(struct pd_engine *e, struct pd_job *job, int d,
 }
 
 /*
- * Place queued jobs on idle devices.  Sets e->held to the number of jobs
+ * Place queued jobs on available devices.  Sets e->held to the number of jobs
  * data-aware kept back for a busy device, and wakes the housekeeper to
  * come back then.  With @claim, the first job placed on a device a
  * helper may hold is claimed for the caller: its device, else -1.
@@ -227,9 +249,9 @@ static int dispatch_locked(struct pd_engine *e, bool claim)
 	int claimed = -1;
 
 	pd_assert_locked(e);
-	/* Nothing to hold for: the next idle device calls again. */
+	/* Nothing to hold for: the next available device calls again. */
 	e->held = 0;
-	if (strongest_idle(e, all) < 0 || ptask_list_empty(&e->queue))
+	if (best_available(e, all, false) < 0 || ptask_list_empty(&e->queue))
 		return -1;
 	ptask_list_for_each(pos, &e->queue) {
 		struct pd_job *job = ptask_list_entry(pos, struct pd_job,
@@ -249,16 +271,15 @@ static int dispatch_locked(struct pd_engine *e, bool claim)
 		uint32_t pref = preferred_devices(e, job, bytes);
 		int d = -1;
 
-		if (strongest_idle(e, all) < 0)
+		if (best_available(e, all, false) < 0)
 			break;
 		switch (policy) {
 		case PD_POLICY_FIRST_AVAILABLE:
-			for (d = 0; d < (int)e->ndev && e->dev[d].job; d++)
-				;
+			d = best_available(e, all, false);
 			break;
 		case PD_POLICY_DATA_AWARE:
 			if (pref) {
-				d = strongest_idle(e, pref);
+				d = best_available(e, pref, true);
 				if (d < 0 && !e->draining &&
 				    job->eff <= migrate_threshold(e)) {
 					held++;
@@ -266,10 +287,10 @@ static int dispatch_locked(struct pd_engine *e, bool claim)
 				}
 			}
 			if (d < 0)
-				d = strongest_idle(e, all);
+				d = best_available(e, all, true);
 			break;
 		default:
-			d = strongest_idle(e, all);
+			d = best_available(e, all, true);
 			break;
 		}
 		if (pref && !(pref & (1U << d)))
@@ -294,7 +315,7 @@ static int dispatch_locked(struct pd_engine *e, bool claim)
 }
 
 /**
- * pd_sched_dispatch_locked() - place queued jobs on idle devices
+ * pd_sched_dispatch_locked() - place queued jobs on available devices
  * @e: the engine
  *
  * Sets e->held to the number of jobs data-aware kept back for a busy

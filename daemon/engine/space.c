@@ -4,8 +4,9 @@
  * A space (a device seen through one context: the client's, or the
  * shared one) is opened on first use by the thread holding the device
  * (engine_priv.h: its worker, or a helper with a claimed job), and the
- * kernels loaded in it stay until their ptask is forgotten.  While the
- * device has no job its worker tidies up: data left current only on the
+ * kernels loaded in it stay until their ptask is forgotten.  A space
+ * with jobs in flight stays open.  Between submissions its worker tidies
+ * up: data left current only on the
  * device for PD_WRITEBEHIND_NS is written back (write-behind), and a
  * client's space nobody used for space_idle_ms is closed.  At stop the
  * worker closes every space.
@@ -64,6 +65,13 @@ int pd_space_get(struct pd_device *dev, uint64_t owner,
 	s->be_space = bs;
 	for (c = 0; c < PD_POOL_CLASSES; c++)
 		ptask_list_init(&s->pool[c]);
+	s->nlanes = e->be->info[dev->index].lanes;
+	if (s->nlanes < 1)
+		s->nlanes = 1;
+	if (s->nlanes > PD_MAX_LANES)
+		s->nlanes = PD_MAX_LANES;
+	for (c = 0; c < s->nlanes; c++)
+		ptask_list_init(&s->lanes[c].jobs);
 	s->last_use_ns = pd_now_ns();
 	pd_engine_lock(e);
 	ptask_list_add_tail(&s->node, &dev->spaces);
@@ -280,7 +288,7 @@ void pd_space_close_idle_locked(struct pd_device *dev, uint64_t now_ns)
 			struct pd_space *s = ptask_list_entry(pos,
 					struct pd_space, node);
 
-			if (now_ns - s->last_use_ns < idle)
+			if (now_ns - s->last_use_ns < idle || s->ninflight)
 				continue;
 			/* Not again soon if busy: a job will touch it. */
 			s->last_use_ns = now_ns;

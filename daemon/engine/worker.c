@@ -1,41 +1,82 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * worker.c - one thread per device, and a job's run.  The worker runs
- * the jobs placed on its device, one at a time (a short job a helper
- * claimed runs on the helper's thread instead, the same way: help.c);
- * while the device has no job it tidies up its spaces (space.c); at
- * stop it closes them.  A job's run, from placement to complete:
+ * worker.c - one thread per device, and a job's submission.  The worker
+ * submits the jobs placed on its device, one after another (a short job
+ * a helper claimed is submitted on the helper's thread instead, the same
+ * way: help.c); between jobs and while the device has none it tidies up
+ * its spaces (space.c); at stop it closes them.  A job's submission:
  *
  *  1. the space of the job's owner (per-client isolation) or the shared
  *     one, and the ptask's kernel loaded in it (space.c);
- *  2. inputs made valid there, outputs made, the launch description
- *     (prepare.c);
+ *  2. its lane, inputs made valid there, outputs made, the launch
+ *     description (prepare.c);
  *  3. the launch; then the D2H copies of what clients will pull
- *     (complete.c); one sync, which gives the GPU time;
- *  4. commit and EXEC_COMPLETE, or the invocation failed with the error
- *     (complete.c).
+ *     (complete.c); then a fence on its lane;
+ *  4. the job waits in its lane's in-flight list; when its fence passed,
+ *     whoever saw it completes it: commit and EXEC_COMPLETE, or the
+ *     invocation failed with the error (completer.c, complete.c).
+ *
+ * A short job submitted alone (nothing in flight on the device, nothing
+ * waiting for placement) is waited for and completed by the worker
+ * itself (waits_for), as a
+ * helper does with its jobs: one invocation at a time then needs no
+ * hand-off to the completion thread.
+ *
+ * A job that fails once work is queued on its lane (a failed copy or
+ * launch) is still fenced, and fails when its fence passed: the queued
+ * work uses its buffers, which its pins keep until then.
  */
 #include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
 
+/* When a job submitted now on @lane should complete (wall ns). */
+static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
+			   struct pd_lane *lane, uint64_t now)
+{
+	double scale = e->be->wall_per_gpu_ns > 0 ? e->be->wall_per_gpu_ns :
+						   1.0;
+	double run = job->info->runs ? job->info->avg_run_ns : 0.0;
+	uint64_t from = lane->due_ns > now ? lane->due_ns : now;
+
+	return from + (uint64_t)(run * scale);
+}
+
+/* Log where a job's time went, for -vv: the engine's share. */
+static void log_submit(struct pd_device *dev, struct pd_job *job,
+		       uint64_t t0)
+{
+	struct pd_engine *e = dev->e;
+
+	pd_log_debug("engine: %s: ptask %u: %llu us to submit (%llu allocating, %llu mapping/creating, %llu queueing copies), lane %u",
+		     e->be->info[dev->index].name, job->inv.ptask,
+		     (unsigned long long)(pd_now_ns() - t0) / 1000,
+		     (unsigned long long)job->alloc_ns / 1000,
+		     (unsigned long long)job->source_ns / 1000,
+		     (unsigned long long)job->copy_ns / 1000, job->lane);
+}
+
 /**
- * pd_job_run() - run @job on @dev, from space to complete
+ * pd_job_run() - submit @job on @dev
  * @dev: the device placement gave it (on the thread holding it)
- * @job: the job; freed here
+ * @job: the job
  * @defer: the held-back wake-ups of the helper that claimed it
  *	(pd_engine_help), NULL on the worker
+ * @wait: the caller waits for the job's fence and completes it itself
+ *	(job->waiter): nobody else polls it meanwhile
  *
- * No lock held.
+ * No lock held.  Return: true when @job is in flight on its lane (and
+ * dev->ninflight counts it), false when it was completed already (it
+ * never reached a space, or no fence could be queued: then the space was
+ * synchronized first) and freed.
  */
-void pd_job_run(struct pd_device *dev, struct pd_job *job,
-		struct pd_wake_defer *defer)
+bool pd_job_run(struct pd_device *dev, struct pd_job *job,
+		struct pd_wake_defer *defer, bool wait)
 {
 	struct pd_engine *e = dev->e;
 	const struct pd_backend_ops *ops = e->be->ops;
-	uint32_t job_ptask = job->inv.ptask;	/* pd_job_finish frees @job */
-	uint64_t alloc_ns, source_ns, copy_ns;
 	struct pd_launch launch = { 0 };
-	uint64_t gpu_ns = 0, t0 = pd_now_ns(), start = 0, synced = 0;
+	uint64_t t0 = pd_now_ns(), ticket = 0, now;
+	struct pd_lane *lane;
 	void *kernel = NULL;
 	int err;
 
@@ -45,34 +86,66 @@ void pd_job_run(struct pd_device *dev, struct pd_job *job,
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
 	if (!err) {
-		start = pd_now_ns();
-		err = ops->launch(e->be, job->space->be_space, kernel, &launch);
+		job->launch_ns = pd_now_ns();
+		err = ops->launch(e->be, job->space->be_space, job->lane,
+				  kernel, &launch);
 	}
 	if (!err)
 		err = pd_job_after_launch(dev, job);
-	if (job->space) {
-		/* Sync even after an error: queued copies use our buffers. */
-		int serr = ops->sync(e->be, job->space->be_space, &gpu_ns);
-
-		if (!err)
-			err = serr;
+	job->err = err;
+	if (!job->space) {
+		pd_job_finish(dev, job, err, 0, 0, defer);
+		return false;
 	}
-	synced = pd_now_ns();
-	alloc_ns = job->alloc_ns;
-	source_ns = job->source_ns;
-	copy_ns = job->copy_ns;
-	pd_job_finish(dev, job, err, gpu_ns, start ? synced - start : 0,
-		      defer);
-	/* Where a job's time goes, for -vv: what is the engine's share. */
-	pd_log_debug("engine: %s: ptask %u: %llu us to launch (%llu allocating, %llu mapping/creating, %llu queueing copies), %llu us launch to synced (gpu %llu us), %llu us to complete",
-		     e->be->info[dev->index].name, job_ptask,
-		     (unsigned long long)((start ? start : synced) - t0) / 1000,
-		     (unsigned long long)alloc_ns / 1000,
-		     (unsigned long long)source_ns / 1000,
-		     (unsigned long long)copy_ns / 1000,
-		     (unsigned long long)(start ? synced - start : 0) / 1000,
-		     (unsigned long long)gpu_ns / 1000,
-		     (unsigned long long)(pd_now_ns() - synced) / 1000);
+	err = ops->fence(e->be, job->space->be_space, job->lane, &ticket);
+	if (err) {
+		/* No fence: wait for the space, then complete at once. */
+		pd_log_err("engine: %s: fence: %d", e->be->info[dev->index].name,
+			   err);
+		ops->sync(e->be, job->space->be_space, NULL);
+		pd_job_finish(dev, job, job->err ? job->err : err, 0, 0,
+			      defer);
+		return false;
+	}
+	now = pd_now_ns();
+	if (pd_log_level >= PD_LOG_DEBUG)
+		log_submit(dev, job, t0);
+	pd_engine_lock(e);
+	job->ticket = ticket;
+	job->submit_ns = now;
+	job->waiter = wait;
+	pd_job_mark_views_locked(e, job);
+	lane = &job->space->lanes[job->lane];
+	job->due_ns = due_locked(e, job, lane, now);
+	lane->due_ns = job->due_ns;
+	ptask_list_add_tail(&job->lnode, &lane->jobs);
+	lane->njobs++;
+	job->space->ninflight++;
+	dev->ninflight++;
+	e->ninflight++;
+	if (dev->ninflight > e->stats.inflight_max)
+		e->stats.inflight_max = dev->ninflight;
+	/* A job its submitter waits for is nobody else's to poll. */
+	if (!wait)
+		pd_completer_kick_locked(e);
+	pd_engine_unlock(e);
+	return true;
+}
+
+/*
+ * Does the worker wait for @job's fence itself once it submitted it?
+ * When the job is short (as a helper's: PD_INLINE_RUN_NS) and alone:
+ * nothing in flight on @dev and nothing waiting for placement.  One
+ * invocation at a time (a chain) then completes on one thread, with no
+ * hand-off to the completion thread, while jobs that come in bursts or
+ * overlap are submitted back to back, pipelined.
+ */
+static bool waits_for(struct pd_engine *e, const struct pd_device *dev,
+		      const struct pd_job *job)
+{
+	pd_assert_locked(e);
+	return !e->nqueued && !dev->ninflight && job->info->runs &&
+	       job->info->avg_run_ns <= (double)PD_INLINE_RUN_NS;
 }
 
 /*
@@ -96,7 +169,7 @@ static void tidy_locked(struct pd_device *dev)
  * pd_worker_main() - a device's worker thread
  * @arg: its struct pd_device
  *
- * Runs the jobs placed on the device; when it has none for a while,
+ * Submits the jobs placed on the device; when it has none for a while,
  * writes back long-idle device-only data and closes idle clients'
  * spaces; at exit, frees the device's spaces.
  */
@@ -112,9 +185,11 @@ void *pd_worker_main(void *arg)
 
 		/* A claimed job is its helper's: the device is not ours. */
 		if (job && !dev->claimed) {
+			bool wait = waits_for(e, dev, job), inflight;
+
 			dev->self = pthread_self();
 			pd_engine_unlock(e);
-			pd_job_run(dev, job, NULL);
+			inflight = pd_job_run(dev, job, NULL, wait);
 			pd_engine_lock(e);
 			dev->job = NULL;
 			/* A busy device tidies up between jobs too. */
@@ -122,6 +197,8 @@ void *pd_worker_main(void *arg)
 				tidy_locked(dev);
 			pd_sched_dispatch_locked(e);
 			pthread_cond_broadcast(&e->idle_cond);
+			if (wait && inflight)
+				pd_job_wait_complete_locked(e, job, NULL);
 			continue;
 		}
 		if (e->exiting && !job)

@@ -95,6 +95,100 @@ struct rig {
 	bool be_up;
 };
 
+/*
+ * The source the engine sees: the namespace's, with its completions
+ * logged (invocation ids in completion order) while log_completions is
+ * set, to check lane order.
+ */
+struct logging_source {
+	struct pd_source base;
+	struct pd_source *inner;
+};
+
+static struct logging_source logging_src;
+static pthread_mutex_t completions_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool log_completions;
+static uint64_t completions[256];
+static uint32_t n_completions;
+
+static int logging_complete(struct pd_source *s,
+			    struct ptask_exec_complete *arg,
+			    const struct ptask_exec_output *outs,
+			    struct pd_wake_defer *defer)
+{
+	struct logging_source *ls = (struct logging_source *)s;
+
+	pthread_mutex_lock(&completions_lock);
+	if (log_completions && n_completions < 256)
+		completions[n_completions++] = arg->id;
+	pthread_mutex_unlock(&completions_lock);
+	return ls->inner->ops->complete(ls->inner, arg, outs, defer);
+}
+
+/* The other operations go to the namespace's source as they are. */
+#define INNER(s) (((struct logging_source *)(s))->inner)
+
+static int lw_take(struct pd_source *s, struct ptask_exec_take *arg,
+		   struct ptask_invocation *inv,
+		   struct ptask_invocation_port *ports,
+		   struct pd_wake_defer *defer)
+{
+	return INNER(s)->ops->take(INNER(s), arg, inv, ports, defer);
+}
+
+static int lw_ptask_info(struct pd_source *s,
+			 struct ptask_exec_ptask_info *arg, void *code)
+{
+	return INNER(s)->ops->ptask_info(INNER(s), arg, code);
+}
+
+static int lw_db_map(struct pd_source *s, uint32_t handle,
+		     uint64_t mmap_offset, uint64_t bytes, void **data)
+{
+	return INNER(s)->ops->db_map(INNER(s), handle, mmap_offset, bytes,
+				     data);
+}
+
+static void lw_db_unmap(struct pd_source *s, uint32_t handle, void *data,
+			uint64_t bytes)
+{
+	INNER(s)->ops->db_unmap(INNER(s), handle, data, bytes);
+}
+
+static int lw_db_create(struct pd_source *s,
+			const struct ptask_invocation *inv, uint64_t bytes,
+			uint32_t *handle, void **data,
+			struct pd_wake_defer *defer)
+{
+	return INNER(s)->ops->db_create(INNER(s), inv, bytes, handle, data,
+					defer);
+}
+
+static int lw_db_release(struct pd_source *s, uint32_t handle,
+			 struct pd_wake_defer *defer)
+{
+	return INNER(s)->ops->db_release(INNER(s), handle, defer);
+}
+
+static void lw_interrupt(struct pd_source *s)
+{
+	INNER(s)->ops->interrupt(INNER(s));
+}
+
+static struct pd_source *logging_wrap(struct pd_source *inner)
+{
+	static const struct pd_source_ops ops = {
+		.take = lw_take, .complete = logging_complete,
+		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
+		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_release = lw_db_release, .interrupt = lw_interrupt,
+	};
+
+	logging_src.base.ops = &ops;
+	logging_src.inner = inner;
+	return &logging_src.base;
+}
+
 /* The namespace's forget notifier, as ptaskd's main.c wires it. */
 static void engine_forget(void *engine, uint32_t handle)
 {
@@ -117,7 +211,7 @@ static bool rig_start(struct rig *r, const char *backend, const char *config,
 	r->be_up = true;
 	CHECK_EQ(pd_ns_create(&r->be, &r->ns), 0);
 	CHECK_EQ(pd_ns_source_open(r->ns, r->be.ndev, &r->src), 0);
-	CHECK_EQ(pd_engine_start(r->src, &r->be, cfg, &r->e), 0);
+	CHECK_EQ(pd_engine_start(logging_wrap(r->src), &r->be, cfg, &r->e), 0);
 	pd_ns_set_forget(r->ns, engine_forget, r->e);
 	CHECK_EQ(pd_ns_client_open(r->ns, &r->who, &r->c), 0);
 	return true;
@@ -374,6 +468,8 @@ static int inc_run(const struct ptask_twin_call *call)
  * test_gate(): blocks until the test opens the gate, so the device stays
  * busy while the test queues work behind it.
  */
+/* test_gate's runs that got through the gate (stop with jobs in flight). */
+static int gate_passed;
 static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static bool gate_open, gate_entered;
@@ -394,6 +490,7 @@ static int gate_run(const struct ptask_twin_call *call)
 	pthread_cond_broadcast(&gate_cond);
 	while (!gate_open)
 		pthread_cond_wait(&gate_cond, &gate_lock);
+	gate_passed++;
 	pthread_mutex_unlock(&gate_lock);
 	return 0;
 }
@@ -443,6 +540,50 @@ static int tid_run(const struct ptask_twin_call *call)
 	return 0;
 }
 
+/*
+ * test_nap(const unsigned *in, unsigned *out): out[0] = in[0] + 1 after
+ * sleeping nap_us (a long kernel that needs no core: lanes in parallel
+ * show even on a busy machine).
+ */
+static unsigned int nap_us = 5000;
+
+static int nap_run(const struct ptask_twin_call *call)
+{
+	const uint32_t *in;
+	uint32_t *out;
+	int err = 0;
+
+	in = ptask_twin_buf(call, 0, sizeof(*in), &err);
+	out = ptask_twin_buf(call, 1, sizeof(*out), &err);
+	if (err)
+		return err;
+	usleep(nap_us);
+	out[0] = in[0] + 1;
+	return 0;
+}
+
+/*
+ * test_fail13(const unsigned *in, unsigned *out): out[0] = in[0] + 1,
+ * but -EDOM when in[0] is 13: a kernel that fails while it runs (on the
+ * cpu backend, on a lane thread, reported by its fence).
+ */
+static int fail13_run(const struct ptask_twin_call *call)
+{
+	const uint32_t *in;
+	uint32_t *out;
+	int err = 0;
+
+	in = ptask_twin_buf(call, 0, sizeof(*in), &err);
+	out = ptask_twin_buf(call, 1, sizeof(*out), &err);
+	if (err)
+		return err;
+	if (in[0] == 13)
+		return -EDOM;
+	out[0] = in[0] + 1;
+	return 0;
+}
+
+
 #define TEST_CODE	ptask_test_code, ptask_test_code + sizeof(ptask_test_code)
 
 static const struct ptask_twin engine_twins[] = {
@@ -450,6 +591,8 @@ static const struct ptask_twin engine_twins[] = {
 	{ "test_inc", TEST_CODE, inc_run, inc_cost },
 	{ "test_gate", TEST_CODE, gate_run, zero_cost },
 	{ "test_record", TEST_CODE, record_run, zero_cost },
+	{ "test_nap", TEST_CODE, nap_run, zero_cost },
+	{ "test_fail13", TEST_CODE, fail13_run, zero_cost },
 };
 PTASK_TWIN_LIBRARY(engine_twin_table, engine_twins);
 
@@ -510,7 +653,11 @@ static bool fill_n(struct rig *r, uint32_t ch, int32_t value, uint32_t *db)
 	return true;
 }
 
-/* c = a + b, four rounds, on whatever @r runs. */
+/*
+ * c = a + b, four rounds, on whatever @r runs; @arg non-NULL: the inputs
+ * and the output are small enough to be used in place (the rig's
+ * configuration allows it), else copied.
+ */
 static bool vec_add_body(struct rig *r, void *arg)
 {
 	const uint32_t n = 1000;
@@ -563,9 +710,17 @@ static bool vec_add_body(struct rig *r, void *arg)
 	pd_engine_get_stats(r->e, &st);
 	CHECK_EQ(st.invocations - st0.invocations, 4);
 	CHECK_EQ(st.failed - st0.failed, 0);
-	/* Each input copied in once, each output written back once. */
-	CHECK_EQ(st.bytes_h2d - st0.bytes_h2d, 4 * 2 * n * 4);
-	CHECK_EQ(st.bytes_d2h - st0.bytes_d2h, 4 * n * 4);
+	if (arg) {
+		/* In place: nothing copied; the sticky n is by value. */
+		CHECK_EQ(st.bytes_h2d - st0.bytes_h2d, 0);
+		CHECK_EQ(st.bytes_d2h - st0.bytes_d2h, 0);
+		CHECK_EQ(st.bytes_inplace - st0.bytes_inplace, 4 * 3 * n * 4);
+	} else {
+		/* Each input copied in once, each output written back once. */
+		CHECK_EQ(st.bytes_h2d - st0.bytes_h2d, 4 * 2 * n * 4);
+		CHECK_EQ(st.bytes_d2h - st0.bytes_d2h, 4 * n * 4);
+		CHECK_EQ(st.bytes_inplace - st0.bytes_inplace, 0);
+	}
 	CHECK_EQ(db_release(r, dn), 0);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
 	return true;
@@ -698,6 +853,7 @@ static void gate_reset(void)
 {
 	pthread_mutex_lock(&gate_lock);
 	gate_open = gate_entered = false;
+	gate_passed = 0;
 	run_log_n = 0;
 	pthread_mutex_unlock(&gate_lock);
 }
@@ -1098,7 +1254,7 @@ static bool sim_memory_test(void)
 	ops->mem_free(&be, space, p1);
 	TRY(!ops->mem_alloc(&be, space, 40960, &p2));
 	/* Past the end of a buffer: refused, not scribbled. */
-	TRY(ops->copy_h2d(&be, space, p2 + 40000, host, 1000) == -EFAULT);
+	TRY(ops->copy_h2d(&be, space, 0, p2 + 40000, host, 1000) == -EFAULT);
 	ops->mem_free(&be, space, p2);
 	TRY(!ops->mem_alloc(&be, space, 64, &a));
 	TRY(!ops->mem_alloc(&be, space, 64, &b));
@@ -1115,23 +1271,23 @@ static bool sim_memory_test(void)
 	l.params[3] = &n;
 	l.param_bytes[0] = l.param_bytes[1] = l.param_bytes[2] = 8;
 	l.param_bytes[3] = 4;
-	TRY(!ops->copy_h2d(&be, space, a, host, 64));
-	TRY(!ops->copy_h2d(&be, space, b, host, 64));
-	TRY(!ops->launch(&be, space, k, &l));
-	TRY(!ops->copy_d2h(&be, space, out, c, 64));
+	TRY(!ops->copy_h2d(&be, space, 0, a, host, 64));
+	TRY(!ops->copy_h2d(&be, space, 0, b, host, 64));
+	TRY(!ops->launch(&be, space, 0, k, &l));
+	TRY(!ops->copy_d2h(&be, space, 0, out, c, 64));
 	TRY(!ops->sync(&be, space, &gpu_ns));
 	sgemm_ref(host, host, want, 4);
 	TRY(!memcmp(want, out, sizeof(want)));
 	TRY(gpu_ns > 0);
 	/* n = 5 needs 100 bytes per matrix: the buffers have 64. */
 	n = 5;
-	TRY(ops->launch(&be, space, k, &l) == -EFAULT);
+	TRY(ops->launch(&be, space, 0, k, &l) == -EFAULT);
 	n = -1;
-	TRY(ops->launch(&be, space, k, &l) == -EINVAL);
+	TRY(ops->launch(&be, space, 0, k, &l) == -EINVAL);
 	/* A pointer parameter of the wrong size. */
 	n = 4;
 	l.param_bytes[0] = 4;
-	TRY(ops->launch(&be, space, k, &l) == -EINVAL);
+	TRY(ops->launch(&be, space, 0, k, &l) == -EINVAL);
 	ok = true;
 out:
 	ops->space_close(&be, space);
@@ -1252,11 +1408,13 @@ static int helped_push(struct rig *r, uint32_t ch, uint32_t db)
 
 /*
  * in -> test_tid -> test_tid -> out, 4-byte datablocks, rounds pushed the
- * helper's way: the first round runs on the workers (no history yet, no
- * space), the later ones on this thread, both stages (the second is made
- * ready by the first's completion, on this thread); results right each
- * round.  Then a ptask with more than PD_INLINE_BYTES in its ports
- * goes to the worker all the same.
+ * helper's way: the first round is submitted by the workers (no history
+ * yet, no space), the later ones by this thread, both stages (the second
+ * is made ready by the first's completion, on this thread); results
+ * right each round.  Then a ptask with more than PD_INLINE_BYTES in its
+ * ports goes to the worker all the same.  Who submitted is counted by
+ * the engine (stats.helped): on the cpu backend the twin itself runs on
+ * a lane thread whoever submitted it.
  */
 static bool helper_body(struct rig *r, void *arg)
 {
@@ -1266,7 +1424,7 @@ static bool helper_body(struct rig *r, void *arg)
 	struct pd_engine_stats st0, st;
 	uint32_t *x, *y;
 	const int rounds = 8;
-	int round, late = 0;
+	int round, late = 0, here;
 
 	(void)arg;
 	test_thread = pthread_self();
@@ -1294,16 +1452,20 @@ static bool helper_body(struct rig *r, void *arg)
 	din = db_new(r, 4, (void **)&x);
 	CHECK(din);
 	for (round = 0; round < rounds; round++) {
-		if (round == rounds / 2)
-			late = runs_elsewhere;
+		if (round == rounds / 2) {
+			pd_engine_get_stats(r->e, &st);
+			late = 2 * round - (int)(st.helped - st0.helped);
+		}
 		x[0] = (uint32_t)round * 10;
 		CHECK_EQ(helped_push(r, cin, din), 0);
 		CHECK_EQ(pull(r, cout, &dout, (void **)&y), 0);
 		CHECK_EQ(y[0], round * 10 + 2);
 		CHECK_EQ(db_release(r, dout), 0);
 	}
-	diag("chain: %d runs on the helper, %d on the worker", runs_here,
-	     runs_elsewhere);
+	pd_engine_get_stats(r->e, &st);
+	here = (int)(st.helped - st0.helped);
+	diag("chain: %d submitted by the helper, %d by the worker", here,
+	     2 * rounds - here);
 	/*
 	 * Round 0's two runs are the workers' (no history), and a ptask's
 	 * first run on a device where its kernel is not loaded yet; once
@@ -1311,15 +1473,17 @@ static bool helper_body(struct rig *r, void *arg)
 	 * every PD_CANCEL_POLL_MS, may win a race for one now and then.)
 	 */
 	CHECK_EQ(runs_here + runs_elsewhere, 2 * rounds);
-	CHECK(runs_elsewhere >= 2);
+	CHECK(2 * rounds - here >= 2);
 	/*
 	 * Which thread wins is timing: on a loaded machine the taker wins
 	 * more races.  What must hold is that the helper path runs at all
 	 * once the history exists: some of the second half's runs are ours.
 	 */
-	CHECK(runs_elsewhere - late < rounds);
+	CHECK(2 * rounds - here - late < rounds);
 	CHECK_EQ(db_release(r, din), 0);
 	runs_here = runs_elsewhere = 0;
+	pd_engine_get_stats(r->e, &st0);
+	st0.invocations -= 2 * rounds;
 	for (round = 0; round < 3; round++) {
 		din = db_new(r, (uint64_t)big * 4, (void **)&x);
 		CHECK(din);
@@ -1331,9 +1495,9 @@ static bool helper_body(struct rig *r, void *arg)
 		CHECK_EQ(db_release(r, dout), 0);
 		CHECK_EQ(db_release(r, din), 0);
 	}
-	CHECK_EQ(runs_here, 0);
-	CHECK_EQ(runs_elsewhere, 3);
 	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(runs_here + runs_elsewhere, 3);
+	CHECK_EQ(st.helped - st0.helped, 0);
 	CHECK_EQ(st.invocations - st0.invocations, 2 * rounds + 3);
 	CHECK_EQ(st.failed - st0.failed, 0);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
@@ -1418,17 +1582,512 @@ static bool zeroed_body(struct rig *r, void *arg)
 	return true;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Pipelining: lanes, fences, jobs in flight.                              */
+
+/*
+ * Fences of one backend on their own (@config gives it two lanes; the
+ * sim's host copies take 2 ms of wall time): errors, tickets, poll before
+ * and after, wait, device time reported once, lane_wait ordering, in
+ * place through host_register only; on the cpu backend a twin's error
+ * through its fence, for that fence alone.
+ */
+static bool fence_test(const char *backend, const char *config)
+{
+	struct pd_backend be = { .ops = pd_backend_find(backend) };
+	const struct pd_backend_ops *ops = be.ops;
+	const bool cpu = !strcmp(backend, "cpu");
+	uint64_t t1, t2, t0, ns, buf, dptr;
+	struct pd_launch l = { .nparams = 0 };
+	static uint32_t reg[1024];
+	uint32_t host[4] = { 7, 8, 9, 10 }, back[4] = { 0 };
+	void *space = NULL, *gate = NULL, *fail = NULL;
+	bool ok = false;
+	pthread_t opener;
+
+	CHECK(ops);
+	CHECK_EQ(ops->init(&be, config), 0);
+	TRY(be.info[0].lanes == 2);
+	TRY(!ops->space_open(&be, 0, 1, &space));
+	TRY(!ops->mem_alloc(&be, space, 64, &buf));
+	TRY(!ops->kernel_load(&be, space, ptask_test_code,
+			      sizeof(ptask_test_code), "test_gate", &gate));
+	TRY(!ops->kernel_load(&be, space, ptask_test_code,
+			      sizeof(ptask_test_code), "test_fail13", &fail));
+	/* Errors: a lane out of range, tickets never given. */
+	TRY(ops->fence(&be, space, 2, &t1) == -EINVAL);
+	TRY(ops->copy_h2d(&be, space, 2, buf, host, 16) == -EINVAL);
+	TRY(ops->fence_poll(&be, space, 0, 1, NULL) == -EINVAL);
+	TRY(ops->fence_poll(&be, space, 0, 0, NULL) == -EINVAL);
+	TRY(ops->lane_wait(&be, space, 0, 1, 5) == -EINVAL);
+	TRY(ops->lane_wait(&be, space, 0, 2, 1) == -EINVAL);
+	/* Tickets of a lane increase; an empty fence passes at once. */
+	TRY(!ops->fence(&be, space, 0, &t1));
+	TRY(!ops->fence(&be, space, 0, &t2));
+	TRY(t2 > t1);
+	TRY(ops->fence_wait(&be, space, 0, t2, NULL) == 1);
+	TRY(ops->fence_poll(&be, space, 0, t1, NULL) == 1);
+	TRY(ops->fence_poll(&be, space, 0, t2 + 1, NULL) == -EINVAL);
+	/*
+	 * Lane 1 busy (cpu: a gated launch; sim: a 2 ms copy), lane 0 waits
+	 * for it, then copies: neither fence passed before lane 1 is done.
+	 */
+	gate_reset();
+	if (cpu)
+		TRY(!ops->launch(&be, space, 1, gate, &l));
+	else
+		TRY(!ops->copy_h2d(&be, space, 1, buf, host, 16));
+	TRY(!ops->fence(&be, space, 1, &t1));
+	TRY(!ops->lane_wait(&be, space, 0, 1, t1));
+	TRY(!ops->copy_d2h(&be, space, 0, back, buf, 16));
+	TRY(!ops->fence(&be, space, 0, &t0));
+	TRY(ops->fence_poll(&be, space, 1, t1, NULL) == 0);
+	TRY(ops->fence_poll(&be, space, 0, t0, NULL) == 0);
+	if (cpu) {
+		usleep(20000);
+		/* Still gated: lane 0 has not copied (the wait holds it). */
+		TRY(ops->fence_poll(&be, space, 0, t0, NULL) == 0);
+		TRY(back[0] == 0);
+		TRY(!ops->copy_h2d(&be, space, 1, buf, host, 16));
+		TRY(!pthread_create(&opener, NULL,
+				    (void *(*)(void *))gate_release, NULL));
+		pthread_join(opener, NULL);
+	}
+	TRY(ops->fence_wait(&be, space, 0, t0, NULL) == 1);
+	TRY(ops->fence_poll(&be, space, 1, t1, NULL) == 1);
+	if (cpu) {
+		/* Lane 1 copied after the gate; lane 0 read before that. */
+		uint64_t t3;
+
+		TRY(!ops->fence(&be, space, 1, &t3));
+		TRY(ops->fence_wait(&be, space, 1, t3, NULL) == 1);
+	}
+	TRY(!ops->copy_d2h(&be, space, 0, back, buf, 16));
+	TRY(!ops->fence(&be, space, 0, &t0));
+	TRY(ops->fence_wait(&be, space, 0, t0, NULL) == 1);
+	TRY(!memcmp(back, host, sizeof(host)));
+	/* Device time: reported by the first poll or wait only. */
+	gate_release();
+	TRY(!ops->launch(&be, space, 0, gate, &l));
+	TRY(!ops->fence(&be, space, 0, &t1));
+	ns = 0;
+	TRY(ops->fence_wait(&be, space, 0, t1, &ns) == 1);
+	TRY(ns > 0);
+	ns = 99;
+	TRY(ops->fence_poll(&be, space, 0, t1, &ns) == 1);
+	TRY(ns == 0);
+	/* In place: only registered host memory. */
+	TRY(ops->host_device_ptr(&be, space, reg, 16, &dptr) == -ENOENT);
+	TRY(!ops->host_register(&be, reg, sizeof(reg)));
+	TRY(!ops->host_device_ptr(&be, space, reg + 8, 16, &dptr));
+	TRY(dptr == (uint64_t)(uintptr_t)(reg + 8));
+	TRY(ops->host_device_ptr(&be, space, reg + 1020, 32, &dptr) ==
+	    -ENOENT);
+	ops->host_unregister(&be, reg);
+	TRY(ops->host_device_ptr(&be, space, reg, 16, &dptr) == -ENOENT);
+	if (cpu) {
+		/* A twin's error fails its fence, not the next one. */
+		uint64_t in, out;
+		uint32_t v = 13;
+
+		TRY(!ops->mem_alloc(&be, space, 4, &in));
+		TRY(!ops->mem_alloc(&be, space, 4, &out));
+		l.nparams = 2;
+		l.params[0] = &in;
+		l.params[1] = &out;
+		l.param_bytes[0] = l.param_bytes[1] = 8;
+		TRY(!ops->copy_h2d(&be, space, 0, in, &v, 4));
+		TRY(!ops->launch(&be, space, 0, fail, &l));
+		TRY(!ops->fence(&be, space, 0, &t1));
+		TRY(!ops->fence(&be, space, 0, &t2));
+		TRY(ops->fence_wait(&be, space, 0, t1, NULL) == -EDOM);
+		TRY(ops->fence_poll(&be, space, 0, t1, NULL) == -EDOM);
+		TRY(ops->fence_wait(&be, space, 0, t2, NULL) == 1);
+	}
+	TRY(!ops->sync(&be, space, NULL));
+	ok = true;
+out:
+	gate_release();
+	if (space)
+		ops->space_close(&be, space);
+	ops->fini(&be);
+	return ok;
+}
+
+/* The lanes keys: in range, else refused. */
+static bool lanes_config_test(void)
+{
+	struct pd_backend be = { 0 };
+
+	be.ops = &pd_backend_cpu;
+	CHECK_EQ(be.ops->init(&be, "lanes=3"), 0);
+	CHECK_EQ(be.info[0].lanes, 3);
+	CHECK(be.info[0].inplace_max == UINT64_MAX);
+	be.ops->fini(&be);
+	CHECK_EQ(be.ops->init(&be, "lanes=0"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "lanes=17"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "lanes="), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "lanes=2x"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "shared"), -EINVAL);
+	be.ops = &pd_backend_sim;
+	CHECK_EQ(be.ops->init(&be, ""), 0);
+	CHECK_EQ(be.info[0].lanes, 4);
+	CHECK(be.info[0].inplace_max > 0 && be.info[0].inplace_max <= 65536);
+	be.ops->fini(&be);
+	CHECK_EQ(be.ops->init(&be, "lanes=16"), 0);
+	CHECK_EQ(be.info[1].lanes, 16);
+	be.ops->fini(&be);
+	CHECK_EQ(be.ops->init(&be, "lanes=0"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "lanes=17"), -EINVAL);
+	return true;
+}
+
+/*
+ * struct pipe_args - a batch of invocations of one ptask in flight at once
+ * @entry: the twin (test_tid, test_nap)
+ * @n: invocations
+ * @ordered: one lane: results must come out in push order
+ * @min_inflight: the engine must have had at least this many in flight
+ * @wall_ns: out: push of the first to pull of the last
+ */
+struct pipe_args {
+	const char *entry;
+	uint32_t n;
+	bool ordered;
+	uint32_t min_inflight;
+	uint64_t wall_ns;
+};
+
+/*
+ * @n ptasks in one graph, in_k -> @entry -> out_k (a ptask has one
+ * invocation at a time: jobs in flight are of different ptasks), every
+ * input pushed before any output is pulled: every result right (in + 1)
+ * and there once; on one lane the invocations complete in the order
+ * they were taken (their ids increase).
+ */
+static bool pipe_body(struct rig *r, void *arg)
+{
+	struct pipe_args *pa = arg;
+	uint32_t g, t, cin[128], cout[128], db[128], i, dout;
+	struct pd_engine_stats st0, st;
+	uint32_t *x, *y;
+	uint64_t t0;
+
+	CHECK(pa->n <= 128);
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "pipe");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	for (i = 0; i < pa->n; i++) {
+		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, pa->entry, 2);
+
+		cin[i] = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t,
+						    0, 0, 0), 1);
+		cout[i] = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t,
+						  1, 0, 0), 0, 1);
+	}
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (i = 0; i < pa->n; i++) {
+		db[i] = db_new(r, 4, (void **)&x);
+		CHECK(db[i]);
+		x[0] = i * 3;
+	}
+	pthread_mutex_lock(&completions_lock);
+	n_completions = 0;
+	log_completions = true;
+	pthread_mutex_unlock(&completions_lock);
+	t0 = now_ns();
+	for (i = 0; i < pa->n; i++)
+		CHECK_EQ(push(r, cin[i], db[i]), 0);
+	for (i = 0; i < pa->n; i++) {
+		CHECK_EQ(pull(r, cout[i], &dout, (void **)&y), 0);
+		CHECK_EQ(y[0], i * 3 + 1);
+		CHECK_EQ(db_release(r, dout), 0);
+	}
+	pa->wall_ns = now_ns() - t0;
+	pthread_mutex_lock(&completions_lock);
+	log_completions = false;
+	pthread_mutex_unlock(&completions_lock);
+	CHECK_EQ(n_completions, pa->n);
+	for (i = 1; pa->ordered && i < pa->n; i++)
+		if (completions[i] <= completions[i - 1]) {
+			diag("completion %u: invocation %llu after %llu: out of lane order",
+			     i, (unsigned long long)completions[i],
+			     (unsigned long long)completions[i - 1]);
+			return false;
+		}
+	for (i = 0; i < pa->n; i++)
+		CHECK_EQ(db_release(r, db[i]), 0);
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.invocations - st0.invocations, pa->n);
+	CHECK_EQ(st.failed - st0.failed, 0);
+	if (st.inflight_max < pa->min_inflight) {
+		diag("at most %llu jobs in flight, expected %u or more",
+		     (unsigned long long)st.inflight_max, pa->min_inflight);
+		return false;
+	}
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
+ * Two graphs in flight at once, one running test_fail13: its invocation
+ * of 13 fails (its graph with it), and every invocation of the other
+ * graph, in flight beside it, completes with the right result.
+ */
+static bool fail_one_body(struct rig *r, void *arg)
+{
+	const uint32_t n = 24;
+	uint32_t g[2], cin[2], cout[2], db[2][24], i, k, dout;
+	struct pd_engine_stats st;
+	uint32_t *x, *y;
+	int err = 0;
+
+	(void)arg;
+	for (k = 0; k < 2; k++) {
+		uint32_t t, pt;
+
+		g[k] = graph_new(r, k ? "good" : "bad");
+		t = tmpl_new(r, g[k], 4, 1, PTASK_BIND_GLOBAL);
+		pt = ptask_new(r, g[k], PTASK_KIND_GPU,
+			       k ? "test_tid" : "test_fail13", 2);
+		cin[k] = chan_new(r, g[k], 0, port_new(r, pt, PTASK_PORT_INPUT,
+						      t, 0, 0, 0), n);
+		cout[k] = chan_new(r, g[k], port_new(r, pt, PTASK_PORT_OUTPUT,
+						     t, 1, 0, 0), 0, n);
+		CHECK(!build_failed);
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g[k]), 0);
+	}
+	for (i = 0; i < n; i++)
+		for (k = 0; k < 2; k++) {
+			db[k][i] = db_new(r, 4, (void **)&x);
+			CHECK(db[k][i]);
+			x[0] = i;
+			/* The failed graph may refuse pushes once it failed. */
+			err = push(r, cin[k], db[k][i]);
+			CHECK(k == 0 || !err);
+		}
+	for (i = 0; i < n; i++) {
+		CHECK_EQ(pull(r, cout[1], &dout, (void **)&y), 0);
+		CHECK(y[0] >= 1 && y[0] <= n);
+		CHECK_EQ(db_release(r, dout), 0);
+	}
+	for (i = 0; i <= n; i++) {
+		err = pull(r, cout[0], &dout, (void **)&y);
+		if (err)
+			break;
+		CHECK(y[0] != 14);
+		CHECK_EQ(db_release(r, dout), 0);
+	}
+	CHECK_EQ(err, -EIO);
+	pd_engine_get_stats(r->e, &st);
+	CHECK(st.failed >= 1);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < n; i++)
+			CHECK_EQ(db_release(r, db[k][i]), 0);
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g[k]), 0);
+	}
+	return true;
+}
+
+/*
+ * c = a + b by 12 ptasks at once, all reading one big datablock a on a
+ * sticky port (copied into the space once, by the first job, on its
+ * lane), each its own b: the jobs on other lanes read a while its copy
+ * may still be in flight, and must wait for it (lane_wait).  Inputs
+ * copied, not in place (the rig's configuration).  @arg non-NULL:
+ * lane_waits must have happened (the sim, whose copies take long).
+ */
+static bool lane_wait_body(struct rig *r, void *arg)
+{
+	const uint32_t n = 256 * 1024, k_max = 12;
+	uint32_t g, t, tn, ca, cb[12], cc[12], cn, da, dn, dbs[12], dc, i, k;
+	struct pd_engine_stats st0, st;
+	float *a, *b, *c;
+
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "lanes");
+	t = tmpl_new(r, g, 4, n, PTASK_BIND_GLOBAL);
+	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
+	da = db_new(r, (uint64_t)n * 4, (void **)&a);
+	dn = db_new(r, 4, (void **)&c);
+	CHECK(da && dn);
+	*(int32_t *)c = (int32_t)n;
+	for (i = 0; i < n; i++)
+		a[i] = (float)(i % 1000);
+	for (k = 0; k < k_max; k++) {
+		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, "vec_add", 4);
+
+		ca = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_STICKY, t, 0,
+						0, 0), 1);
+		cb[k] = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t,
+						   1, 0, 0), 1);
+		cc[k] = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t, 2,
+						0, 0), 0, 1);
+		cn = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_STICKY, tn, 3,
+						0, 0), 1);
+		CHECK(!build_failed);
+		CHECK_EQ(push(r, ca, da), 0);
+		CHECK_EQ(push(r, cn, dn), 0);
+		dbs[k] = db_new(r, (uint64_t)n * 4, (void **)&b);
+		CHECK(dbs[k]);
+		for (i = 0; i < n; i++)
+			b[i] = (float)k * 1000.0f;
+	}
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (k = 0; k < k_max; k++)
+		CHECK_EQ(push(r, cb[k], dbs[k]), 0);
+	for (k = 0; k < k_max; k++) {
+		CHECK_EQ(pull(r, cc[k], &dc, (void **)&c), 0);
+		for (i = 0; i < n; i++)
+			if (c[i] != (float)(i % 1000) + (float)k * 1000.0f) {
+				diag("ptask %u: c[%u] = %g, expected %g", k, i,
+				     c[i], (double)(i % 1000) + k * 1000.0);
+				return false;
+			}
+		CHECK_EQ(db_release(r, dc), 0);
+	}
+	pd_engine_get_stats(r->e, &st);
+	diag("%llu lane waits, %llu jobs in flight at most",
+	     (unsigned long long)(st.lane_waits - st0.lane_waits),
+	     (unsigned long long)st.inflight_max);
+	CHECK_EQ(st.failed - st0.failed, 0);
+	CHECK_EQ(st.bytes_inplace - st0.bytes_inplace, 0);
+	/* a copied in once, each b once. */
+	CHECK_EQ(st.bytes_h2d - st0.bytes_h2d, (uint64_t)(k_max + 1) * n * 4);
+	if (arg)
+		CHECK(st.lane_waits > st0.lane_waits);
+	for (k = 0; k < k_max; k++)
+		CHECK_EQ(db_release(r, dbs[k]), 0);
+	CHECK_EQ(db_release(r, da), 0);
+	CHECK_EQ(db_release(r, dn), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+static void *open_gate_later(void *arg)
+{
+	(void)arg;
+	usleep(200 * 1000);
+	gate_release();
+	return NULL;
+}
+
+/*
+ * Stop with jobs in flight: four test_gate jobs (four ptasks) on a two-lane cpu
+ * device, two of them running (gated) and two queued behind them on
+ * their lanes; pd_engine_stop must complete all four (the gate opens
+ * 200 ms later, on another thread) before it returns.
+ */
+static bool stop_inflight_test(void)
+{
+	struct pd_engine_config cfg = { .policy = PD_POLICY_FIFO };
+	u64 counts[__PTASK_COUNT_MAX];
+	uint32_t g, tn, gin[4], d[4];
+	pthread_t opener;
+	struct rig r;
+	bool ok = false;
+	int i, passed;
+
+	gate_reset();
+	build_failed = false;
+	if (!rig_start(&r, "cpu", "lanes=2", &cfg))
+		goto out;
+	g = graph_new(&r, "stop");
+	tn = tmpl_new(&r, g, 4, 1, PTASK_BIND_PARAM);
+	for (i = 0; i < 4; i++) {
+		uint32_t gate = ptask_new(&r, g, PTASK_KIND_GPU, "test_gate", 1);
+
+		gin[i] = chan_new(&r, g, 0, port_new(&r, gate, PTASK_PORT_INPUT,
+						     tn, 0, PTASK_PORT_RUNTIME,
+						     0), 1);
+	}
+	TRY(!build_failed);
+	TRY(!graph_ctl(&r, PTASK_IOC_GRAPH_RUN, g));
+	for (i = 0; i < 4; i++)
+		TRY(fill_n(&r, gin[i], i, &d[i]));
+	TRY(wait_taken(&r, 4));
+	pthread_mutex_lock(&gate_lock);
+	while (!gate_entered)
+		pthread_cond_wait(&gate_cond, &gate_lock);
+	pthread_mutex_unlock(&gate_lock);
+	TRY(!pthread_create(&opener, NULL, open_gate_later, NULL));
+	pd_ns_set_forget(r.ns, NULL, NULL);
+	pd_engine_stop(r.e);
+	r.e = NULL;
+	pthread_mutex_lock(&gate_lock);
+	passed = gate_passed;
+	pthread_mutex_unlock(&gate_lock);
+	pthread_join(opener, NULL);
+	pd_ns_counts(r.ns, counts);
+	if (passed != 4 || counts[PTASK_COUNT_INVOCATIONS]) {
+		diag("stop returned with %d of 4 jobs run, %llu invocations left",
+		     passed,
+		     (unsigned long long)counts[PTASK_COUNT_INVOCATIONS]);
+		goto out;
+	}
+	for (i = 0; i < 4; i++)
+		TRY(!db_release(&r, d[i]));
+	TRY(!graph_ctl(&r, PTASK_IOC_GRAPH_CLOSE, g));
+	ok = true;
+out:
+	gate_release();
+	return rig_stop(&r) && ok;
+}
+
+/*
+ * The cpu backend runs independent invocations in parallel: 4 x lanes
+ * invocations of test_nap (20 ms each, asleep: no core needed, so the
+ * check holds on a busy machine) on one lane and on as many lanes as
+ * cores (at least 2): the many-lane run must take under 3/4 of the
+ * one-lane run (ideally 1/lanes; a test, not a benchmark).  Skipped on a
+ * machine with one core.
+ */
+static bool cpu_parallel_test(bool *skipped)
+{
+	struct pd_engine_config cfg = { .policy = PD_POLICY_FIFO };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t lanes = cores > 8 ? 8 : (uint32_t)cores;
+	struct pipe_args one = { "test_nap", 0, true, 1, 0 };
+	struct pipe_args many = { "test_nap", 0, false, 2, 0 };
+	char config[32];
+
+	*skipped = cores < 2;
+	if (*skipped)
+		return true;
+	nap_us = 20000;
+	one.n = many.n = 4 * lanes;
+	CHECK(with_rig("cpu", "lanes=1", &cfg, pipe_body, &one));
+	snprintf(config, sizeof(config), "lanes=%u", lanes);
+	CHECK(with_rig("cpu", config, &cfg, pipe_body, &many));
+	nap_us = 5000;
+	diag("%u invocations of a 20 ms kernel: %.1f ms on 1 lane, %.1f ms on %u",
+	     one.n, (double)one.wall_ns / 1e6, (double)many.wall_ns / 1e6,
+	     lanes);
+	CHECK(many.wall_ns * 4 < one.wall_ns * 3);
+	return true;
+}
+
 int main(void)
 {
-	struct pd_engine_config fifo = { .policy = PD_POLICY_FIFO };
+	/* Copies, not in place: the byte counts the tests check. */
+	struct pd_engine_config fifo = {
+		.policy = PD_POLICY_FIFO, .inplace_set = true,
+	};
 	struct pd_engine_config prio = { .policy = PD_POLICY_PRIORITY };
 	struct pd_engine_config fa = { .policy = PD_POLICY_FIRST_AVAILABLE };
 	struct pd_engine_config idle = {
 		.policy = PD_POLICY_FIFO, .space_idle_ms = 100,
+		.inplace_set = true,
 	};
 	struct pd_engine_config shared = {
 		.policy = PD_POLICY_FIFO, .shared_isolation = true,
 	};
+	struct pd_engine_config inplace = { .policy = PD_POLICY_FIFO };
+	struct pipe_args pipe1 = { "test_tid", 64, true, 8, 0 };
+	struct pipe_args pipe4 = { "test_tid", 64, false, 8, 0 };
+	struct pipe_args cpipe1 = { "test_nap", 32, true, 4, 0 };
+	struct pipe_args cpipe3 = { "test_nap", 48, false, 4, 0 };
 	struct gemm_args small = { 2, 3, 3, 32, { 0 } };
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
 
@@ -1483,6 +2142,44 @@ int main(void)
 	       "8x6 sgemm graph on 2 sim GPUs: data-aware migrates under 1%, priority does not");
 	result(eviction_test(),
 	       "eviction under a small device_memory_limit keeps results right");
+	result(fence_test("sim", "devices=1;lanes=2;h2d_latency_ns=2000000"),
+	       "sim fences: errors, tickets, poll and wait, time once, lane_wait, in place");
+	result(fence_test("cpu", "lanes=2"),
+	       "cpu fences: errors, tickets, poll and wait, time once, lane_wait, in place, a twin's error");
+	result(lanes_config_test(), "lanes in the cpu and sim configurations");
+	result(with_rig("sim", "devices=1;lanes=1;time_scale=100", &fifo, pipe_body,
+			&pipe1),
+	       "sim, one lane: 64 invocations in flight complete in order");
+	result(with_rig("sim", "devices=1;time_scale=100", &fifo, pipe_body,
+			&pipe4),
+	       "sim, four lanes: 64 invocations in flight, each right once");
+	result(with_rig("cpu", "lanes=1", &fifo, pipe_body, &cpipe1),
+	       "cpu, one lane: 32 invocations in flight complete in order");
+	result(with_rig("cpu", "lanes=3", &fifo, pipe_body, &cpipe3),
+	       "cpu, three lanes: 48 invocations in flight, each right once");
+	result(with_rig("cpu", "lanes=3", &fifo, fail_one_body, NULL),
+	       "cpu: a kernel failing on its lane fails its invocation only");
+	result(with_rig("sim", "devices=1", &fifo, fail_one_body, NULL),
+	       "sim: a kernel failing fails its invocation only");
+	result(with_rig("sim", "devices=1;time_scale=20", &fifo,
+			lane_wait_body, "must wait"),
+	       "sim: readers on other lanes wait for the copy in flight (lane_wait)");
+	result(with_rig("cpu", "lanes=4", &fifo, lane_wait_body, NULL),
+	       "cpu: readers on other lanes wait for the copy in flight");
+	result(with_rig("cpu", "", &inplace, vec_add_body, "in place"),
+	       "cpu: small inputs and outputs in place, right bytes, no copies");
+	result(with_rig("sim", "", &inplace, vec_add_body, "in place"),
+	       "sim: small inputs and outputs in place, right bytes, no copies");
+	result(stop_inflight_test(), "stop completes the jobs in flight first");
+	{
+		bool skipped;
+		bool ok = cpu_parallel_test(&skipped);
+
+		if (skipped)
+			printf("ok %d # SKIP one core\n", ++n_test), n_skip++;
+		else
+			result(ok, "cpu: independent invocations run in parallel, one per lane");
+	}
 	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
 	return n_fail ? 1 : 0;

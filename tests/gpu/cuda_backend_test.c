@@ -234,9 +234,9 @@ static void test_roundtrip(void *sp, uint32_t dev, unsigned char *region)
 	check(!err, "dev %u: mem_alloc 32 MiB: %d", dev, err);
 	if (err)
 		return;
-	err = be.ops->copy_h2d(&be, sp, d, region, HALF);
+	err = be.ops->copy_h2d(&be, sp, 0, d, region, HALF);
 	if (!err)
-		err = be.ops->copy_d2h(&be, sp, region + HALF, d, HALF);
+		err = be.ops->copy_d2h(&be, sp, 0, region + HALF, d, HALF);
 	if (!err)
 		err = be.ops->sync(&be, sp, &ns);
 	check(!err && !memcmp(region, region + HALF, HALF),
@@ -249,9 +249,9 @@ static void test_roundtrip(void *sp, uint32_t dev, unsigned char *region)
 	err = be.ops->mem_alloc(&be, sp, HALF, &d2);
 	if (!err) {
 		memset(region + HALF, 0, HALF);
-		err = be.ops->copy_d2d(&be, sp, d2, sp, d, HALF);
+		err = be.ops->copy_d2d(&be, sp, 0, d2, sp, 0, d, HALF);
 		if (!err)
-			err = be.ops->copy_d2h(&be, sp, region + HALF, d2, HALF);
+			err = be.ops->copy_d2h(&be, sp, 0, region + HALF, d2, HALF);
 		if (!err)
 			err = be.ops->sync(&be, sp, NULL);
 		be.ops->mem_free(&be, sp, d2);
@@ -265,9 +265,9 @@ static void test_roundtrip(void *sp, uint32_t dev, unsigned char *region)
 	if (src && back) {
 		fill_random(src, odd);
 		memset(back, 0, odd);
-		err = be.ops->copy_h2d(&be, sp, d + 5, src, odd);
+		err = be.ops->copy_h2d(&be, sp, 0, d + 5, src, odd);
 		if (!err)
-			err = be.ops->copy_d2h(&be, sp, back, d + 5, odd);
+			err = be.ops->copy_d2h(&be, sp, 0, back, d + 5, odd);
 		if (!err)
 			err = be.ops->sync(&be, sp, NULL);
 		check(!err && !memcmp(src, back, odd),
@@ -300,14 +300,14 @@ static int run_vec_add(void *sp, void *kernel, unsigned char *region,
 	if (!err)
 		err = be.ops->mem_alloc(&be, sp, bytes, &dc);
 	if (!err)
-		err = be.ops->copy_h2d(&be, sp, da, a, bytes);
+		err = be.ops->copy_h2d(&be, sp, 0, da, a, bytes);
 	if (!err)
-		err = be.ops->copy_h2d(&be, sp, db, b, bytes);
+		err = be.ops->copy_h2d(&be, sp, 0, db, b, bytes);
 	vec_launch(&l, &da, &db, &dc, &n);
 	if (!err)
-		err = be.ops->launch(&be, sp, kernel, &l);
+		err = be.ops->launch(&be, sp, 0, kernel, &l);
 	if (!err)
-		err = be.ops->copy_d2h(&be, sp, c, dc, bytes);
+		err = be.ops->copy_d2h(&be, sp, 0, c, dc, bytes);
 	if (!err)
 		err = be.ops->sync(&be, sp, &ns);
 	for (i = 0; !err && i < VEC_N; i++)
@@ -365,17 +365,17 @@ static void test_kernels(void *sp, uint32_t dev, const char *ptx,
 
 	vec_launch(&l, &dummy, &dummy, &dummy, &n);
 	l.nparams = 3;
-	err = be.ops->launch(&be, sp, k2, &l);
+	err = be.ops->launch(&be, sp, 0, k2, &l);
 	check(err == -EINVAL, "%s: launch with too few parameters: -EINVAL (%d)",
 	      what, err);
 	vec_launch(&l, &dummy, &dummy, &dummy, &n);
 	l.param_bytes[3] = 8;
-	err = be.ops->launch(&be, sp, k2, &l);
+	err = be.ops->launch(&be, sp, 0, k2, &l);
 	check(err == -EINVAL, "%s: launch with a wrong parameter size: -EINVAL (%d)",
 	      what, err);
 	vec_launch(&l, &dummy, &dummy, &dummy, &n);
 	l.block[0] = 4096;
-	err = be.ops->launch(&be, sp, k2, &l);
+	err = be.ops->launch(&be, sp, 0, k2, &l);
 	check(err == -EINVAL, "%s: launch of 4096 threads a block: -EINVAL (%d)",
 	      what, err);
 	err = be.ops->sync(&be, sp, NULL);
@@ -400,11 +400,11 @@ static void test_d2d(void *from, void *to, unsigned char *region,
 	if (!err)
 		err = be.ops->mem_alloc(&be, to, bytes, &dt);
 	if (!err)
-		err = be.ops->copy_h2d(&be, from, df, region, bytes);
+		err = be.ops->copy_h2d(&be, from, 0, df, region, bytes);
 	if (!err)
-		err = be.ops->copy_d2d(&be, to, dt, from, df, bytes);
+		err = be.ops->copy_d2d(&be, to, 0, dt, from, 0, df, bytes);
 	if (!err)
-		err = be.ops->copy_d2h(&be, to, region + HALF, dt, bytes);
+		err = be.ops->copy_d2h(&be, to, 0, region + HALF, dt, bytes);
 	if (!err)
 		err = be.ops->sync(&be, to, NULL);
 	if (!err)
@@ -427,11 +427,11 @@ static double launch_sync_us(void **sp, void **k, int nsp)
 
 	empty_launch(&l);
 	for (i = 0; i < 100 && !err; i++)	/* warm up */
-		err = be.ops->launch(&be, sp[i % nsp], k[i % nsp], &l) ?:
+		err = be.ops->launch(&be, sp[i % nsp], 0, k[i % nsp], &l) ?:
 		      be.ops->sync(&be, sp[i % nsp], NULL);
 	for (i = 0; i < TIMING_RUNS && !err; i++) {
 		t0 = now_us();
-		err = be.ops->launch(&be, sp[i % nsp], k[i % nsp], &l) ?:
+		err = be.ops->launch(&be, sp[i % nsp], 0, k[i % nsp], &l) ?:
 		      be.ops->sync(&be, sp[i % nsp], NULL);
 		t[i] = now_us() - t0;
 	}
@@ -488,7 +488,7 @@ static int foreign_read(uint64_t owner, uint64_t foreign, const float *expect,
 		err = be.ops->mem_alloc(&be, b, bytes, &dc);
 	memset(scratch, 0, bytes);
 	if (!err)
-		err = be.ops->copy_h2d(&be, b, db, scratch, bytes);
+		err = be.ops->copy_h2d(&be, b, 0, db, scratch, bytes);
 	if (!err)
 		err = be.ops->sync(&be, b, NULL);
 	check(!err, "owner %llu: space, kernel and buffers (%d)",
@@ -496,9 +496,9 @@ static int foreign_read(uint64_t owner, uint64_t foreign, const float *expect,
 	if (err)
 		goto out;
 	vec_launch(&l, &foreign, &db, &dc, &n);
-	err = be.ops->launch(&be, b, k, &l) ?: be.ops->sync(&be, b, NULL);
+	err = be.ops->launch(&be, b, 0, k, &l) ?: be.ops->sync(&be, b, NULL);
 	if (!err) {
-		err = be.ops->copy_d2h(&be, b, scratch, dc, bytes) ?:
+		err = be.ops->copy_d2h(&be, b, 0, scratch, dc, bytes) ?:
 		      be.ops->sync(&be, b, NULL);
 		for (i = 0; !err && i < n; i++)
 			*same += scratch[i] == expect[i];
@@ -535,7 +535,7 @@ static void test_isolation(void *a, const char *ptx, size_t ptx_len,
 	fill_floats(fa, n);
 	err = be.ops->mem_alloc(&be, a, bytes, &da);
 	if (!err)
-		err = be.ops->copy_h2d(&be, a, da, fa, bytes) ?:
+		err = be.ops->copy_h2d(&be, a, 0, da, fa, bytes) ?:
 		      be.ops->sync(&be, a, NULL);
 	check(!err, "isolation: owner 1's buffer (%d)", err);
 	if (err)
@@ -666,8 +666,8 @@ int main(int argc, char **argv)
 	if (!err) {
 		be.ops->mem_free(&be, s, d);
 		fill_random(region, 4096);
-		err = be.ops->copy_h2d(&be, sp[0], d, region, 4096) ?:
-		      be.ops->copy_d2h(&be, sp[0], region + HALF, d, 4096) ?:
+		err = be.ops->copy_h2d(&be, sp[0], 0, d, region, 4096) ?:
+		      be.ops->copy_d2h(&be, sp[0], 0, region + HALF, d, 4096) ?:
 		      be.ops->sync(&be, sp[0], NULL);
 		be.ops->mem_free(&be, sp[0], d);
 	}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * completer.c - completing the jobs in flight (engine_priv.h,
+ * "Pipelining") without a synchronize per job: the completion thread
+ * polls the fence of the oldest job of every lane in flight and
+ * completes the jobs whose fence passed, each lane's in order.
+ *
+ * One thread for the whole engine, not one per device: a fence poll is
+ * a load from memory the device writes (cuda) or a lock and a compare
+ * (sim, cpu), so one pass over every lane of every device costs little,
+ * while a spinning thread per device would take a core each (the
+ * development machines have two).
+ *
+ * When it polls: each job carries the time its fence is expected to
+ * pass (worker.c: its ptask's average device time, after the job before
+ * it on its lane).  While a fence is due within PD_COMPLETE_SPIN_NS, or
+ * late by less than that, the thread spins, yielding the core between
+ * passes (a sleeping thread takes 12-14 us to wake on these VMs, more
+ * than a short kernel); otherwise it sleeps until PD_COMPLETE_SPIN_NS
+ * before the next fence is due, and while fences are late it naps
+ * PD_COMPLETE_NAP_MIN_NS, doubling to PD_COMPLETE_NAP_MAX_NS.  With
+ * nothing in flight it sleeps until a job is submitted, so an idle
+ * ptaskd burns no CPU.
+ *
+ * Who completes: a helper that submitted a short job, or a worker that
+ * submitted one alone (nothing else in flight or waiting), waits for that
+ * job's fence itself (fence_wait) and completes it (help.c, worker.c):
+ * one thread from submission to completion, the fastest for one
+ * invocation at a time; while it waits the job is marked (struct
+ * pd_job.waiter) and nobody polls it.
+ * Whoever takes a job off its lane, under e->lock, completes it: exactly
+ * once.  One thread at a time completes a lane's jobs (struct
+ * pd_lane.finishing), so they complete in lane order.
+ */
+#include <sched.h>
+#include "daemon/backend/host.h"
+#include "daemon/engine/engine_priv.h"
+
+/**
+ * pd_lane_reap_locked() - complete the jobs of a lane whose fence passed
+ * @e: the engine
+ * @space: the space
+ * @lane: its lane
+ * @defer: the helper's held-back wake-ups (pd_engine_help), or NULL
+ *
+ * From the oldest job in flight on the lane: poll its fence (unless its
+ * helper saw it pass), and complete it when it passed, then the next,
+ * until one has not passed, is waited for by its helper, or the lane is
+ * empty.  Nothing when another thread completes this lane's jobs now
+ * (that one goes on to the jobs that passed since).  Locked on entry and
+ * exit; the lock is dropped around each completion, so @space may be
+ * closed once this returns having completed its last job.
+ *
+ * Return: the jobs completed.
+ */
+uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
+			     uint32_t lane, struct pd_wake_defer *defer)
+{
+	const struct pd_backend_ops *ops = e->be->ops;
+	struct pd_lane *ln = &space->lanes[lane];
+	struct pd_device *dev = space->dev;
+	uint32_t n = 0;
+
+	pd_assert_locked(e);
+	if (ln->finishing)
+		return 0;
+	ln->finishing = true;
+	while (!ptask_list_empty(&ln->jobs)) {
+		struct pd_job *job = ptask_list_first(&ln->jobs, struct pd_job,
+						      lnode);
+		uint64_t gpu_ns = 0, now;
+		int rc;
+
+		if (!job->fenced) {
+			if (job->waiter)
+				break;
+			rc = ops->fence_poll(e->be, space->be_space, lane,
+					     job->ticket, &gpu_ns);
+			if (!rc)
+				break;
+			job->fenced = true;
+			job->gpu_ns = rc > 0 ? gpu_ns : 0;
+			if (rc < 0 && !job->err)
+				job->err = rc;
+		}
+		ptask_list_del(&job->lnode);
+		ln->njobs--;
+		now = pd_now_ns();
+		pd_engine_unlock(e);
+		pd_job_finish(dev, job, job->err, job->gpu_ns,
+			      job->launch_ns ? now - job->launch_ns : 0,
+			      defer);
+		pd_engine_lock(e);
+		space->ninflight--;
+		dev->ninflight--;
+		e->ninflight--;
+		n++;
+	}
+	ln->finishing = false;
+	if (n) {
+		/* Free slots: more jobs may be placed; stop may be waiting. */
+		pd_sched_dispatch_locked(e);
+		pthread_cond_broadcast(&e->idle_cond);
+	}
+	return n;
+}
+
+/**
+ * pd_job_wait_complete_locked() - wait for @job's fence and complete it
+ * @e: the engine
+ * @job: a job in flight that its caller submitted with @wait
+ *	(job->waiter: nobody else polls it)
+ * @defer: the helper's held-back wake-ups, or NULL
+ *
+ * fence_wait (on the cpu backend the waiting thread runs the lane's
+ * work itself), then the job and the older ones of its lane are
+ * completed, unless another thread completes that lane now (it then
+ * completes this one too).  Locked on entry and exit; dropped while
+ * waiting.
+ */
+void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
+				 struct pd_wake_defer *defer)
+{
+	struct pd_space *space = job->space;
+	uint32_t lane = job->lane;
+	uint64_t ticket = job->ticket, gpu_ns = 0;
+	int rc;
+
+	pd_assert_locked(e);
+	PD_ASSERT(job->waiter && !job->fenced);
+	pd_engine_unlock(e);
+	rc = e->be->ops->fence_wait(e->be, space->be_space, lane, ticket,
+				    &gpu_ns);
+	pd_engine_lock(e);
+	job->fenced = true;
+	job->waiter = false;
+	job->gpu_ns = rc > 0 ? gpu_ns : 0;
+	if (rc < 0 && !job->err)
+		job->err = rc;
+	pd_lane_reap_locked(e, space, lane, defer);
+}
+
+void pd_completer_kick_locked(struct pd_engine *e)
+{
+	pd_assert_locked(e);
+	if (e->completer_napping)
+		pthread_cond_signal(&e->completer_cond);
+}
+
+/*
+ * One pass over every lane in flight: complete what passed.  Returns
+ * the jobs completed, and in *@due the earliest time a fence not yet
+ * seen is expected to pass (UINT64_MAX: none).  The pass starts over
+ * after each lane that completed something, since spaces may have
+ * closed meanwhile.
+ */
+static uint32_t pass_locked(struct pd_engine *e, uint64_t *due)
+{
+	uint32_t d, l, n = 0;
+
+again:
+	*due = UINT64_MAX;
+	for (d = 0; d < e->ndev; d++) {
+		struct pd_device *dev = &e->dev[d];
+		struct ptask_list *pos;
+
+		if (!dev->ninflight)
+			continue;
+		ptask_list_for_each(pos, &dev->spaces) {
+			struct pd_space *s = ptask_list_entry(pos,
+					struct pd_space, node);
+
+			if (!s->ninflight)
+				continue;
+			for (l = 0; l < s->nlanes; l++) {
+				struct pd_lane *ln = &s->lanes[l];
+				struct pd_job *head;
+				uint32_t done;
+
+				if (ptask_list_empty(&ln->jobs))
+					continue;
+				done = pd_lane_reap_locked(e, s, l, NULL);
+				if (done) {
+					n += done;
+					goto again;
+				}
+				if (ptask_list_empty(&ln->jobs))
+					continue;
+				head = ptask_list_first(&ln->jobs,
+							struct pd_job, lnode);
+				if (!head->waiter && head->due_ns < *due)
+					*due = head->due_ns;
+			}
+		}
+	}
+	return n;
+}
+
+/**
+ * pd_completer_main() - the completion thread
+ * @arg: the engine
+ *
+ * Returns once the engine exits and nothing is in flight.
+ */
+void *pd_completer_main(void *arg)
+{
+	struct pd_engine *e = arg;
+	uint64_t nap = PD_COMPLETE_NAP_MIN_NS;
+
+	pd_engine_lock(e);
+	for (;;) {
+		uint64_t due, now;
+
+		if (!e->ninflight) {
+			if (e->exiting)
+				break;
+			e->completer_napping = true;
+			pd_engine_wait(e, &e->completer_cond);
+			e->completer_napping = false;
+			continue;
+		}
+		if (pass_locked(e, &due)) {
+			nap = PD_COMPLETE_NAP_MIN_NS;
+			continue;
+		}
+		now = pd_now_ns();
+		if (due != UINT64_MAX && due <= now + PD_COMPLETE_SPIN_NS &&
+		    now <= due + PD_COMPLETE_SPIN_NS) {
+			/* Due now: spin, letting others have the core. */
+			pd_engine_unlock(e);
+			sched_yield();
+			pd_engine_lock(e);
+			continue;
+		}
+		if (due != UINT64_MAX && due > now + PD_COMPLETE_SPIN_NS) {
+			/* Early: sleep until it is nearly due (bounded). */
+			uint64_t until = due - PD_COMPLETE_SPIN_NS;
+
+			if (until > now + PD_COMPLETE_NAP_MAX_NS)
+				until = now + PD_COMPLETE_NAP_MAX_NS;
+			e->completer_napping = true;
+			pd_engine_timedwait(e, &e->completer_cond, until);
+			e->completer_napping = false;
+			nap = PD_COMPLETE_NAP_MIN_NS;
+			continue;
+		}
+		/* Late, or only helpers' jobs: nap, longer each time. */
+		pd_engine_timedwait(e, &e->completer_cond, now + nap);
+		if (nap < PD_COMPLETE_NAP_MAX_NS)
+			nap *= 2;
+	}
+	pd_engine_unlock(e);
+	return NULL;
+}
