@@ -20,9 +20,12 @@
  * and cpu).  Every function returns 0 or a negative errno; a backend logs
  * the detail (a CUDA error name, say) itself before returning -EIO.
  *
- * Threads: ptaskd calls a space's operations from one thread at a time
- * (the device worker that owns the space); init, fini, host_register and
- * host_unregister may come from any thread and must lock what they share.
+ * Threads: queuing operations on a space (copies, launches, fence,
+ * lane_wait, mem_alloc, mem_free, kernel_load/unload, sync, space_close)
+ * come from one thread at a time per space (the engine serializes them
+ * per device); fence_poll and fence_wait may come from any thread at any
+ * time, also concurrently with queuing on the same space; init, fini,
+ * host_register, host_unregister from any thread.
  */
 #ifndef PTASKD_BACKEND_H
 #define PTASKD_BACKEND_H
@@ -33,6 +36,11 @@
 
 #define PD_MAX_DEVICES		16
 #define PD_MAX_PARAMS		64
+#define PD_MAX_LANES		16
+/* fence_wait spins this long before it sleeps or yields (20 us; the
+ * measured wake-up cost of a sleeping thread on these VMs is 12-14 us,
+ * p99 80-400 us) */
+#define PD_FENCE_SPIN_NS	(20ULL * 1000)
 
 /**
  * struct pd_device_info - one accelerator as the scheduler sees it
@@ -45,6 +53,14 @@
  * @strength: cores x core clock x memory clock, normalised so the
  *	strongest device is 1.0 (PTask's ranking of fit accelerators)
  * @peer: @peer[j]: this device can copy to and from device j directly
+ * @lanes: lanes each space of this device has (1..PD_MAX_LANES): queues
+ *	that run in order, each with the others' work overlapping (cuda:
+ *	streams; cpu: worker threads; sim: modelled queues)
+ * @inplace_max: bytes up to which a kernel reading or writing host
+ *	memory registered with host_register in place (through
+ *	host_device_ptr) beats copying it, as the backend measured or
+ *	modelled at init; 0: never in place.  ptaskd's --inplace-max
+ *	overrides it.
  */
 struct pd_device_info {
 	char name[64];
@@ -55,6 +71,8 @@ struct pd_device_info {
 	uint32_t mem_khz;
 	double strength;
 	bool peer[PD_MAX_DEVICES];
+	uint32_t lanes;
+	uint64_t inplace_max;
 };
 
 /**
@@ -83,8 +101,9 @@ struct pd_backend;
  * @name: "cuda", "sim" or "cpu"
  * @init: discover devices; @config is the backend's option string
  *	(sim: a config file path or "" for the default two devices; cuda:
- *	"" or "shared"); fills be->ndev and be->info.  -ENODEV when there
- *	is no device (cuda without libcuda.so.1 or without a GPU).
+ *	"", "shared", "lanes=N" or "shared,lanes=N"); fills be->ndev and
+ *	be->info.  -ENODEV when there is no device (cuda without
+ *	libcuda.so.1 or without a GPU).
  * @fini: free everything init made (every space is closed first)
  * @space_open: a memory space on device @dev for client @owner (0 with
  *	shared isolation); its stream and its GPU-time events
@@ -95,18 +114,42 @@ struct pd_backend;
  * @host_unregister: undo host_register
  * @mem_alloc: device memory in a space
  * @mem_free: give it back
- * @copy_h2d: queue a copy from host memory to the space's device
- * @copy_d2h: queue a copy from the space's device to host memory
+ * @copy_h2d: queue a copy from host memory to the space's device on @lane
+ * @copy_d2h: queue a copy from the space's device to host memory on @lane
  * @copy_d2d: queue a copy between two spaces (peer copy when the devices
  *	allow it, else through host memory); ordered after everything
- *	queued on both
+ *	queued on both lanes; runs on dst's lane
  * @kernel_load: find kernel @entry in @code (@code_len bytes) for @space;
  *	-ENOENT when the code has no such entry, -EINVAL for bad code
  * @kernel_unload: drop a loaded kernel
- * @launch: queue a launch of a loaded kernel on the space's stream
- * @sync: wait for everything queued on the space; *@gpu_ns (may be NULL)
- *	gets the device time of the launches since the last sync (events
- *	around each launch for cuda; the modelled time for sim)
+ * @launch: queue a launch of a loaded kernel on the space's @lane
+ * @sync: wait for everything queued on every lane of the space; *@gpu_ns
+ *	(may be NULL) gets the device time of the launches not yet reported
+ *	by a fence poll/wait (eviction and write-behind use it)
+ * @fence: mark the end of everything queued on @lane so far; *@ticket
+ *	names the mark (tickets of one lane increase).  Cheap: no wait.
+ * @fence_poll: has fence @ticket of @lane passed?  1: yes, and
+ *	*@gpu_ns (may be NULL) gets the device time of the launches
+ *	queued on @lane after the previous fence and before this one
+ *	(each fence's time is reported once, by the first poll or wait
+ *	that sees it pass, 0 after); 0: not yet; -errno: the lane failed
+ *	(a kernel fault: -EIO; the space is then unusable and every
+ *	later poll fails too).  Never blocks.  ANY THREAD, also while
+ *	the space's owner queues more work on any lane (the engine's
+ *	completion thread polls while a worker submits).
+ * @fence_wait: like fence_poll but blocks until the fence passes
+ *	(spins at most PD_FENCE_SPIN_NS, then sleeps or yields): any
+ *	thread, as fence_poll.
+ * @lane_wait: work queued on @lane after this call waits until fence
+ *	@ticket of lane @from of the same space has passed (cuda:
+ *	cuStreamWaitEvent on an event recorded with the fence).  @from
+ *	== @lane is a no-op.
+ * @host_device_ptr: the device address through which a kernel in
+ *	@space reads and writes host memory [@host, @host + @bytes) in
+ *	place; the range must lie in memory given to host_register.
+ *	-ENOENT if it does not, -EOPNOTSUPP if the device cannot.
+ *	(cuda: cuMemHostGetDevicePointer of a range registered with
+ *	CU_MEMHOSTREGISTER_DEVICEMAP; sim and cpu: the host address.)
  */
 struct pd_backend_ops {
 	const char *name;
@@ -120,20 +163,32 @@ struct pd_backend_ops {
 	int (*mem_alloc)(struct pd_backend *be, void *space, size_t bytes,
 			 uint64_t *dptr);
 	void (*mem_free)(struct pd_backend *be, void *space, uint64_t dptr);
-	int (*copy_h2d)(struct pd_backend *be, void *space, uint64_t dst,
-			const void *src, size_t bytes);
-	int (*copy_d2h)(struct pd_backend *be, void *space, void *dst,
-			uint64_t src, size_t bytes);
-	int (*copy_d2d)(struct pd_backend *be, void *dst_space, uint64_t dst,
-			void *src_space, uint64_t src, size_t bytes);
+	int (*copy_h2d)(struct pd_backend *be, void *space, uint32_t lane,
+			uint64_t dst, const void *src, size_t bytes);
+	int (*copy_d2h)(struct pd_backend *be, void *space, uint32_t lane,
+			void *dst, uint64_t src, size_t bytes);
+	/* ordered after everything queued on both lanes; runs on dst's lane */
+	int (*copy_d2d)(struct pd_backend *be, void *dst_space,
+			uint32_t dst_lane, uint64_t dst, void *src_space,
+			uint32_t src_lane, uint64_t src, size_t bytes);
 	int (*kernel_load)(struct pd_backend *be, void *space,
 			   const void *code, size_t code_len,
 			   const char *entry, void **kernel);
 	void (*kernel_unload)(struct pd_backend *be, void *space,
 			      void *kernel);
-	int (*launch)(struct pd_backend *be, void *space, void *kernel,
-		      const struct pd_launch *launch);
+	int (*launch)(struct pd_backend *be, void *space, uint32_t lane,
+		      void *kernel, const struct pd_launch *launch);
 	int (*sync)(struct pd_backend *be, void *space, uint64_t *gpu_ns);
+	int (*fence)(struct pd_backend *be, void *space, uint32_t lane,
+		     uint64_t *ticket);
+	int (*fence_poll)(struct pd_backend *be, void *space, uint32_t lane,
+			  uint64_t ticket, uint64_t *gpu_ns);
+	int (*fence_wait)(struct pd_backend *be, void *space, uint32_t lane,
+			  uint64_t ticket, uint64_t *gpu_ns);
+	int (*lane_wait)(struct pd_backend *be, void *space, uint32_t lane,
+			 uint32_t from, uint64_t ticket);
+	int (*host_device_ptr)(struct pd_backend *be, void *space,
+			       void *host, size_t bytes, uint64_t *dptr);
 };
 
 /**

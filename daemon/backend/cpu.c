@@ -11,6 +11,7 @@
  * malloc does.  The engine's device_memory_limit still applies.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,10 +22,14 @@
  * struct cpu_space - one space of the cpu backend
  * @mem: its allocations (first member)
  * @pending_gpu_ns: wall time of the launches since the last sync
+ * @fence_issued: fences made (placeholder, replaced by branch pipe)
+ * @fence_ns: device time not yet taken by a fence poll (placeholder)
  */
 struct cpu_space {
 	struct pd_hostspace mem;
 	uint64_t pending_gpu_ns;
+	_Atomic uint64_t fence_issued;
+	_Atomic uint64_t fence_ns;
 };
 
 static int cpu_init(struct pd_backend *be, const char *config)
@@ -41,6 +46,8 @@ static int cpu_init(struct pd_backend *be, const char *config)
 	info->memory = pages > 0 && page > 0 ?
 		       (uint64_t)pages * (uint64_t)page : 0;
 	info->cores = cpus > 0 ? (uint32_t)cpus : 1;
+	info->lanes = 1;	/* placeholder, replaced by branch pipe */
+	info->inplace_max = 0;
 	be->ndev = 1;
 	pd_backend_rank(be);
 	be->priv = NULL;
@@ -99,11 +106,13 @@ static void cpu_mem_free(struct pd_backend *be, void *space, uint64_t dptr)
 	pd_hostspace_free(&s->mem, dptr);
 }
 
-static int cpu_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
-			const void *src, size_t bytes)
+static int cpu_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
+			uint64_t dst, const void *src, size_t bytes)
 {
 	struct cpu_space *s = space;
 
+	if (lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	(void)be;
 	if (!pd_hostspace_holds(&s->mem, dst, bytes))
 		return -EFAULT;
@@ -111,11 +120,13 @@ static int cpu_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
 	return 0;
 }
 
-static int cpu_copy_d2h(struct pd_backend *be, void *space, void *dst,
-			uint64_t src, size_t bytes)
+static int cpu_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
+			void *dst, uint64_t src, size_t bytes)
 {
 	struct cpu_space *s = space;
 
+	if (lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	(void)be;
 	if (!pd_hostspace_holds(&s->mem, src, bytes))
 		return -EFAULT;
@@ -123,11 +134,14 @@ static int cpu_copy_d2h(struct pd_backend *be, void *space, void *dst,
 	return 0;
 }
 
-static int cpu_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
-			void *src_space, uint64_t src, size_t bytes)
+static int cpu_copy_d2d(struct pd_backend *be, void *dst_space,
+			uint32_t dst_lane, uint64_t dst, void *src_space,
+			uint32_t src_lane, uint64_t src, size_t bytes)
 {
 	struct cpu_space *ds = dst_space, *ss = src_space;
 
+	if (dst_lane != 0 || src_lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	(void)be;
 	if (!pd_hostspace_holds(&ds->mem, dst, bytes) ||
 	    !pd_hostspace_holds(&ss->mem, src, bytes))
@@ -143,8 +157,8 @@ static uint64_t cpu_extent(void *ctx, const void *p)
 	return pd_hostspace_extent(&s->mem, (uint64_t)(uintptr_t)p);
 }
 
-static int cpu_launch(struct pd_backend *be, void *space, void *kernel,
-		      const struct pd_launch *launch)
+static int cpu_launch(struct pd_backend *be, void *space, uint32_t lane,
+		      void *kernel, const struct pd_launch *launch)
 {
 	struct cpu_space *s = space;
 	const struct ptask_twin *k = kernel;
@@ -152,6 +166,8 @@ static int cpu_launch(struct pd_backend *be, void *space, void *kernel,
 	uint64_t start;
 	int err;
 
+	if (lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	(void)be;
 	pd_twin_call_init(&call, launch, cpu_extent, s);
 	start = pd_now_ns();
@@ -171,6 +187,63 @@ static int cpu_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
 	return 0;
 }
 
+/*
+ * Placeholder, replaced by branch pipe: one lane, and every operation has
+ * finished when it returns, so a fence passes as it is made; its device
+ * time is what sync reports then, taken by the first poll that sees it.
+ */
+static int cpu_fence(struct pd_backend *be, void *space, uint32_t lane,
+		     uint64_t *ticket)
+{
+	struct cpu_space *s = space;
+	uint64_t ns = 0;
+	int err;
+
+	if (lane != 0)
+		return -EINVAL;
+	err = cpu_sync(be, space, &ns);
+	if (err)
+		return err;
+	atomic_fetch_add(&s->fence_ns, ns);
+	*ticket = atomic_fetch_add(&s->fence_issued, 1) + 1;
+	return 0;
+}
+
+static int cpu_fence_poll(struct pd_backend *be, void *space, uint32_t lane,
+			  uint64_t ticket, uint64_t *gpu_ns)
+{
+	struct cpu_space *s = space;
+
+	(void)be;
+	if (lane != 0 || !ticket || ticket > atomic_load(&s->fence_issued))
+		return -EINVAL;
+	ticket = atomic_exchange(&s->fence_ns, 0);
+	if (gpu_ns)
+		*gpu_ns = ticket;
+	return 1;
+}
+
+static int cpu_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
+			 uint32_t from, uint64_t ticket)
+{
+	struct cpu_space *s = space;
+
+	(void)be;
+	if (lane != 0 || from != 0 || ticket > atomic_load(&s->fence_issued))
+		return -EINVAL;
+	return 0;
+}
+
+static int cpu_host_device_ptr(struct pd_backend *be, void *space,
+			       void *host, size_t bytes, uint64_t *dptr)
+{
+	(void)be;
+	(void)space;
+	(void)bytes;
+	*dptr = (uint64_t)(uintptr_t)host;
+	return 0;
+}
+
 const struct pd_backend_ops pd_backend_cpu = {
 	.name = "cpu",
 	.init = cpu_init,
@@ -186,4 +259,10 @@ const struct pd_backend_ops pd_backend_cpu = {
 	.kernel_unload = pd_twin_kernel_unload,
 	.launch = cpu_launch,
 	.sync = cpu_sync,
+	/* placeholders, replaced by branch pipe */
+	.fence = cpu_fence,
+	.fence_poll = cpu_fence_poll,
+	.fence_wait = cpu_fence_poll,
+	.lane_wait = cpu_lane_wait,
+	.host_device_ptr = cpu_host_device_ptr,
 };

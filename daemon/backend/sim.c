@@ -57,6 +57,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,11 +135,15 @@ struct sim_state {
  * @mem: its allocations (first: the helpers take a pointer to it)
  * @dev: the device
  * @pending_gpu_ns: modelled time of the launches since the last sync
+ * @fence_issued: fences made (placeholder, replaced by branch pipe)
+ * @fence_ns: device time not yet taken by a fence poll (placeholder)
  */
 struct sim_space {
 	struct pd_hostspace mem;
 	uint32_t dev;
 	uint64_t pending_gpu_ns;
+	_Atomic uint64_t fence_issued;
+	_Atomic uint64_t fence_ns;
 };
 
 enum sim_field {
@@ -471,6 +476,8 @@ static int sim_init(struct pd_backend *be, const char *config)
 		info->cores = (uint32_t)d->cores;
 		info->core_khz = (uint32_t)d->core_khz;
 		info->mem_khz = (uint32_t)d->mem_khz;
+		info->lanes = 1;	/* placeholder, replaced by branch pipe */
+		info->inplace_max = 0;
 		for (j = 0; j < be->ndev; j++)
 			info->peer[j] = i != j && sim->cfg.peer && d->peer &&
 					sim->cfg.dev[j].peer;
@@ -580,13 +587,15 @@ static void sim_wait(const struct sim_state *sim, uint64_t start,
 		pd_sleep_until(start + (uint64_t)wall);
 }
 
-static int sim_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
-			const void *src, size_t bytes)
+static int sim_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
+			uint64_t dst, const void *src, size_t bytes)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
 	uint64_t start = pd_now_ns();
 
+	if (lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	if (!pd_hostspace_holds(&s->mem, dst, bytes))
 		return -EFAULT;
 	memcpy((void *)(uintptr_t)dst, src, bytes);
@@ -595,13 +604,15 @@ static int sim_copy_h2d(struct pd_backend *be, void *space, uint64_t dst,
 	return 0;
 }
 
-static int sim_copy_d2h(struct pd_backend *be, void *space, void *dst,
-			uint64_t src, size_t bytes)
+static int sim_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
+			void *dst, uint64_t src, size_t bytes)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
 	uint64_t start = pd_now_ns();
 
+	if (lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	if (!pd_hostspace_holds(&s->mem, src, bytes))
 		return -EFAULT;
 	memcpy(dst, (const void *)(uintptr_t)src, bytes);
@@ -610,8 +621,9 @@ static int sim_copy_d2h(struct pd_backend *be, void *space, void *dst,
 	return 0;
 }
 
-static int sim_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
-			void *src_space, uint64_t src, size_t bytes)
+static int sim_copy_d2d(struct pd_backend *be, void *dst_space,
+			uint32_t dst_lane, uint64_t dst, void *src_space,
+			uint32_t src_lane, uint64_t src, size_t bytes)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *ds = dst_space, *ss = src_space;
@@ -619,6 +631,8 @@ static int sim_copy_d2d(struct pd_backend *be, void *dst_space, uint64_t dst,
 	uint64_t start = pd_now_ns();
 	double model;
 
+	if (dst_lane != 0 || src_lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	if (!pd_hostspace_holds(&ds->mem, dst, bytes) ||
 	    !pd_hostspace_holds(&ss->mem, src, bytes))
 		return -EFAULT;
@@ -643,8 +657,8 @@ static uint64_t sim_extent(void *ctx, const void *p)
 	return pd_hostspace_extent(&s->mem, (uint64_t)(uintptr_t)p);
 }
 
-static int sim_launch(struct pd_backend *be, void *space, void *kernel,
-		      const struct pd_launch *launch)
+static int sim_launch(struct pd_backend *be, void *space, uint32_t lane,
+		      void *kernel, const struct pd_launch *launch)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
@@ -656,6 +670,8 @@ static int sim_launch(struct pd_backend *be, void *space, void *kernel,
 	double compute, memory, model;
 	int err;
 
+	if (lane != 0)
+		return -EINVAL; /* placeholder: one lane */
 	pd_twin_call_init(&call, launch, sim_extent, s);
 	err = k->cost(&call, &cost);
 	if (err)
@@ -685,6 +701,63 @@ static int sim_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
 	return 0;
 }
 
+/*
+ * Placeholder, replaced by branch pipe: one lane, and every operation has
+ * finished when it returns, so a fence passes as it is made; its device
+ * time is what sync reports then, taken by the first poll that sees it.
+ */
+static int sim_fence(struct pd_backend *be, void *space, uint32_t lane,
+		     uint64_t *ticket)
+{
+	struct sim_space *s = space;
+	uint64_t ns = 0;
+	int err;
+
+	if (lane != 0)
+		return -EINVAL;
+	err = sim_sync(be, space, &ns);
+	if (err)
+		return err;
+	atomic_fetch_add(&s->fence_ns, ns);
+	*ticket = atomic_fetch_add(&s->fence_issued, 1) + 1;
+	return 0;
+}
+
+static int sim_fence_poll(struct pd_backend *be, void *space, uint32_t lane,
+			  uint64_t ticket, uint64_t *gpu_ns)
+{
+	struct sim_space *s = space;
+
+	(void)be;
+	if (lane != 0 || !ticket || ticket > atomic_load(&s->fence_issued))
+		return -EINVAL;
+	ticket = atomic_exchange(&s->fence_ns, 0);
+	if (gpu_ns)
+		*gpu_ns = ticket;
+	return 1;
+}
+
+static int sim_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
+			 uint32_t from, uint64_t ticket)
+{
+	struct sim_space *s = space;
+
+	(void)be;
+	if (lane != 0 || from != 0 || ticket > atomic_load(&s->fence_issued))
+		return -EINVAL;
+	return 0;
+}
+
+static int sim_host_device_ptr(struct pd_backend *be, void *space,
+			       void *host, size_t bytes, uint64_t *dptr)
+{
+	(void)be;
+	(void)space;
+	(void)bytes;
+	*dptr = (uint64_t)(uintptr_t)host;
+	return 0;
+}
+
 const struct pd_backend_ops pd_backend_sim = {
 	.name = "sim",
 	.init = sim_init,
@@ -700,4 +773,10 @@ const struct pd_backend_ops pd_backend_sim = {
 	.kernel_unload = pd_twin_kernel_unload,
 	.launch = sim_launch,
 	.sync = sim_sync,
+	/* placeholders, replaced by branch pipe */
+	.fence = sim_fence,
+	.fence_poll = sim_fence_poll,
+	.fence_wait = sim_fence_poll,
+	.lane_wait = sim_lane_wait,
+	.host_device_ptr = sim_host_device_ptr,
 };

@@ -54,7 +54,7 @@ int pd_job_after_launch(struct pd_device *dev, struct pd_job *job)
 		    !(inout ? to_client(job, p->peer) : to_client(job, i)))
 			continue;
 		pd_engine_unlock(e);
-		err = e->be->ops->copy_d2h(e->be, job->space->be_space,
+		err = e->be->ops->copy_d2h(e->be, job->space->be_space, 0,
 					   jp->host, jp->view->dptr,
 					   jp->rec->bytes);
 		pd_engine_lock(e);

@@ -185,7 +185,7 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view)
 	/* Another device may write the same record back meanwhile. */
 	rec->map_users++;
 	pd_engine_unlock(e);
-	err = ops->copy_d2h(e->be, space, host, view->dptr, rec->bytes);
+	err = ops->copy_d2h(e->be, space, 0, host, view->dptr, rec->bytes);
 	if (!err)
 		err = ops->sync(e->be, space, NULL);
 	pd_engine_lock(e);

@@ -113,7 +113,7 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 			return err;
 		t = pd_now_ns();
 		pd_engine_unlock(e);
-		err = ops->copy_h2d(e->be, space->be_space, v->dptr, jp->host,
+		err = ops->copy_h2d(e->be, space->be_space, 0, v->dptr, jp->host,
 				    rec->bytes);
 		pd_engine_lock(e);
 		job->copy_ns += pd_now_ns() - t;
@@ -132,8 +132,8 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 		jp->src_view = src;
 		t = pd_now_ns();
 		pd_engine_unlock(e);
-		err = ops->copy_d2d(e->be, space->be_space, v->dptr,
-				    src->space->be_space, src->dptr,
+		err = ops->copy_d2d(e->be, space->be_space, 0, v->dptr,
+				    src->space->be_space, 0, src->dptr,
 				    rec->bytes);
 		pd_engine_lock(e);
 		job->copy_ns += pd_now_ns() - t;
@@ -185,7 +185,7 @@ static int read_by_value(struct pd_device *dev, struct pd_job *job,
 		return err;
 	space = job->space->be_space;
 	pd_engine_unlock(e);
-	err = e->be->ops->copy_d2h(e->be, space, jp->host, jp->view->dptr,
+	err = e->be->ops->copy_d2h(e->be, space, 0, jp->host, jp->view->dptr,
 				   rec->bytes);
 	if (!err)
 		err = e->be->ops->sync(e->be, space, NULL);

@@ -46,7 +46,7 @@ void pd_job_run(struct pd_device *dev, struct pd_job *job,
 		err = pd_job_prepare(dev, job, &launch, defer);
 	if (!err) {
 		start = pd_now_ns();
-		err = ops->launch(e->be, job->space->be_space, kernel, &launch);
+		err = ops->launch(e->be, job->space->be_space, 0, kernel, &launch);
 	}
 	if (!err)
 		err = pd_job_after_launch(dev, job);

@@ -1098,7 +1098,7 @@ static bool sim_memory_test(void)
 	ops->mem_free(&be, space, p1);
 	TRY(!ops->mem_alloc(&be, space, 40960, &p2));
 	/* Past the end of a buffer: refused, not scribbled. */
-	TRY(ops->copy_h2d(&be, space, p2 + 40000, host, 1000) == -EFAULT);
+	TRY(ops->copy_h2d(&be, space, 0, p2 + 40000, host, 1000) == -EFAULT);
 	ops->mem_free(&be, space, p2);
 	TRY(!ops->mem_alloc(&be, space, 64, &a));
 	TRY(!ops->mem_alloc(&be, space, 64, &b));
@@ -1115,23 +1115,23 @@ static bool sim_memory_test(void)
 	l.params[3] = &n;
 	l.param_bytes[0] = l.param_bytes[1] = l.param_bytes[2] = 8;
 	l.param_bytes[3] = 4;
-	TRY(!ops->copy_h2d(&be, space, a, host, 64));
-	TRY(!ops->copy_h2d(&be, space, b, host, 64));
-	TRY(!ops->launch(&be, space, k, &l));
-	TRY(!ops->copy_d2h(&be, space, out, c, 64));
+	TRY(!ops->copy_h2d(&be, space, 0, a, host, 64));
+	TRY(!ops->copy_h2d(&be, space, 0, b, host, 64));
+	TRY(!ops->launch(&be, space, 0, k, &l));
+	TRY(!ops->copy_d2h(&be, space, 0, out, c, 64));
 	TRY(!ops->sync(&be, space, &gpu_ns));
 	sgemm_ref(host, host, want, 4);
 	TRY(!memcmp(want, out, sizeof(want)));
 	TRY(gpu_ns > 0);
 	/* n = 5 needs 100 bytes per matrix: the buffers have 64. */
 	n = 5;
-	TRY(ops->launch(&be, space, k, &l) == -EFAULT);
+	TRY(ops->launch(&be, space, 0, k, &l) == -EFAULT);
 	n = -1;
-	TRY(ops->launch(&be, space, k, &l) == -EINVAL);
+	TRY(ops->launch(&be, space, 0, k, &l) == -EINVAL);
 	/* A pointer parameter of the wrong size. */
 	n = 4;
 	l.param_bytes[0] = 4;
-	TRY(ops->launch(&be, space, k, &l) == -EINVAL);
+	TRY(ops->launch(&be, space, 0, k, &l) == -EINVAL);
 	ok = true;
 out:
 	ops->space_close(&be, space);
