@@ -117,13 +117,19 @@ static struct cuda_hostreg *hostreg_find(struct cuda_be *cb, uintptr_t p,
  * current context (device 0's primary one); PORTABLE makes the pages
  * count as pinned in every context, per-client ones made later included,
  * and DEVICEMAP maps them for kernels (host_device_ptr).  A device that
- * cannot map host memory gets them pinned only.
+ * cannot map host memory gets them pinned only.  The device address is
+ * asked for once, here: with unified addressing (every 64-bit Linux
+ * system) the pointer cuMemHostGetDevicePointer gives "will be suitable
+ * for use on all devices" (cuda.h), in every context, so host_device_ptr
+ * needs no driver call.
  */
 int pd_cuda_host_register(struct pd_backend *be, void *p, size_t bytes)
 {
 	struct cuda_be *cb = be->priv;
+	struct cuda_hostreg *g;
 	bool mapped = true;
 	struct cuda_ctx c;
+	CUdeviceptr d = 0;
 	CUresult r;
 	int err;
 
@@ -147,11 +153,18 @@ int pd_cuda_host_register(struct pd_backend *be, void *p, size_t bytes)
 		mapped = false;
 		r = cb->cu.MemHostRegister(p, bytes, CU_MEMHOSTREGISTER_PORTABLE);
 	}
+	if (r == CUDA_SUCCESS && mapped &&
+	    cb->cu.MemHostGetDevicePointer(&d, p, 0) != CUDA_SUCCESS) {
+		pd_log_warn("cuda: host_register: no device address for %p: kernels cannot use it in place",
+			    p);
+		mapped = false;
+	}
 	if (r == CUDA_SUCCESS) {
-		cb->regs[cb->nregs].base = (uintptr_t)p;
-		cb->regs[cb->nregs].bytes = bytes;
-		cb->regs[cb->nregs].mapped = mapped;
-		cb->nregs++;
+		g = &cb->regs[cb->nregs++];
+		g->base = (uintptr_t)p;
+		g->bytes = bytes;
+		g->mapped = mapped;
+		g->dbase = d;
 	}
 	pthread_mutex_unlock(&cb->lock);
 	if (r == CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) {
@@ -186,43 +199,30 @@ void pd_cuda_host_unregister(struct pd_backend *be, void *p)
 }
 
 /*
- * The device address of registered host memory in @space's context: the
- * registration's base as the driver maps it, plus the offset (asking
- * with the base works whatever the driver does with interior pointers).
+ * The device address of registered host memory: the registration's
+ * device base (valid in every context, see pd_cuda_host_register) plus
+ * the offset.  Any thread; no driver call.
  */
 int pd_cuda_host_device_ptr(struct pd_backend *be, void *space, void *host,
 			    size_t bytes, uint64_t *dptr)
 {
 	struct cuda_be *cb = be->priv;
-	struct cuda_space *s = space;
 	struct cuda_hostreg *g;
-	uintptr_t base = 0, p = (uintptr_t)host;
-	CUdeviceptr d;
-	bool mapped = false;
-	CUresult r;
-	int err;
+	uintptr_t p = (uintptr_t)host;
+	int err = 0;
 
-	if (!host || !bytes || !dptr)
+	if (!space || !host || !bytes || !dptr)
 		return -EINVAL;
 	pthread_mutex_lock(&cb->lock);
 	g = hostreg_find(cb, p, bytes);
-	if (g) {
-		base = g->base;
-		mapped = g->mapped;
-	}
-	pthread_mutex_unlock(&cb->lock);
 	if (!g)
-		return -ENOENT;
-	if (!mapped)
-		return -EOPNOTSUPP;
-	err = pd_cuda_ctx_use(cb, &s->c);
-	if (err)
-		return err;
-	r = cb->cu.MemHostGetDevicePointer(&d, (void *)base, 0);
-	if (r != CUDA_SUCCESS)
-		return pd_cuda_fail(cb, r, "cuMemHostGetDevicePointer");
-	*dptr = d + (p - base);
-	return 0;
+		err = -ENOENT;
+	else if (!g->mapped)
+		err = -EOPNOTSUPP;
+	else
+		*dptr = g->dbase + (p - g->base);
+	pthread_mutex_unlock(&cb->lock);
+	return err;
 }
 
 int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,

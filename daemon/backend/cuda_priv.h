@@ -86,6 +86,7 @@ struct cuda_be {
 		uintptr_t base;
 		size_t bytes;
 		bool mapped;	/* registered with DEVICEMAP */
+		CUdeviceptr dbase;	/* @base's device address */
 	} regs[PD_CUDA_MAX_HOSTREGS];
 	uint32_t nregs;
 };
