@@ -101,7 +101,8 @@ struct pd_backend;
  * @name: "cuda", "sim" or "cpu"
  * @init: discover devices; @config is the backend's option string
  *	(sim: a config file path or "" for the default two devices; cuda:
- *	"", "shared", "lanes=N" or "shared,lanes=N"); fills be->ndev and
+ *	"", "shared", "lanes=N", "shared,lanes=N", "fences=events", see
+ *	cuda.c); fills be->ndev and
  *	be->info.  -ENODEV when there is no device (cuda without
  *	libcuda.so.1 or without a GPU).
  * @fini: free everything init made (every space is closed first)

@@ -30,9 +30,11 @@
  * DOC: config
  *
  * The backend's option string is a comma-separated list of "shared"
- * (every space in the device's primary context) and "lanes=N" (1 to
- * PD_MAX_LANES streams per space): "", "shared", "shared,lanes=2",
- * "lanes=8".  Anything else is -EINVAL.
+ * (every space in the device's primary context), "lanes=N" (1 to
+ * PD_MAX_LANES streams per space) and "fences=events" (fences polled
+ * through events even where stream memory operations work: the fallback,
+ * for tests and comparisons): "", "shared", "shared,lanes=2", "lanes=8".
+ * Anything else is -EINVAL.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -159,6 +161,8 @@ static int config_parse(struct cuda_be *cb, const char *config)
 		len = end ? (size_t)(end - p) : strlen(p);
 		if (len == 6 && !strncmp(p, "shared", 6)) {
 			cb->shared = true;
+		} else if (len == 13 && !strncmp(p, "fences=events", 13)) {
+			cb->event_fences = true;
 		} else if (len > 6 && !strncmp(p, "lanes=", 6) &&
 			   p[6] >= '0' && p[6] <= '9') {
 			n = strtoul(p + 6, &stop, 10);
@@ -169,7 +173,7 @@ static int config_parse(struct cuda_be *cb, const char *config)
 			}
 			cb->lanes = (uint32_t)n;
 		} else {
-			pd_log_err("cuda: config: unknown option \"%.*s\" (\"shared\", \"lanes=N\")",
+			pd_log_err("cuda: config: unknown option \"%.*s\" (\"shared\", \"lanes=N\", \"fences=events\")",
 				   (int)len, p);
 			return -EINVAL;
 		}
@@ -197,9 +201,12 @@ static void memops_probe(struct cuda_be *cb, uint32_t i)
 				  cb->dev[i]);
 	cb->cu.DeviceGetAttribute(&v64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
 				  cb->dev[i]);
-	ok = (v1 || v64) && cb->cu.StreamWriteValue32;
+	ok = (v1 || v64) && cb->cu.StreamWriteValue32 && !cb->event_fences;
 	atomic_store(&cb->memops[i], ok);
-	if (ok)
+	if (cb->event_fences)
+		pd_log_info("cuda: device %u: fences are events polled with cuEventQuery (config fences=events; stream memory operations: v1 %d, 64-bit %d)",
+			    i, v1, v64);
+	else if (ok)
 		pd_log_info("cuda: device %u: fences are cuStreamWriteValue32 into pinned words (stream memory operations: v1 %d, 64-bit %d)",
 			    i, v1, v64);
 	else

@@ -66,6 +66,7 @@ struct cuda_ctx {
  * @primary: each device's primary context once retained, else ctx NULL
  * @info: be->info, for peer checks in copy_d2d
  * @lanes: lanes (streams) per space, config "lanes=N" (PD_CUDA_LANES)
+ * @event_fences: config "fences=events": never stream memory operations
  * @memops: per device: fences are cuStreamWriteValue32 into a pinned
  *	word (else an event per fence, polled with cuEventQuery); cleared
  *	for good when a write says CUDA_ERROR_NOT_SUPPORTED
@@ -81,6 +82,7 @@ struct cuda_be {
 	struct cuda_ctx primary[PD_MAX_DEVICES];
 	const struct pd_device_info *info;
 	uint32_t lanes;
+	bool event_fences;
 	_Atomic bool memops[PD_MAX_DEVICES];
 	struct cuda_hostreg {
 		uintptr_t base;

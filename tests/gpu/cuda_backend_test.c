@@ -27,7 +27,8 @@
  * host_device_ptr (a kernel doubles registered host memory in place, in
  * two contexts); the CPU cost of launch and fence; a faulting kernel in
  * owner 4's space makes its fences -EIO, not owner 1's; config strings
- * with "lanes=N".  inplace_max is checked to lie in 4 B..64 KiB; its
+ * with "lanes=N"; the fence tests again with "fences=events" (the
+ * fallback without stream memory operations) first.  inplace_max is checked to lie in 4 B..64 KiB; its
  * copy curve is in the log (-v level).
  */
 #ifndef _GNU_SOURCE
@@ -56,6 +57,8 @@
 #define TIMING_RUNS	2000
 
 static int npass, nfail, ntodo;
+/* the fence tests run with config "fences=events" (key lines say so) */
+static bool event_mode;
 /* A kernel faulted and CUDA broke for the whole process (measured: it does). */
 static bool poisoned;
 
@@ -656,7 +659,9 @@ static void test_fences(void *sp, uint32_t dev, const char *ptx,
 	check(info->inplace_max >= 4 && info->inplace_max <= (64u << 10),
 	      "dev %u: inplace_max in 4 B..64 KiB (%llu)", dev,
 	      (unsigned long long)info->inplace_max);
-	printf("backend_inplace_max=%llu\n", (unsigned long long)info->inplace_max);
+	if (!event_mode)
+		printf("backend_inplace_max=%llu\n",
+		       (unsigned long long)info->inplace_max);
 	err = load_kernels(sp, ptx, ptx_len, names, k, 2);
 	if (!err)
 		err = be.ops->mem_alloc(&be, sp, 4096, &d);
@@ -896,8 +901,8 @@ static void test_poller_thread(void *sp, uint32_t dev, const char *ptx,
 	      "dev %u: %d fences polled by another thread while queued: all passed in order (%.0f us, device time %llu ns, %llu more at sync; %d, %d)",
 	      dev, POLLER_FENCES, t0, (unsigned long long)p.ns,
 	      (unsigned long long)sync_ns, err, p.err);
-	printf("backend_launch_fence_pipelined_us=%.2f\n",
-	       t0 / POLLER_FENCES / 2);
+	printf("backend_launch_fence_pipelined%s_us=%.2f\n",
+	       event_mode ? "_events" : "", t0 / POLLER_FENCES / 2);
 out:
 	unload_kernels(sp, k, 1);
 }
@@ -1049,6 +1054,36 @@ out:
 	unload_kernels(a, ka, 1);
 }
 
+/*
+ * The event fallback (config "fences=events"): the fence tests again on
+ * device 0, with fences polled through cuEventQuery, before the main
+ * run (after its fault the process's CUDA is broken).
+ */
+static void test_event_fences(const char *ptx, size_t ptx_len)
+{
+	void *sp = NULL;
+	int err;
+
+	err = be.ops->init(&be, "fences=events");
+	if (err == -ENODEV)
+		return;
+	check(!err, "init(\"fences=events\"): %d", err);
+	if (err)
+		return;
+	err = be.ops->space_open(&be, 0, 1, &sp);
+	check(!err, "fences=events: space_open(dev 0, owner 1): %d", err);
+	if (!err) {
+		printf("# fences=events\n");
+		event_mode = true;
+		test_fences(sp, 0, ptx, ptx_len);
+		test_lane_wait(sp, 0, ptx, ptx_len);
+		test_poller_thread(sp, 0, ptx, ptx_len);
+		event_mode = false;
+		be.ops->space_close(&be, sp);
+	}
+	be.ops->fini(&be);
+}
+
 /* after fini, the "shared" config: an owner's space is the primary context */
 static void test_shared_config(const char *ptx, size_t ptx_len,
 			       unsigned char *region)
@@ -1115,6 +1150,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pd_log_level = PD_LOG_DEBUG;	/* the copy curve of inplace_max */
+	test_event_fences(ptx, ptx_len);
 	t_init = now_us();
 	err = be.ops->init(&be, "");
 	t_init = now_us() - t_init;
