@@ -71,6 +71,8 @@ typedef int CUjit_option;
  * invalid address space, invalid PC, launch failed: all sticky */
 #define CUDA_ERROR_HARDWARE_STACK_ERROR		714
 #define CUDA_ERROR_LAUNCH_FAILED		719
+#define CUDA_ERROR_NOT_PERMITTED		800
+#define CUDA_ERROR_NOT_SUPPORTED		801
 
 /* flags and attributes */
 #define CU_CTX_SCHED_AUTO			0x00
@@ -79,6 +81,14 @@ typedef int CUjit_option;
 #define CU_EVENT_DISABLE_TIMING			0x2
 #define CU_MEMHOSTREGISTER_PORTABLE		0x01
 #define CU_STREAM_CAPTURE_MODE_THREAD_LOCAL	1
+#define CU_MEMHOSTREGISTER_DEVICEMAP		0x02
+#define CU_MEMHOSTALLOC_PORTABLE		0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP		0x02
+#define CU_STREAM_WRITE_VALUE_DEFAULT		0x0
+#define CU_STREAM_WAIT_VALUE_GEQ		0x0	/* (int32_t)(*addr - v) >= 0 */
+#define CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY	19
+#define CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 92
+#define CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS 122
 #define CU_DEVICE_ATTRIBUTE_CLOCK_RATE		13
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
 #define CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE	36
@@ -122,15 +132,26 @@ struct pc_cuda_api {
 	CUresult (*StreamDestroy)(CUstream s);
 	CUresult (*StreamSynchronize)(CUstream s);
 	CUresult (*StreamWaitEvent)(CUstream s, CUevent e, unsigned int flags);
+	CUresult (*StreamQuery)(CUstream s);
+	/* optional: CUDA >= 11.7 (_v2, the stream memory operations) */
+	CUresult (*StreamWriteValue32)(CUstream s, CUdeviceptr addr,
+				       unsigned int value, unsigned int flags);
+	/* optional, as StreamWriteValue32 */
+	CUresult (*StreamWaitValue32)(CUstream s, CUdeviceptr addr,
+				      unsigned int value, unsigned int flags);
 	CUresult (*EventCreate)(CUevent *e, unsigned int flags);
 	CUresult (*EventDestroy)(CUevent e);
 	CUresult (*EventRecord)(CUevent e, CUstream s);
 	CUresult (*EventSynchronize)(CUevent e);
+	CUresult (*EventQuery)(CUevent e);
 	CUresult (*EventElapsedTime)(float *ms, CUevent start, CUevent end);
 	CUresult (*MemAlloc)(CUdeviceptr *p, size_t bytes);
 	CUresult (*MemFree)(CUdeviceptr p);
 	CUresult (*MemAllocHost)(void **p, size_t bytes);
 	CUresult (*MemFreeHost)(void *p);
+	CUresult (*MemHostAlloc)(void **p, size_t bytes, unsigned int flags);
+	CUresult (*MemHostGetDevicePointer)(CUdeviceptr *d, void *p,
+					    unsigned int flags);
 	CUresult (*MemHostRegister)(void *p, size_t bytes, unsigned int flags);
 	CUresult (*MemHostUnregister)(void *p);
 	CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t n);

@@ -116,8 +116,10 @@ struct pd_backend;
  * @name: "cuda", "sim" or "cpu"
  * @init: discover devices; @config is the backend's option string
  *	(sim: a config file path or "" for the default two devices; cuda:
- *	"" or "shared"); fills be->ndev and be->info.  -ENODEV when there
- *	is no device (cuda without libcuda.so.1 or without a GPU).
+ *	"", "shared", "lanes=N", "shared,lanes=N", "fences=events", see
+ *	cuda.c); fills be->ndev and
+ *	be->info.  -ENODEV when there is no device (cuda without
+ *	libcuda.so.1 or without a GPU).
  * @fini: free everything init made (every space is closed first)
  * @space_open: a memory space on device @dev for client @owner (0 with
  *	shared isolation); its stream and its GPU-time events

@@ -22,9 +22,19 @@
  * What they give: their own modules, streams and allocations, freed
  * together when the client goes.
  *
- * Each space has its own non-blocking stream, so work queued on two
- * spaces overlaps where the hardware lets it (contexts time-slice; the
- * streams of one context run concurrently).
+ * Each space has its own non-blocking streams, its lanes (cuda_fence.c;
+ * PD_CUDA_LANES of them unless the config says "lanes=N"), so work queued
+ * on two lanes or two spaces overlaps where the hardware lets it
+ * (contexts time-slice; the streams of one context run concurrently).
+ *
+ * DOC: config
+ *
+ * The backend's option string is a comma-separated list of "shared"
+ * (every space in the device's primary context), "lanes=N" (1 to
+ * PD_MAX_LANES streams per space) and "fences=events" (fences polled
+ * through events even where stream memory operations work: the fallback,
+ * for tests and comparisons): "", "shared", "shared,lanes=2", "lanes=8".
+ * Anything else is -EINVAL.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,6 +47,7 @@
 #include "uapi/ptask.h"
 #include "daemon/backend/cuda_priv.h"
 #include "daemon/fatal.h"
+#include "daemon/log.h"
 
 /*
  * Errors after which the driver refuses all further work of the process
@@ -44,7 +55,7 @@
  * relaunched"); measured on an H100: one client's faulting kernel broke
  * every other context of ptaskd (Documentation/ptaskd.md, Isolation).
  */
-static bool cu_sticky(CUresult r)
+bool pd_cuda_sticky(CUresult r)
 {
 	return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_TIMEOUT ||
 	       (r >= CUDA_ERROR_HARDWARE_STACK_ERROR &&
@@ -58,7 +69,7 @@ static bool cu_sticky(CUresult r)
  * @what: the call
  *
  * Calling context: any thread.  An error that poisons every context of
- * the process (cu_sticky()) ends ptaskd through pd_fatal().
+ * the process (pd_cuda_sticky()) ends ptaskd through pd_fatal().
  *
  * Return: -ENOMEM (out of device memory) or -EIO.
  */
@@ -69,7 +80,7 @@ int pd_cuda_fail(struct cuda_be *cb, CUresult r, const char *what)
 	if (cb->cu.GetErrorName(r, &name) != CUDA_SUCCESS || !name)
 		name = "unknown";
 	fprintf(stderr, "ptaskd: cuda: %s: %s (%d)\n", what, name, r);
-	if (cu_sticky(r))
+	if (pd_cuda_sticky(r))
 		pd_fatal("cuda: %s: %s (%d) poisons every CUDA context of this process",
 			 what, name, r);
 	return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
@@ -110,8 +121,6 @@ static int device_probe(struct cuda_be *cb, uint32_t i,
 	info->core_khz = khz > 0 ? (uint32_t)khz : 1;
 	info->mem_khz = mem_khz > 0 ? (uint32_t)mem_khz : 1;
 	info->strength = (double)info->cores * info->core_khz * info->mem_khz;
-	info->lanes = 1;	/* cuda_fence.c */
-	info->inplace_max = 0;
 	return 0;
 }
 
@@ -138,6 +147,73 @@ static int peers_probe(struct cuda_be *cb, struct pd_backend *be)
 	return 0;
 }
 
+/* Parse @config (DOC: config) into @cb: 0 or -EINVAL. */
+static int config_parse(struct cuda_be *cb, const char *config)
+{
+	const char *p = config ? config : "", *end;
+	unsigned long n;
+	size_t len;
+	char *stop;
+
+	cb->lanes = PD_CUDA_LANES;
+	while (*p) {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 6 && !strncmp(p, "shared", 6)) {
+			cb->shared = true;
+		} else if (len == 13 && !strncmp(p, "fences=events", 13)) {
+			cb->event_fences = true;
+		} else if (len > 6 && !strncmp(p, "lanes=", 6) &&
+			   p[6] >= '0' && p[6] <= '9') {
+			n = strtoul(p + 6, &stop, 10);
+			if (stop != p + len || n < 1 || n > PD_MAX_LANES) {
+				pd_log_err("cuda: config: lanes must be 1..%d: \"%.*s\"",
+					   PD_MAX_LANES, (int)len, p);
+				return -EINVAL;
+			}
+			cb->lanes = (uint32_t)n;
+		} else {
+			pd_log_err("cuda: config: unknown option \"%.*s\" (\"shared\", \"lanes=N\", \"fences=events\")",
+				   (int)len, p);
+			return -EINVAL;
+		}
+		p += len;
+		if (*p == ',' && *++p == '\0') {
+			pd_log_err("cuda: config: trailing comma");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Can device @i's fences be stream memory operations?  The 64-bit
+ * attribute is 1 on the H100 and H200 while the old _V1 one reads 0
+ * (issue 12), so either will do; and the driver must export the _v2
+ * write.  Logged once per device.
+ */
+static void memops_probe(struct cuda_be *cb, uint32_t i)
+{
+	int v1 = 0, v64 = 0;
+	bool ok;
+
+	cb->cu.DeviceGetAttribute(&v1, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1,
+				  cb->dev[i]);
+	cb->cu.DeviceGetAttribute(&v64, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS,
+				  cb->dev[i]);
+	ok = (v1 || v64) && cb->cu.StreamWriteValue32 && !cb->event_fences;
+	atomic_store(&cb->memops[i], ok);
+	if (cb->event_fences)
+		pd_log_info("cuda: device %u: fences are events polled with cuEventQuery (config fences=events; stream memory operations: v1 %d, 64-bit %d)",
+			    i, v1, v64);
+	else if (ok)
+		pd_log_info("cuda: device %u: fences are cuStreamWriteValue32 into pinned words (stream memory operations: v1 %d, 64-bit %d)",
+			    i, v1, v64);
+	else
+		pd_log_info("cuda: device %u: fences are events polled with cuEventQuery (no stream memory operations: v1 %d, 64-bit %d, cuStreamWriteValue32_v2 %s)",
+			    i, v1, v64, cb->cu.StreamWriteValue32 ? "exported" : "missing");
+}
+
 static int cuda_init(struct pd_backend *be, const char *config)
 {
 	struct cuda_be *cb;
@@ -147,12 +223,12 @@ static int cuda_init(struct pd_backend *be, const char *config)
 	uint32_t i;
 	CUresult r;
 
-	if (config && *config && strcmp(config, "shared"))
-		return -EINVAL;
 	cb = calloc(1, sizeof(*cb));
 	if (!cb)
 		return -ENOMEM;
-	cb->shared = config && !strcmp(config, "shared");
+	err = config_parse(cb, config);
+	if (err)
+		goto err_free_cb;
 	err = pc_cuda_load(&cb->cu, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "ptaskd: cuda: no driver: %s\n", why);
@@ -184,6 +260,8 @@ static int cuda_init(struct pd_backend *be, const char *config)
 			goto err_clear;
 		if (be->info[i].strength > best)
 			best = be->info[i].strength;
+		be->info[i].lanes = cb->lanes;
+		memops_probe(cb, i);
 	}
 	for (i = 0; i < cb->ndev; i++)
 		be->info[i].strength /= best;
@@ -197,6 +275,14 @@ static int cuda_init(struct pd_backend *be, const char *config)
 	}
 	cb->info = be->info;
 	be->priv = cb;
+	for (i = 0; i < cb->ndev; i++) {
+		/* a device that cannot be measured still runs, copying */
+		if (pd_cuda_calibrate(be, i)) {
+			be->info[i].inplace_max = 0;
+			pd_log_warn("cuda: device %u: copy curve not measured: inplace_max 0 (always copy)",
+				    i);
+		}
+	}
 	return 0;
 
 err_clear:
@@ -248,7 +334,7 @@ const struct pd_backend_ops pd_backend_cuda = {
 	.sync = pd_cuda_sync,
 	.fence = pd_cuda_fence,
 	.fence_poll = pd_cuda_fence_poll,
-	.fence_wait = pd_cuda_fence_poll,	/* fences synchronized */
+	.fence_wait = pd_cuda_fence_wait,
 	.lane_wait = pd_cuda_lane_wait,
 	.host_device_ptr = pd_cuda_host_device_ptr,
 };

@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * cuda_kernel.c - code of ptaskd's CUDA backend (see cuda_priv.h): the
- * per-space module cache, kernels, launches, and their device time.
+ * per-space module cache, kernels and launches.
  *
- * DOC: device time
- *
- * Each launch is bracketed by a pair of timing events from a per-space
- * pool; sync sums the pairs' elapsed times.  Past PD_CUDA_MAX_PAIRS
- * launches between two syncs the last pair widens to cover the rest (its
- * end event is recorded again after each launch), so the pool stays
- * bounded; the sum then includes whatever ran between those launches.
+ * Device time: launches are timed per fence span (cuda_fence.c, "device
+ * time per fence"): pd_cuda_span_before and pd_cuda_span_after around
+ * each launch.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -32,17 +28,11 @@ static void module_free(struct cuda_be *cb, struct cuda_module *m)
 void pd_cuda_code_release(struct cuda_be *cb, struct cuda_space *s)
 {
 	struct cuda_module *m;
-	uint32_t i;
 
 	while ((m = s->modules)) {
 		s->modules = m->next;
 		module_free(cb, m);
 	}
-	for (i = 0; i < s->npairs; i++) {
-		cb->cu.EventDestroy(s->pairs[i].start);
-		cb->cu.EventDestroy(s->pairs[i].end);
-	}
-	s->npairs = 0;
 	s->nmodules = 0;
 }
 
@@ -256,102 +246,40 @@ static int launch_check(const struct cuda_kernel *k, const struct pd_launch *l)
 	return 0;
 }
 
-/* The next timing pair, its events made on first use. */
-static int pair_get(struct cuda_be *cb, struct cuda_space *s,
-		    struct cuda_pair **out)
-{
-	struct cuda_pair *p = &s->pairs[s->nused];
-	CUresult r;
-
-	if (s->nused == s->npairs) {
-		r = cb->cu.EventCreate(&p->start, CU_EVENT_DEFAULT);
-		if (r != CUDA_SUCCESS)
-			return pd_cuda_fail(cb, r, "cuEventCreate");
-		r = cb->cu.EventCreate(&p->end, CU_EVENT_DEFAULT);
-		if (r != CUDA_SUCCESS) {
-			cb->cu.EventDestroy(p->start);
-			return pd_cuda_fail(cb, r, "cuEventCreate");
-		}
-		s->npairs++;
-	}
-	*out = p;
-	return 0;
-}
-
 int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 		   void *kernel, const struct pd_launch *l)
 {
 	struct cuda_be *cb = be->priv;
 	struct cuda_space *s = space;
 	struct cuda_kernel *k = kernel;
-	struct cuda_pair *p = NULL;
-	bool widen = s->nused == PD_CUDA_MAX_PAIRS;
+	struct cuda_lane *ln;
 	CUresult r;
 	int err;
 
-	if (lane)
-		return -EINVAL;	/* one lane: the space's stream */
 	err = launch_check(k, l);
+	if (!err)
+		err = pd_cuda_lane_get(s, lane, &ln);
+	if (!err)
+		err = pd_cuda_ctx_use(cb, &s->c);
+	if (!err)
+		err = pd_cuda_span_before(cb, s, ln);
 	if (err)
 		return err;
-	err = pd_cuda_ctx_use(cb, &s->c);
-	if (err)
-		return err;
-	if (widen) {
-		p = &s->pairs[PD_CUDA_MAX_PAIRS - 1];
-	} else {
-		err = pair_get(cb, s, &p);
-		if (err)
-			return err;
-		r = cb->cu.EventRecord(p->start, s->stream);
-		if (r != CUDA_SUCCESS)
-			return pd_cuda_fail(cb, r, "cuEventRecord");
-	}
 	r = cb->cu.LaunchKernel(k->fn, l->grid[0], l->grid[1], l->grid[2],
 				l->block[0], l->block[1], l->block[2],
-				l->shared_bytes, s->stream,
+				l->shared_bytes, ln->stream,
 				(void **)l->params, NULL);
 	if (r != CUDA_SUCCESS) {
-		err = pd_cuda_fail(cb, r, "cuLaunchKernel");
+		/*
+		 * The span stays open: its start event is recorded, and it
+		 * is timed only from a launch whose end is (span_after).
+		 */
+		err = pd_cuda_queue_fail(cb, s, r, "cuLaunchKernel");
 		/* a geometry or shared size the kernel cannot run with */
 		if (r == CUDA_ERROR_INVALID_VALUE ||
 		    r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
 			return -EINVAL;
 		return err;
 	}
-	r = cb->cu.EventRecord(p->end, s->stream);
-	if (r != CUDA_SUCCESS)
-		return pd_cuda_fail(cb, r, "cuEventRecord");
-	if (!widen)
-		s->nused++;
-	return 0;
-}
-
-int pd_cuda_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
-{
-	struct cuda_be *cb = be->priv;
-	struct cuda_space *s = space;
-	double ms_sum = 0;
-	uint32_t i, n = s->nused;
-	float ms;
-	CUresult r;
-	int err;
-
-	s->nused = 0;
-	err = pd_cuda_ctx_use(cb, &s->c);
-	if (err)
-		return err;
-	r = cb->cu.StreamSynchronize(s->stream);
-	if (r != CUDA_SUCCESS)
-		return pd_cuda_fail(cb, r, "cuStreamSynchronize");
-	for (i = 0; i < n; i++) {
-		r = cb->cu.EventElapsedTime(&ms, s->pairs[i].start,
-					    s->pairs[i].end);
-		if (r != CUDA_SUCCESS)
-			return pd_cuda_fail(cb, r, "cuEventElapsedTime");
-		ms_sum += ms;
-	}
-	if (gpu_ns)
-		*gpu_ns = (uint64_t)(ms_sum * 1e6);
-	return 0;
+	return pd_cuda_span_after(cb, ln);
 }

@@ -12,7 +12,10 @@
  *   cuda_mem.c     memory: a space's allocations, pinned host memory,
  *                  copies within and between spaces
  *   cuda_kernel.c  code: the module cache, kernels, launches and their
- *                  device time (timing events)
+ *                  device time (timing events), sync
+ *   cuda_fence.c   lanes and fences: fence, fence_poll, fence_wait,
+ *                  lane_wait, and the per-fence device time
+ *   cuda_calib.c   inplace_max: the copy curve measured at init
  *
  * The driver is reached only through common/cuda_dl.h (libcuda.so.1,
  * loaded at run time).  Functions here that take a space are called by
@@ -22,6 +25,7 @@
 #define PTASKD_CUDA_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,8 +34,14 @@
 #include "common/hash.h"
 #include "daemon/backend/backend.h"
 
-#define PD_CUDA_MAX_PAIRS	256	/* timed launches between two syncs */
-#define PD_CUDA_FENCE_RING	1024	/* fences remembered (cuda_fence.c) */
+#define PD_CUDA_FENCE_RING	128	/* fences in flight per lane */
+#define PD_CUDA_LANES		4	/* lanes (streams) per space by default */
+/* with no progress for this long, fence_poll asks the driver for a fault */
+#define PD_CUDA_STALL_NS	(1000ULL * 1000)
+/* the lane words: one per lane, a cache line apart, in one pinned page */
+#define PD_CUDA_WORD_STRIDE	64
+#define PD_CUDA_WORDS_BYTES	(PD_MAX_LANES * PD_CUDA_WORD_STRIDE)
+#define PD_CUDA_MAX_HOSTREGS	256	/* host_register ranges at a time */
 #define PD_CUDA_MODULE_CACHE	32	/* modules kept loaded per space */
 #define PD_CUDA_MAX_PEERS	(2 * PD_MAX_DEVICES)
 
@@ -55,6 +65,13 @@ struct cuda_ctx {
  * @lock: protects @primary (host_register may come from any thread)
  * @primary: each device's primary context once retained, else ctx NULL
  * @info: be->info, for peer checks in copy_d2d
+ * @lanes: lanes (streams) per space, config "lanes=N" (PD_CUDA_LANES)
+ * @event_fences: config "fences=events": never stream memory operations
+ * @memops: per device: fences are cuStreamWriteValue32 into a pinned
+ *	word (else an event per fence, polled with cuEventQuery); cleared
+ *	for good when a write says CUDA_ERROR_NOT_SUPPORTED
+ * @regs: the ranges given to host_register, @nregs of them (@lock)
+ * @nregs: entries in @regs
  */
 struct cuda_be {
 	struct pc_cuda_api cu;
@@ -64,6 +81,16 @@ struct cuda_be {
 	pthread_mutex_t lock;
 	struct cuda_ctx primary[PD_MAX_DEVICES];
 	const struct pd_device_info *info;
+	uint32_t lanes;
+	bool event_fences;
+	_Atomic bool memops[PD_MAX_DEVICES];
+	struct cuda_hostreg {
+		uintptr_t base;
+		size_t bytes;
+		bool mapped;	/* registered with DEVICEMAP */
+		CUdeviceptr dbase;	/* @base's device address */
+	} regs[PD_CUDA_MAX_HOSTREGS];
+	uint32_t nregs;
 };
 
 /**
@@ -101,10 +128,65 @@ struct cuda_kernel {
 	uint32_t param_bytes[PD_MAX_PARAMS];
 };
 
-/* Two events around one launch, for its device time. */
-struct cuda_pair {
+/**
+ * struct cuda_fence - one fence of a lane, in the lane's ring (slot
+ * ticket % PD_CUDA_FENCE_RING)
+ * @ticket: the fence it holds now (0: none yet)
+ * @taken: its device time was reported (or folded into orphan_ns)
+ * @timed: launches were queued in its span: @start .. @end time them
+ * @start: recorded before the span's first launch (timing event)
+ * @end: recorded after each launch of the span (timing event)
+ * @done: recorded with the fence (no timing): lane_wait waits on it, and
+ *	without stream memory operations fence_poll queries it
+ *
+ * The events are made on the slot's first use and kept.  The lane's
+ * owner thread fills a slot; @ticket, @taken and reading the events'
+ * times go under the lane's lock, for the pollers.
+ */
+struct cuda_fence {
+	uint64_t ticket;
+	bool taken;
+	bool timed;
 	CUevent start;
 	CUevent end;
+	CUevent done;
+};
+
+/**
+ * struct cuda_lane - one lane of a space: a stream and its fences
+ * @stream: the non-blocking stream
+ * @word: this lane's u32 in the space's pinned page (the GPU writes each
+ *	fence's ticket there); NULL without stream memory operations
+ * @word_dev: @word's device address
+ * @made: the last ticket made (owner thread; @issued publishes it)
+ * @span_open: a launch was queued since the last fence (owner thread)
+ * @dirty: work was queued since the last sync (owner thread; copy_d2d
+ *	from the other space's thread sets it too, hence atomic)
+ * @collected: sync took the times of every ticket up to this one
+ * @issued: the last ticket made, for the pollers (release store)
+ * @passed: every ticket up to this one has passed (a hint, only grows)
+ * @orphan_ns: device time of fences whose slot was reused before anyone
+ *	took it: given to the next poll that reports a time, or to sync
+ * @seen_word: the word as the last stall check saw it
+ * @seen_ns: when it last changed (or the stall watch began)
+ * @lock: protects the slots' @ticket and @taken, and their event times
+ * @ring: the fences
+ */
+struct cuda_lane {
+	CUstream stream;
+	uint32_t *word;
+	CUdeviceptr word_dev;
+	uint64_t made;
+	bool span_open;
+	_Atomic bool dirty;
+	uint64_t collected;
+	_Atomic uint64_t issued;
+	_Atomic uint64_t passed;
+	_Atomic uint64_t orphan_ns;
+	_Atomic uint32_t seen_word;
+	_Atomic uint64_t seen_ns;
+	pthread_mutex_t lock;
+	struct cuda_fence ring[PD_CUDA_FENCE_RING];
 };
 
 /**
@@ -114,26 +196,26 @@ struct cuda_pair {
  * @owner: the client it is for (0: none)
  * @primary: it uses the device's primary context (else one of its own)
  * @c: its context
- * @stream: its non-blocking stream
+ * @nlanes: lanes in @lane made so far (cuda_be.lanes once open)
+ * @memops: its fences use stream memory operations (@words is set)
+ * @words: the pinned page of the lanes' fence words (cuMemHostAlloc)
+ * @failed: 0, or -EIO once a lane faulted (sticky; any thread)
+ * @fail_logged: the fault was logged
+ * @lane: the lanes
  * @xlock: protects @xev
- * @xev: orders copies between spaces
- * @pairs: timing events, @npairs created
- * @npairs: events created
- * @nused: pairs recorded since the last sync
+ * @xev: orders copies between spaces and lanes
  * @modules: the module cache, @nmodules long
  * @nmodules: modules loaded
  * @allocs: its device allocations (struct cuda_alloc), by pointer
  * @peers: ids of the contexts it can access, @npeers of them
  * @npeers: entries in @peers
- * @fence_last: the last fence's ticket (0: none yet), under @xlock
- *	(fence_poll comes from any thread)
- * @fence_ns: device time of each fence by ticket % PD_CUDA_FENCE_RING,
- *	UINT64_MAX once reported
  *
- * Everything but @xlock, @xev and the fence fields is used by the space's owning thread
- * alone (backend.h); copy_d2d, run by the thread of the other space,
- * takes @xlock around @xev and queues waits on @stream (thread-safe in
- * the driver).
+ * Everything but @xlock, @xev, @failed and the lanes' atomics and
+ * locked slots is used by the space's owning thread alone (backend.h);
+ * copy_d2d, run by the thread of the other space, takes @xlock around
+ * @xev and queues waits on a lane's stream (thread-safe in the driver);
+ * pollers (any thread) read the lanes' words and atomics and take a
+ * lane's lock for its slots.
  */
 struct cuda_space {
 	struct cuda_be *cb;
@@ -141,19 +223,19 @@ struct cuda_space {
 	uint64_t owner;
 	bool primary;
 	struct cuda_ctx c;
-	CUstream stream;
+	uint32_t nlanes;
+	_Atomic bool memops;
+	uint32_t *words;
+	_Atomic int failed;
+	_Atomic bool fail_logged;
+	struct cuda_lane lane[PD_MAX_LANES];
 	pthread_mutex_t xlock;
 	CUevent xev;
-	struct cuda_pair pairs[PD_CUDA_MAX_PAIRS];
-	uint32_t npairs;
-	uint32_t nused;
 	struct cuda_module *modules;
 	uint32_t nmodules;
 	struct pc_hash allocs;
 	uint64_t peers[PD_CUDA_MAX_PEERS];
 	uint32_t npeers;
-	uint64_t fence_last;
-	uint64_t fence_ns[PD_CUDA_FENCE_RING];
 };
 
 /* --- cuda.c ----------------------------------------------------------- */
@@ -163,6 +245,14 @@ struct cuda_space {
  * that poisons the process's CUDA ends ptaskd (pd_fatal).
  */
 int pd_cuda_fail(struct cuda_be *cb, CUresult r, const char *what);
+/* Does @r poison every context of the process (a kernel's fault)? */
+bool pd_cuda_sticky(CUresult r);
+/*
+ * pd_cuda_fail for a call queued on @s: a sticky error also makes @s
+ * fail (pd_cuda_space_fail), since nothing queued on it will complete.
+ */
+int pd_cuda_queue_fail(struct cuda_be *cb, struct cuda_space *s, CUresult r,
+		       const char *what);
 
 /* --- cuda_space.c ----------------------------------------------------- */
 
@@ -191,37 +281,62 @@ void pd_cuda_mem_release(struct cuda_be *cb, struct cuda_space *s,
 			 bool free_memory);
 int pd_cuda_host_register(struct pd_backend *be, void *p, size_t bytes);
 void pd_cuda_host_unregister(struct pd_backend *be, void *p);
+int pd_cuda_host_device_ptr(struct pd_backend *be, void *space, void *host,
+			    size_t bytes, uint64_t *dptr);
 int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
-		     uint64_t dst,
-		     const void *src, size_t bytes);
+		     uint64_t dst, const void *src, size_t bytes);
 int pd_cuda_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
-		     void *dst,
-		     uint64_t src, size_t bytes);
+		     void *dst, uint64_t src, size_t bytes);
 int pd_cuda_copy_d2d(struct pd_backend *be, void *dst_space,
 		     uint32_t dst_lane, uint64_t dst, void *src_space,
 		     uint32_t src_lane, uint64_t src, size_t bytes);
 
 /* --- cuda_kernel.c ---------------------------------------------------- */
 
-/* Unload @s's modules and destroy its timing events (context current). */
+/* Unload @s's modules (context current). */
 void pd_cuda_code_release(struct cuda_be *cb, struct cuda_space *s);
 int pd_cuda_kernel_load(struct pd_backend *be, void *space, const void *code,
 			size_t code_len, const char *entry, void **kernel);
 void pd_cuda_kernel_unload(struct pd_backend *be, void *space, void *kernel);
 int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
-		   void *kernel,
-		   const struct pd_launch *l);
-int pd_cuda_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns);
+		   void *kernel, const struct pd_launch *l);
 
 /* --- cuda_fence.c ----------------------------------------------------- */
 
+/* Make @s's lanes: streams, locks, fence words (context current). */
+int pd_cuda_lanes_open(struct cuda_be *cb, struct cuda_space *s);
+/* Undo pd_cuda_lanes_open, events included (context current, idle). */
+void pd_cuda_lanes_close(struct cuda_be *cb, struct cuda_space *s);
+/*
+ * Check @lane of @s for a queuing operation: -EINVAL out of range,
+ * -EIO once the space failed; marks the lane dirty.
+ */
+int pd_cuda_lane_get(struct cuda_space *s, uint32_t lane,
+		     struct cuda_lane **out);
+/* Time a launch about to be queued on @l (before / after it). */
+int pd_cuda_span_before(struct cuda_be *cb, struct cuda_space *s,
+			struct cuda_lane *l);
+int pd_cuda_span_after(struct cuda_be *cb, struct cuda_lane *l);
+/* The space failed (a fault): log once, make every later call fail. */
+int pd_cuda_space_fail(struct cuda_be *cb, struct cuda_space *s, CUresult r,
+		       const char *what);
 int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
 		  uint64_t *ticket);
 int pd_cuda_fence_poll(struct pd_backend *be, void *space, uint32_t lane,
 		       uint64_t ticket, uint64_t *gpu_ns);
+int pd_cuda_fence_wait(struct pd_backend *be, void *space, uint32_t lane,
+		       uint64_t ticket, uint64_t *gpu_ns);
 int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 		      uint32_t from, uint64_t ticket);
-int pd_cuda_host_device_ptr(struct pd_backend *be, void *space, void *host,
-			    size_t bytes, uint64_t *dptr);
+int pd_cuda_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns);
+
+/* --- cuda_calib.c ----------------------------------------------------- */
+
+/*
+ * Measure device @dev's copy curve and set be->info[@dev].inplace_max
+ * (in its primary context, retained until fini).  -errno on a driver
+ * error (init then logs it and sets 0: always copy).
+ */
+int pd_cuda_calibrate(struct pd_backend *be, uint32_t dev);
 
 #endif /* PTASKD_CUDA_PRIV_H */

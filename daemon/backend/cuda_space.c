@@ -135,11 +135,7 @@ static void space_release(struct cuda_be *cb, struct cuda_space *s)
 		if (r != CUDA_SUCCESS)
 			pd_cuda_fail(cb, r, "cuEventDestroy");
 	}
-	if (s->stream) {
-		r = cb->cu.StreamDestroy(s->stream);
-		if (r != CUDA_SUCCESS)
-			pd_cuda_fail(cb, r, "cuStreamDestroy");
-	}
+	pd_cuda_lanes_close(cb, s);
 }
 
 int pd_cuda_space_open(struct pd_backend *be, uint32_t dev, uint64_t owner,
@@ -176,12 +172,9 @@ int pd_cuda_space_open(struct pd_backend *be, uint32_t dev, uint64_t owner,
 	err = pd_cuda_ctx_use(cb, &s->c);
 	if (err)
 		goto err_destroy_ctx;
-	r = cb->cu.StreamCreate(&s->stream, CU_STREAM_NON_BLOCKING);
-	if (r != CUDA_SUCCESS) {
-		s->stream = NULL;
-		err = pd_cuda_fail(cb, r, "cuStreamCreate");
-		goto err_destroy_ctx;
-	}
+	err = pd_cuda_lanes_open(cb, s);
+	if (err)
+		goto err_release;
 	r = cb->cu.EventCreate(&s->xev, CU_EVENT_DISABLE_TIMING);
 	if (r != CUDA_SUCCESS) {
 		s->xev = NULL;
@@ -209,15 +202,18 @@ void pd_cuda_space_close(struct pd_backend *be, void *space)
 {
 	struct cuda_be *cb = be->priv;
 	struct cuda_space *s = space;
+	uint32_t i;
 	CUresult r;
 
 	if (!s)
 		return;
 	if (pd_cuda_ctx_use(cb, &s->c) == 0) {
 		/* nothing may still run on memory about to be freed */
-		r = cb->cu.StreamSynchronize(s->stream);
-		if (r != CUDA_SUCCESS)
-			pd_cuda_fail(cb, r, "cuStreamSynchronize (close)");
+		for (i = 0; i < s->nlanes; i++) {
+			r = cb->cu.StreamSynchronize(s->lane[i].stream);
+			if (r != CUDA_SUCCESS && !atomic_load(&s->failed))
+				pd_cuda_fail(cb, r, "cuStreamSynchronize (close)");
+		}
 		space_release(cb, s);
 	}
 	if (!s->primary)

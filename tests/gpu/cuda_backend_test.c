@@ -17,12 +17,27 @@
  *   owner 3 reads owner 1's pointer: an error, never the data  <----'
  *   (TODO: it reads the data today); owner 4 faults on its own
  *   owner 1 still works -> close everything -> fini
+ *
+ * Lanes and fences (backend.h, issue 12), per device in owner 1's space:
+ * fences on every lane (a poll while a busy kernel runs says 0; each
+ * fence passes, in order, with its device time, reported once; lanes
+ * overlap; bad lanes and tickets refused), lane_wait (lane 1's kernel
+ * reads what lane 0's busy kernel wrote; without the wait it runs
+ * ahead), a thread polling while the owner queues 5000 fences;
+ * host_device_ptr (a kernel doubles registered host memory in place, in
+ * two contexts); the CPU cost of launch and fence; a faulting kernel in
+ * owner 4's space makes its fences -EIO, not owner 1's; config strings
+ * with "lanes=N"; the fence tests again with "fences=events" (the
+ * fallback without stream memory operations) first.  inplace_max is checked to lie in 4 B..64 KiB; its
+ * copy curve is in the log (-v level).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* memfd_create */
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +49,7 @@
 
 #include "daemon/backend/backend.h"
 #include "daemon/fatal.h"
+#include "daemon/log.h"
 
 #define REGION_BYTES	(64u << 20)
 #define HALF		(REGION_BYTES / 2)
@@ -41,6 +57,8 @@
 #define TIMING_RUNS	2000
 
 static int npass, nfail, ntodo;
+/* the fence tests run with config "fences=events" (key lines say so) */
+static bool event_mode;
 /* A kernel faulted and CUDA broke for the whole process (measured: it does). */
 static bool poisoned;
 
@@ -551,12 +569,519 @@ static void test_isolation(void *a, const char *ptx, size_t ptx_len,
 		       npass + nfail + ntodo + 1, same, n);
 		ntodo++;
 	}
-	err = foreign_read(4, 0x1000, fa, n, ptx, ptx_len, scratch, &same);
-	check(err < 0, "owner 4 reading an unmapped address faults (%d)", err);
+	be.ops->mem_free(&be, a, da);
+}
+
+/* --- lanes and fences (backend.h: fence, fence_poll, fence_wait, ...) --- */
+
+#define BUSY_NS		(3ull * 1000 * 1000)	/* a kernel still running */
+#define OVERLAP_NS	(20ull * 1000 * 1000)
+#define POLLER_FENCES	5000
+
+/* one thread, one block: the test kernels do their work in thread 0 */
+static void one_launch(struct pd_launch *l, uint32_t nparams, void **params,
+		       const uint32_t *bytes)
+{
+	uint32_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->grid[0] = l->grid[1] = l->grid[2] = 1;
+	l->block[0] = l->block[1] = l->block[2] = 1;
+	l->nparams = nparams;
+	for (i = 0; i < nparams; i++) {
+		l->params[i] = params[i];
+		l->param_bytes[i] = bytes[i];
+	}
+}
+
+/* busy_store(p, v, ns) on @lane */
+static int busy_store(void *sp, uint32_t lane, void *k, uint64_t *p,
+		      uint32_t *v, uint64_t *ns)
+{
+	static const uint32_t bytes[3] = { 8, 4, 8 };
+	void *params[3] = { p, v, ns };
+	struct pd_launch l;
+
+	one_launch(&l, 3, params, bytes);
+	return be.ops->launch(&be, sp, lane, k, &l);
+}
+
+static int load_kernels(void *sp, const char *ptx, size_t ptx_len,
+			const char *const *names, void **k, int n)
+{
+	int i, err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = be.ops->kernel_load(&be, sp, ptx, ptx_len, names[i], &k[i]);
+	return err;
+}
+
+static void unload_kernels(void *sp, void **k, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (k[i])
+			be.ops->kernel_unload(&be, sp, k[i]);
+}
+
+/* wait for @t with fence_wait; -errno, or the device time reported */
+static int64_t wait_ns(void *sp, uint32_t lane, uint64_t t)
+{
+	uint64_t ns = UINT64_MAX;
+	int r = be.ops->fence_wait(&be, sp, lane, t, &ns);
+
+	return r == 1 ? (int64_t)ns : r < 0 ? r : -1000;
+}
+
+/*
+ * Fences on every lane: in order within a lane, a poll before the kernel
+ * ends says 0, each fence's device time reported once, lanes overlap,
+ * bad arguments refused.
+ */
+static void test_fences(void *sp, uint32_t dev, const char *ptx,
+			size_t ptx_len)
+{
+	static const char *const names[] = { "busy_store", "empty" };
+	const struct pd_device_info *info = &be.info[dev];
+	uint32_t nl = info->lanes, i, v = 7;
+	uint64_t d = 0, t[PD_MAX_LANES], t2, ns = 0, busy = BUSY_NS;
+	uint64_t overlap = OVERLAP_NS, dp;
+	void *k[2] = { NULL, NULL };
+	int64_t got[PD_MAX_LANES];
+	int err, r1, r2, bad = 0, zero = 0, polls;
+	double t0, wall;
+	struct pd_launch l;
+
+	printf("# dev %u: %u lanes, inplace_max %llu\n", dev, nl,
+	       (unsigned long long)info->inplace_max);
+	check(nl == 4, "dev %u: 4 lanes by default (%u)", dev, nl);
+	check(info->inplace_max >= 4 && info->inplace_max <= (64u << 10),
+	      "dev %u: inplace_max in 4 B..64 KiB (%llu)", dev,
+	      (unsigned long long)info->inplace_max);
+	if (!event_mode)
+		printf("backend_inplace_max=%llu\n",
+		       (unsigned long long)info->inplace_max);
+	err = load_kernels(sp, ptx, ptx_len, names, k, 2);
+	if (!err)
+		err = be.ops->mem_alloc(&be, sp, 4096, &d);
+	check(!err, "dev %u: busy_store and empty loaded, 4 KiB (%d)", dev, err);
+	if (err)
+		goto out;
+
+	/* one busy kernel per lane, each fenced; polled at once: not yet */
+	for (i = 0; i < nl && !err; i++) {
+		dp = d + 64 * i;
+		err = busy_store(sp, i, k[0], &dp, &v, &busy) ?:
+		      be.ops->fence(&be, sp, i, &t[i]);
+	}
+	for (i = 0; i < nl && !err; i++)
+		zero += be.ops->fence_poll(&be, sp, i, t[i], &ns) == 0;
+	check(!err && zero == (int)nl,
+	      "dev %u: a poll while the %llu ms kernel runs says 0 on every lane (%d of %u, %d)",
+	      dev, BUSY_NS / 1000000, zero, nl, err);
+	for (i = 0; i < nl && !err; i++)
+		got[i] = wait_ns(sp, i, t[i]);
+	for (i = 0; i < nl && !err; i++) {
+		printf("# lane %u: fence %llu: device time %lld ns\n", i,
+		       (unsigned long long)t[i], (long long)got[i]);
+		bad += got[i] < (int64_t)(BUSY_NS * 9 / 10) ||
+		       got[i] > (int64_t)(BUSY_NS * 10);
+	}
+	check(!err && !bad, "dev %u: fence_wait on every lane: passed, device time ~%llu ms each",
+	      dev, BUSY_NS / 1000000);
+	ns = 1;
+	r1 = be.ops->fence_poll(&be, sp, 0, t[0], &ns);
+	check(r1 == 1 && ns == 0,
+	      "dev %u: a second poll of a passed fence: 1, device time 0 (reported once) (%d, %llu)",
+	      dev, r1, (unsigned long long)ns);
+
+	/* in order within a lane: two fences, the second never first */
+	err = busy_store(sp, 1, k[0], &d, &v, &busy) ?:
+	      be.ops->fence(&be, sp, 1, &t[0]) ?:
+	      busy_store(sp, 1, k[0], &d, &v, &busy) ?:
+	      be.ops->fence(&be, sp, 1, &t[1]);
+	bad = 0;
+	polls = 0;
+	do {
+		r2 = be.ops->fence_poll(&be, sp, 1, t[1], NULL);
+		r1 = be.ops->fence_poll(&be, sp, 1, t[0], NULL);
+		bad += r2 == 1 && r1 != 1;
+		polls++;
+	} while (!err && r2 == 0 && r1 >= 0);
+	check(!err && t[1] > t[0] && r2 == 1 && !bad,
+	      "dev %u: fences of one lane pass in order (%d polls, %d out of order, %d)",
+	      dev, polls, bad, err);
+
+	/* lanes overlap: nl kernels of 20 ms take about 20 ms, not nl x 20 */
+	t0 = now_us();
+	for (i = 0, err = 0; i < nl && !err; i++) {
+		dp = d + 64 * i;
+		err = busy_store(sp, i, k[0], &dp, &v, &overlap) ?:
+		      be.ops->fence(&be, sp, i, &t[i]);
+	}
+	for (i = 0; i < nl && !err; i++)
+		if ((got[i] = wait_ns(sp, i, t[i])) < 0)
+			err = (int)got[i];
+	wall = now_us() - t0;
+	check(!err && (nl == 1 || wall < 1.6 * OVERLAP_NS / 1e3),
+	      "dev %u: %u lanes of 20 ms kernels overlap (%.1f ms wall, %d)",
+	      dev, nl, wall / 1e3, err);
+
+	/* bad arguments */
+	one_launch(&l, 0, NULL, NULL);
+	check(be.ops->fence(&be, sp, nl, &t2) == -EINVAL,
+	      "dev %u: fence on lane %u (of %u): -EINVAL", dev, nl, nl);
+	check(be.ops->launch(&be, sp, nl, k[1], &l) == -EINVAL,
+	      "dev %u: launch on lane %u: -EINVAL", dev, nl);
+	check(be.ops->copy_h2d(&be, sp, nl, d, &v, 4) == -EINVAL,
+	      "dev %u: copy_h2d on lane %u: -EINVAL", dev, nl);
+	check(be.ops->fence_poll(&be, sp, nl, 1, NULL) == -EINVAL,
+	      "dev %u: fence_poll on lane %u: -EINVAL", dev, nl);
+	check(be.ops->fence_poll(&be, sp, 0, 0, NULL) == -EINVAL,
+	      "dev %u: fence_poll of ticket 0: -EINVAL", dev);
+	check(be.ops->fence_poll(&be, sp, 0, 1u << 30, NULL) == -EINVAL,
+	      "dev %u: fence_poll of a ticket never made: -EINVAL", dev);
+	check(be.ops->fence_wait(&be, sp, 0, 1u << 30, NULL) == -EINVAL,
+	      "dev %u: fence_wait of a ticket never made: -EINVAL", dev);
+	check(be.ops->lane_wait(&be, sp, 0, nl, 1) == -EINVAL,
+	      "dev %u: lane_wait from lane %u: -EINVAL", dev, nl);
+	check(be.ops->lane_wait(&be, sp, 0, 1, 1u << 30) == -EINVAL,
+	      "dev %u: lane_wait for a ticket never made: -EINVAL", dev);
+	err = be.ops->sync(&be, sp, NULL);
+	check(!err, "dev %u: the space syncs after the refused calls (%d)", dev, err);
+out:
+	if (d)
+		be.ops->mem_free(&be, sp, d);
+	unload_kernels(sp, k, 2);
+}
+
+/*
+ * lane_wait orders a lane after another's fence: a kernel on lane 1
+ * reads what a busy kernel on lane 0 writes; without the wait it runs
+ * ahead and reads the old value (so the test can fail).
+ */
+static void test_lane_wait(void *sp, uint32_t dev, const char *ptx,
+			   size_t ptx_len)
+{
+	static const char *const names[] = { "busy_store", "load_inc" };
+	static const uint32_t inc_bytes[2] = { 8, 8 };
+	uint32_t zero = 0, v = 42, out[2] = { 0, 0 }, pass;
+	uint64_t d = 0, q, t0, t1, busy = BUSY_NS;
+	void *k[2] = { NULL, NULL }, *params[2];
+	struct pd_launch l;
+	int err;
+
+	if (be.info[dev].lanes < 2)
+		return;
+	err = load_kernels(sp, ptx, ptx_len, names, k, 2) ?:
+	      be.ops->mem_alloc(&be, sp, 4096, &d);
+	check(!err, "dev %u: lane_wait: kernels and memory (%d)", dev, err);
+	if (err)
+		goto out;
+	q = d + 256;
+	params[0] = &d;
+	params[1] = &q;
+	one_launch(&l, 2, params, inc_bytes);
+	for (pass = 0; pass < 2 && !err; pass++) {
+		err = be.ops->copy_h2d(&be, sp, 0, d, &zero, 4) ?:
+		      be.ops->sync(&be, sp, NULL) ?:
+		      busy_store(sp, 0, k[0], &d, &v, &busy) ?:
+		      be.ops->fence(&be, sp, 0, &t0);
+		if (!err && pass == 1)
+			err = be.ops->lane_wait(&be, sp, 1, 0, t0);
+		err = err ?: be.ops->launch(&be, sp, 1, k[1], &l) ?:
+		      be.ops->copy_d2h(&be, sp, 1, &out[pass], q, 4) ?:
+		      be.ops->fence(&be, sp, 1, &t1);
+		if (!err && wait_ns(sp, 1, t1) < 0)
+			err = -EIO;
+		if (!err && wait_ns(sp, 0, t0) < 0)
+			err = -EIO;
+	}
+	check(!err && out[0] == 1,
+	      "dev %u: without lane_wait lane 1 runs ahead of lane 0's kernel (read %u, %d)",
+	      dev, out[0], err);
+	check(!err && out[1] == 43,
+	      "dev %u: lane_wait: lane 1's kernel reads what lane 0's wrote (%u, want 43; %d)",
+	      dev, out[1], err);
+	check(be.ops->lane_wait(&be, sp, 1, 1, t1) == 0,
+	      "dev %u: lane_wait on its own lane: no-op", dev);
+out:
+	if (d)
+		be.ops->mem_free(&be, sp, d);
+	unload_kernels(sp, k, 2);
+}
+
+struct poller {
+	void *sp;
+	uint32_t lane;
+	_Atomic uint64_t made;		/* tickets the owner made so far */
+	_Atomic uint64_t want;		/* the last one */
+	uint64_t ns;
+	int err;
+};
+
+/* Another thread: waits for each ticket in turn while the owner queues. */
+static void *poller_main(void *arg)
+{
+	struct poller *p = arg;
+	uint64_t t = 1, ns;
+	int r;
+
+	while (t <= p->want) {
+		if (t > atomic_load(&p->made))
+			continue;
+		ns = 0;
+		r = t % 2 ? be.ops->fence_wait(&be, p->sp, p->lane, t, &ns) :
+			    be.ops->fence_poll(&be, p->sp, p->lane, t, &ns);
+		if (r < 0) {
+			p->err = r;
+			break;
+		}
+		if (r == 1) {
+			p->ns += ns;
+			t++;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * fence_poll and fence_wait from another thread while the owner queues
+ * launches and fences on the same lane (and another), past the ring's
+ * size: no error, every fence passes, device time adds up.
+ */
+static void test_poller_thread(void *sp, uint32_t dev, const char *ptx,
+			       size_t ptx_len)
+{
+	static const char *const names[] = { "empty" };
+	struct poller p = { .sp = sp, .lane = be.info[dev].lanes - 1 };
+	uint64_t t, first, sync_ns = 0, other;
+	void *k[1] = { NULL };
+	struct pd_launch l;
+	pthread_t th;
+	double t0;
+	int i, err;
+
+	err = load_kernels(sp, ptx, ptx_len, names, k, 1);
+	if (!err)
+		err = be.ops->sync(&be, sp, NULL);
+	if (err) {
+		check(0, "dev %u: poller: empty kernel (%d)", dev, err);
+		return;
+	}
+	empty_launch(&l);
+	/* the lane's next ticket: make one to learn it */
+	err = be.ops->fence(&be, sp, p.lane, &first) ?:
+	      be.ops->fence_wait(&be, sp, p.lane, first, NULL) == 1 ? 0 : -EIO;
+	p.want = first + POLLER_FENCES;
+	atomic_store(&p.made, first);
+	if (!err)
+		err = -pthread_create(&th, NULL, poller_main, &p);
+	if (err) {
+		check(0, "dev %u: poller thread (%d)", dev, err);
+		goto out;
+	}
+	t0 = now_us();
+	for (i = 0; i < POLLER_FENCES && !err; i++) {
+		err = be.ops->launch(&be, sp, p.lane, k[0], &l) ?:
+		      be.ops->fence(&be, sp, p.lane, &t) ?:
+		      be.ops->launch(&be, sp, 0, k[0], &l) ?:
+		      be.ops->fence(&be, sp, 0, &other);
+		if (!err && t != atomic_load(&p.made) + 1)
+			err = -ERANGE;
+		atomic_store(&p.made, t);
+	}
+	if (err)
+		p.want = atomic_load(&p.made);	/* let the poller end */
+	pthread_join(th, NULL);
+	t0 = now_us() - t0;
+	err = err ?: be.ops->sync(&be, sp, &sync_ns);
+	check(!err && !p.err && p.ns > 0,
+	      "dev %u: %d fences polled by another thread while queued: all passed in order (%.0f us, device time %llu ns, %llu more at sync; %d, %d)",
+	      dev, POLLER_FENCES, t0, (unsigned long long)p.ns,
+	      (unsigned long long)sync_ns, err, p.err);
+	printf("backend_launch_fence_pipelined%s_us=%.2f\n",
+	       event_mode ? "_events" : "", t0 / POLLER_FENCES / 2);
+out:
+	unload_kernels(sp, k, 1);
+}
+
+/*
+ * host_device_ptr: a kernel reads and writes registered host memory in
+ * place, in two contexts; ranges outside host_register: -ENOENT.
+ */
+static void test_host_ptr(void *a, void *c, const char *ptx, size_t ptx_len,
+			  unsigned char *region)
+{
+	static const char *const names[] = { "twice_plus_one" };
+	static const uint32_t bytes[2] = { 8, 4 };
+	uint32_t n = 1000, *p = (uint32_t *)(region + 4096 + 16), i, bad = 0;
+	uint32_t *want = malloc(n * sizeof(*want));
+	void *sps[2] = { a, c }, *k[1] = { NULL }, *params[2];
+	char *heap = malloc(4096);
+	uint64_t d = 0, t;
+	struct pd_launch l;
+	int s, err;
+
+	if (!want || !heap) {
+		check(0, "host_device_ptr: memory");
+		goto out;
+	}
+	for (s = 0; s < 2; s++) {
+		fill_random(p, n * sizeof(*p));
+		for (i = 0; i < n; i++)
+			want[i] = p[i] * 2 + 1;
+		err = be.ops->host_device_ptr(&be, sps[s], p, n * sizeof(*p), &d) ?:
+		      load_kernels(sps[s], ptx, ptx_len, names, k, 1);
+		params[0] = &d;
+		params[1] = &n;
+		one_launch(&l, 2, params, bytes);
+		l.grid[0] = (n + 255) / 256;
+		l.block[0] = 256;
+		err = err ?: be.ops->launch(&be, sps[s], 2 % be.info[0].lanes,
+					    k[0], &l) ?:
+		      be.ops->fence(&be, sps[s], 2 % be.info[0].lanes, &t);
+		if (!err && wait_ns(sps[s], 2 % be.info[0].lanes, t) < 0)
+			err = -EIO;
+		for (i = 0, bad = 0; !err && i < n; i++)
+			bad += p[i] != want[i];
+		check(!err && !bad,
+		      "host_device_ptr (%s): a kernel doubled %u words of host memory in place (%d, %u wrong, %#llx for %p)",
+		      s ? "owner 2's context" : "owner 1's context", n, err, bad,
+		      (unsigned long long)d, (void *)p);
+		unload_kernels(sps[s], k, 1);
+		k[0] = NULL;
+	}
+	check(be.ops->host_device_ptr(&be, a, heap, 4096, &d) == -ENOENT,
+	      "host_device_ptr of unregistered memory: -ENOENT");
+	check(be.ops->host_device_ptr(&be, a, region + REGION_BYTES - 8, 16, &d) == -ENOENT,
+	      "host_device_ptr of a range past the registration's end: -ENOENT");
+	check(be.ops->host_device_ptr(&be, a, region, 0, &d) == -EINVAL,
+	      "host_device_ptr of 0 bytes: -EINVAL");
+out:
+	free(heap);
+	free(want);
+}
+
+/* the CPU cost of the calls an invocation makes, and the round trip */
+static void test_fence_timing(void *sp, const char *ptx, size_t ptx_len)
+{
+	static const char *const names[] = { "empty" };
+	static double tl[TIMING_RUNS], tf[TIMING_RUNS], tw[TIMING_RUNS];
+	void *k[1] = { NULL };
+	struct pd_launch l;
+	uint64_t t;
+	double t0, t1, t2;
+	int i, err;
+
+	err = load_kernels(sp, ptx, ptx_len, names, k, 1);
+	empty_launch(&l);
+	for (i = -100; i < TIMING_RUNS && !err; i++) {
+		t0 = now_us();
+		err = be.ops->launch(&be, sp, 0, k[0], &l);
+		t1 = now_us();
+		err = err ?: be.ops->fence(&be, sp, 0, &t);
+		t2 = now_us();
+		if (!err && be.ops->fence_wait(&be, sp, 0, t, NULL) != 1)
+			err = -EIO;
+		if (i >= 0) {
+			tl[i] = t1 - t0;
+			tf[i] = t2 - t1;
+			tw[i] = now_us() - t0;
+		}
+	}
+	check(!err, "launch + fence + fence_wait timed (%d)", err);
+	if (!err) {
+		printf("backend_launch_cpu_us=%.2f\n", median(tl, TIMING_RUNS));
+		printf("backend_fence_cpu_us=%.2f\n", median(tf, TIMING_RUNS));
+		printf("backend_launch_fence_wait_us=%.2f\n", median(tw, TIMING_RUNS));
+	}
+	unload_kernels(sp, k, 1);
+}
+
+/*
+ * A faulting kernel (vec_add writing to an address nobody mapped) in a
+ * fresh space of owner 4: fence_wait and every later poll there say
+ * -EIO; owner 1's space @a still reports its fence that passed before.
+ */
+static void test_fence_fault(void *a, const char *ptx, size_t ptx_len)
+{
+	static const char *const names[] = { "vec_add" };
+	static const char *const enames[] = { "empty" };
+	uint64_t bad_ptr = 0x1000, ta = 0, tf = 0, t2;
+	uint32_t n = 1u << 20;
+	void *b = NULL, *k[1] = { NULL }, *ka[1] = { NULL };
+	struct pd_launch l;
+	double t0;
+	int err, r;
+
+	err = load_kernels(a, ptx, ptx_len, enames, ka, 1);
+	empty_launch(&l);
+	err = err ?: be.ops->launch(&be, a, 0, ka[0], &l) ?:
+	      be.ops->fence(&be, a, 0, &ta);
+	r = err ? err : be.ops->fence_wait(&be, a, 0, ta, NULL);
+	check(r == 1, "owner 1: a fence before the fault passes (%d)", r);
+	err = be.ops->space_open(&be, 0, 4, &b) ?:
+	      load_kernels(b, ptx, ptx_len, names, k, 1);
+	check(!err, "owner 4: space and vec_add (%d)", err);
+	if (err)
+		goto out;
+	vec_launch(&l, &bad_ptr, &bad_ptr, &bad_ptr, &n);
+	err = be.ops->launch(&be, b, 0, k[0], &l) ?:
+	      be.ops->fence(&be, b, 0, &tf);
+	t0 = now_us();
+	r = err ? err : be.ops->fence_wait(&be, b, 0, tf, NULL);
+	check(r == -EIO, "owner 4: fence_wait behind a faulting kernel: -EIO (%d, after %.1f ms)",
+	      r, (now_us() - t0) / 1e3);
+	r = be.ops->fence_poll(&be, b, 0, tf, NULL);
+	check(r == -EIO, "owner 4: a later poll: -EIO too (%d)", r);
+	r = be.ops->fence_poll(&be, b, 1 % be.info[0].lanes, 1, NULL);
+	check(r == -EIO, "owner 4: a poll on another lane of the space: -EIO (%d)", r);
+	r = be.ops->fence(&be, b, 0, &t2);
+	check(r == -EIO, "owner 4: queuing on the failed space: -EIO (%d)", r);
+	r = be.ops->fence_poll(&be, a, 0, ta, NULL);
+	check(r == 1, "owner 1 (another context): its passed fence still polls 1, not -EIO (%d)",
+	      r);
 	check(fatal_calls > 0,
 	      "the fault is reported as fatal (pd_fatal called %d times)",
 	      fatal_calls);
-	be.ops->mem_free(&be, a, da);
+out:
+	if (b) {
+		unload_kernels(b, k, 1);
+		be.ops->space_close(&be, b);
+	}
+	unload_kernels(a, ka, 1);
+}
+
+/*
+ * The event fallback (config "fences=events"): the fence tests again on
+ * device 0, with fences polled through cuEventQuery, before the main
+ * run (after its fault the process's CUDA is broken).
+ */
+static void test_event_fences(const char *ptx, size_t ptx_len)
+{
+	void *sp = NULL;
+	int err;
+
+	err = be.ops->init(&be, "fences=events");
+	if (err == -ENODEV)
+		return;
+	check(!err, "init(\"fences=events\"): %d", err);
+	if (err)
+		return;
+	err = be.ops->space_open(&be, 0, 1, &sp);
+	check(!err, "fences=events: space_open(dev 0, owner 1): %d", err);
+	if (!err) {
+		printf("# fences=events\n");
+		event_mode = true;
+		test_fences(sp, 0, ptx, ptx_len);
+		test_lane_wait(sp, 0, ptx, ptx_len);
+		test_poller_thread(sp, 0, ptx, ptx_len);
+		event_mode = false;
+		be.ops->space_close(&be, sp);
+	}
+	be.ops->fini(&be);
 }
 
 /* after fini, the "shared" config: an owner's space is the primary context */
@@ -566,18 +1091,35 @@ static void test_shared_config(const char *ptx, size_t ptx_len,
 	void *sp = NULL, *k = NULL;
 	int err;
 
-	err = be.ops->init(&be, "bogus");
-	check(err == -EINVAL, "init with an unknown config: -EINVAL (%d)", err);
-	err = be.ops->init(&be, "shared");
-	check(!err, "init(\"shared\"): %d", err);
+	static const char *const bad[] = {
+		"bogus", "lanes=0", "lanes=17", "lanes=2x", "lanes=", "shared,",
+		",shared", "lanes=-1", "shared;lanes=2",
+	};
+	struct pd_launch l;
+	uint64_t t;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err = be.ops->init(&be, bad[i]);
+		check(err == -EINVAL, "init(\"%s\"): -EINVAL (%d)", bad[i], err);
+	}
+	err = be.ops->init(&be, "shared,lanes=2");
+	check(!err, "init(\"shared,lanes=2\"): %d", err);
 	if (err)
 		return;
+	check(be.info[0].lanes == 2, "shared,lanes=2: 2 lanes (%u)",
+	      be.info[0].lanes);
 	err = be.ops->space_open(&be, 0, 7, &sp);
 	if (!err)
 		err = be.ops->kernel_load(&be, sp, ptx, ptx_len, "vec_add", &k);
 	check_after_fault(!err, "shared config: space and kernel", err);
 	if (!err)
 		run_vec_add(sp, k, region, "shared config");
+	if (!err) {
+		empty_launch(&l);
+		check(be.ops->fence(&be, sp, 2, &t) == -EINVAL,
+		      "shared,lanes=2: fence on lane 2: -EINVAL");
+	}
 	if (k)
 		be.ops->kernel_unload(&be, sp, k);
 	if (sp)
@@ -592,6 +1134,7 @@ int main(int argc, char **argv)
 	size_t ptx_len = 0;
 	uint64_t d = 0;
 	char *ptx;
+	double t_init;
 	uint32_t i;
 	int err, fd = -1;
 
@@ -606,16 +1149,22 @@ int main(int argc, char **argv)
 			argv[1], strerror(errno));
 		return 1;
 	}
+	pd_log_level = PD_LOG_DEBUG;	/* the copy curve of inplace_max */
+	test_event_fences(ptx, ptx_len);
+	t_init = now_us();
 	err = be.ops->init(&be, "");
+	t_init = now_us() - t_init;
 	if (err == -ENODEV) {
 		printf("1..0 # SKIP no GPU (init: -ENODEV)\n");
 		printf("0 passed, 0 failed, 1 skipped\n");
 		free(ptx);
 		return 77;
 	}
-	check(!err, "init: %d", err);
+	check(!err, "init: %d (%.1f ms, copy curve and primary contexts included)",
+	      err, t_init / 1e3);
 	if (err)
 		goto out_summary;
+	printf("backend_init_ms=%.1f\n", t_init / 1e3);
 	test_devices();
 
 	fd = memfd_create("ptask-arena", MFD_CLOEXEC);
@@ -637,6 +1186,9 @@ int main(int argc, char **argv)
 			goto out_close;
 		test_roundtrip(sp[i], i, region);
 		test_kernels(sp[i], i, ptx, ptx_len, region);
+		test_fences(sp[i], i, ptx, ptx_len);
+		test_lane_wait(sp[i], i, ptx, ptx_len);
+		test_poller_thread(sp[i], i, ptx, ptx_len);
 	}
 
 	err = be.ops->space_open(&be, 0, 2, &c);
@@ -660,6 +1212,8 @@ int main(int argc, char **argv)
 		be.ops->kernel_unload(&be, s, k);
 	}
 	test_timing(sp[0], c, s, ptx, ptx_len);
+	test_fence_timing(sp[0], ptx, ptx_len);
+	test_host_ptr(sp[0], c, ptx, ptx_len, region);
 
 	/* freeing owner 1's pointer through the shared space is refused */
 	err = be.ops->mem_alloc(&be, sp[0], 4096, &d);
@@ -675,6 +1229,7 @@ int main(int argc, char **argv)
 	      "mem_free through another space leaves the buffer alone (%d)", err);
 
 	test_isolation(sp[0], ptx, ptx_len, region);
+	test_fence_fault(sp[0], ptx, ptx_len);
 	err = be.ops->kernel_load(&be, sp[0], ptx, ptx_len, "vec_add", &k);
 	poisoned = err == -EIO;
 	check_after_fault(!err, "owner 1 after owner 4's fault: kernel_load", err);

@@ -2,7 +2,7 @@
 # tests/gpu/gpu.mk - the CUDA backend's GPU test and the raw GPU baseline,
 # included by the top-level Makefile.
 #
-#   gpu-progs   build/gpu/cuda_backend_test  daemon/backend/cuda*.c alone
+#   gpu-progs   build/gpu/cuda_backend_test  daemon/backend/cuda*.c (+ log.c)
 #               build/gpu/gpu_raw            bench/gpu_raw.c, no ptaskd
 #               (both with build/lib/libptask-common.a: the CUDA shim)
 #               build/gpu/kernels.ptx        tests/gpu/kernels.cu (nvcc)
@@ -34,11 +34,12 @@ $(GPU_B)/fault_client: tests/gpu/fault_client.c $(LIBPT_A)
 GPU_CUDA_SRCS := $(sort $(wildcard daemon/backend/cuda*.c))
 
 $(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c $(GPU_CUDA_SRCS) \
-		daemon/backend/backend.h daemon/backend/cuda_priv.h $(PC_A) uapi/ptask.h
+		daemon/backend/backend.h daemon/backend/cuda_priv.h daemon/log.c \
+		daemon/log.h $(PC_A) uapi/ptask.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -o $@ tests/gpu/cuda_backend_test.c \
-		$(GPU_CUDA_SRCS) $(PC_A) $(GPU_LIBS)
+		$(GPU_CUDA_SRCS) daemon/log.c $(PC_A) $(GPU_LIBS)
 # (pd_fatal, which backend/cuda*.c call on a sticky error, is the test's own)
 
 $(GPU_B)/gpu_raw: bench/gpu_raw.c $(PC_A)

@@ -7,6 +7,8 @@
 #
 #   build/gpu/kernels.ptx --> cuda_backend_test (TAP)  --> $LOG/cuda_backend_test.log
 #                         `-> gpu_raw (key=value)      --> $LOG/gpu_raw.log
+#   build/bin/ptaskd      --> ptaskd_start.sh (if carried, with build/gpulibs)
+#                                                      --> $LOG/ptaskd_start.log
 #
 # Logs go to $OUT when it is set (the device tool), else build/gpu/logs.
 # Each program runs under `timeout`; exit 77 counts as skipped (no GPU).
@@ -54,9 +56,17 @@ run() {
 
 run cuda_backend_test "$B/cuda_backend_test" "$B/kernels.ptx"
 run gpu_raw "$B/gpu_raw" "$B/kernels.ptx"
+# what init adds to ptaskd's start, where ptaskd was carried and links
+if [ -x build/bin/ptaskd ] &&
+	! LD_LIBRARY_PATH="$PWD/build/gpulibs" ldd build/bin/ptaskd | grep -q "not found"; then
+	run ptaskd_start bash tests/gpu/ptaskd_start.sh
+else
+	echo "=== ptaskd_start: not run (carry build/bin and build/gpulibs)"
+fi
 
 # the numbers, together, last
-grep -hE '^[a-z0-9_]+=' "$LOG/gpu_raw.log" "$LOG/cuda_backend_test.log" 2>/dev/null |
+grep -hE '^[a-z0-9_]+=' "$LOG/gpu_raw.log" "$LOG/cuda_backend_test.log" \
+	"$LOG/ptaskd_start.log" 2>/dev/null |
 	tee "$LOG/results.txt"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
