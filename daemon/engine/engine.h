@@ -205,16 +205,11 @@ void pd_engine_forget(struct pd_engine *e, uint32_t handle);
  * taker and a worker; see help.c.  The taker's wake-up for that work was
  * held back in @defer, which goes with every source call made on the
  * helper's behalf; @more(@defer) says whether the jobs it ran made more
- * work ready (a wake-up was held back since: it takes again then);
- * @busy(@defer), asked after each job it submits, whether its client has
- * more calls waiting (then the completion thread completes that job and
- * the helper moves on; else the helper waits for the job's fence and
- * completes it itself).  Not while pd_engine_stop runs.  Returns true
- * when ready work may be left for the taker to take (the caller wakes
- * it).
+ * work ready (a wake-up was held back since: it takes again then).  Not
+ * while pd_engine_stop runs.  Returns true when ready work may be left
+ * for the taker to take (the caller wakes it).
  */
 bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
-		    bool (*more)(struct pd_wake_defer *defer),
-		    bool (*busy)(struct pd_wake_defer *defer));
+		    bool (*more)(struct pd_wake_defer *defer));
 
 #endif /* PTASKD_ENGINE_H */

@@ -8,11 +8,7 @@
  * then it waits for that job's fence itself (fence_wait: the fastest
  * way for one invocation at a time) and completes it, unless the
  * completion thread is completing that lane's jobs, which then
- * completes it too, or unless its client has more calls waiting (a
- * ring with entries queued): then the completion thread completes the
- * job, and the helper goes back to its client, so that a client that
- * pushes 64 invocations has them all on the GPU at once instead of one
- * per fence.
+ * completes it too.
  * The taker's wake-up for that work was held back by the source; the
  * helper's struct pd_wake_defer goes with every source call made for
  * it, so the completions of the jobs it runs hold theirs back too, and
@@ -71,12 +67,10 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
  * caller) on its thread, as the worker would, then give the device back
  * (the next queued jobs are placed, on workers; the worker is woken when
  * its housekeeping is due, since that stays with it); then wait for the
- * job's fence and complete it, with the older jobs of its lane, unless
- * @busy(@defer) says the helper's client has calls waiting: the job is
- * then the completion thread's.  No lock held.
+ * job's fence and complete it, with the older jobs of its lane.  No lock
+ * held.
  */
-static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
-			bool (*busy)(struct pd_wake_defer *defer))
+static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	struct pd_job *job;
@@ -100,13 +94,6 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
 		pd_engine_unlock(e);
 		return;
 	}
-	if (busy(defer)) {
-		/* Nobody polled it while it was ours: the completer's now. */
-		job->waiter = false;
-		pd_completer_kick_locked(e);
-		pd_engine_unlock(e);
-		return;
-	}
 	pd_job_wait_complete_locked(e, job, defer);
 	pd_engine_unlock(e);
 }
@@ -119,8 +106,6 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
  * @more: after a job it ran, did that make more work ready (a wake-up
  *	held back in @defer since the last call)?  Saves a take that would
  *	find nothing.
- * @busy: after a job it submitted, has its client more calls waiting
- *	(struct pd_wake_defer.busy)?  Then it does not wait for the job.
  *
  * The thread that served a call which made ptasks ready (user mode: a
  * client's connection, after answering a push) calls this instead of
@@ -136,8 +121,7 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
  * caller wakes the taker then), false when a take found nothing more.
  */
 bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
-		    bool (*more)(struct pd_wake_defer *defer),
-		    bool (*busy)(struct pd_wake_defer *defer))
+		    bool (*more)(struct pd_wake_defer *defer))
 {
 	struct ptask_invocation invs[PD_HELP_TAKE];
 	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
@@ -173,7 +157,7 @@ bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
 		/* Not ours to run: more may be ready behind what we took. */
 		if (d < 0)
 			return true;
-		run_claimed(&e->dev[d], defer, busy);
+		run_claimed(&e->dev[d], defer);
 		if (!more(defer))
 			return false;
 	}

@@ -100,28 +100,12 @@ typedef bool (*pd_cancel_fn)(void *arg);
  * holds one back and does not take all the work calls
  * pd_ns_wake_executor().
  *
- * @busy: may be NULL; else says whether the thread's client has more
- *	calls waiting for it (a ring's submission queue is not empty):
- *	a helper then does not wait for the fence of the job it submitted
- *	but leaves it to the engine's completion thread and goes back to
- *	its client, so a client with many invocations in flight has them
- *	all submitted at once rather than one per fence
- * @busy_arg: @busy's argument
- *
  * Locking: none.  Only its owner's calls see it, so only its owner's
  * thread reads or writes it.
  */
 struct pd_wake_defer {
 	bool deferred;
-	bool (*busy)(void *arg);
-	void *busy_arg;
 };
-
-/* Has the owner of @d calls waiting (struct pd_wake_defer.busy)? */
-static inline bool pd_wake_defer_busy(struct pd_wake_defer *d)
-{
-	return d->busy && d->busy(d->busy_arg);
-}
 
 /* Was an executor wake-up held back in @d since last asked?  Forgets it. */
 static inline bool pd_wake_defer_take(struct pd_wake_defer *d)

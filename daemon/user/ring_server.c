@@ -253,25 +253,13 @@ static int wait_entries(struct pd_ring *r)
 	return pc_ring_q_wait(sq, 0, false, PD_CANCEL_POLL_MS * 1000000ULL);
 }
 
-/*
- * struct pd_wake_defer.busy: has the client submitted more entries?  Then
- * a job this thread submits while helping is left to the engine's
- * completion thread, and the next entry is served at once.
- */
-static bool ring_busy(void *arg)
-{
-	struct pd_ring *r = arg;
-
-	return pc_ring_q_ready(&r->ring.sq) != 0;
-}
-
-/* pd_ring_serve's loop: entries until the ring or ptaskd ends. */
-static void serve_entries(struct pd_ring *r)
+void pd_ring_serve(struct pd_ring *r)
 {
 	struct pc_ring_q *sq = &r->ring.sq;
 	struct ptask_sqe sqe;
 	int n;
 
+	r->last_ns = pc_ring_now_ns();
 	while (!*r->host.stopping) {
 		n = pc_ring_q_ready(sq);
 		if (!n)
@@ -292,14 +280,4 @@ static void serve_entries(struct pd_ring *r)
 			return;
 		r->last_ns = pc_ring_now_ns();
 	}
-}
-
-void pd_ring_serve(struct pd_ring *r)
-{
-	r->last_ns = pc_ring_now_ns();
-	r->host.defer->busy = ring_busy;
-	r->host.defer->busy_arg = r;
-	serve_entries(r);
-	r->host.defer->busy = NULL;
-	r->host.defer->busy_arg = NULL;
 }

@@ -271,8 +271,7 @@ static void help_engine(struct pd_conn *c)
 {
 	bool left_over = c->server->stopping ||
 			 pd_engine_help(c->server->engine, &c->defer,
-					pd_wake_defer_take,
-					pd_wake_defer_busy);
+					pd_wake_defer_take);
 
 	/* Taken either way: the next call starts with nothing held back. */
 	if (pd_wake_defer_take(&c->defer) || left_over)

@@ -1400,8 +1400,7 @@ static int helped_push(struct rig *r, uint32_t ch, uint32_t db)
 	r->defer = NULL;
 	if (!pd_wake_defer_take(&defer))
 		return err;
-	left_over = pd_engine_help(r->e, &defer, pd_wake_defer_take,
-				   pd_wake_defer_busy);
+	left_over = pd_engine_help(r->e, &defer, pd_wake_defer_take);
 	if (pd_wake_defer_take(&defer) || left_over)
 		pd_ns_wake_executor(r->ns);
 	return err;
