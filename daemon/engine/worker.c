@@ -55,20 +55,6 @@ static void log_submit(struct pd_device *dev, struct pd_job *job,
 		     (unsigned long long)job->copy_ns / 1000, job->lane);
 }
 
-/**
- * pd_job_run() - submit @job on @dev
- * @dev: the device placement gave it (on the thread holding it)
- * @job: the job
- * @defer: the held-back wake-ups of the helper that claimed it
- *	(pd_engine_help), NULL on the worker
- * @wait: the caller waits for the job's fence and completes it itself
- *	(job->waiter): nobody else polls it meanwhile
- *
- * No lock held.  Return: true when @job is in flight on its lane (and
- * dev->ninflight counts it), false when it was completed already (it
- * never reached a space, or no fence could be queued: then the space was
- * synchronized first) and freed.
- */
 /*
  * Must @job's launch be timed exactly?  Only when another process used
  * @dev within PD_CONTEND_NS: PTSched then weighs the two against each
@@ -90,6 +76,20 @@ static bool launch_timed(struct pd_device *dev, const struct pd_job *job,
 	return dev->mixed_ns && now - dev->mixed_ns < PD_CONTEND_NS;
 }
 
+/**
+ * pd_job_run() - submit @job on @dev
+ * @dev: the device placement gave it (on the thread holding it)
+ * @job: the job
+ * @defer: the held-back wake-ups of the helper that claimed it
+ *	(pd_engine_help), NULL on the worker
+ * @wait: the caller waits for the job's fence and completes it itself
+ *	(job->waiter): nobody else polls it meanwhile
+ *
+ * No lock held.  Return: true when @job is in flight on its lane (and
+ * dev->ninflight counts it), false when it was completed already (it
+ * never reached a space, or no fence could be queued: then the space was
+ * synchronized first) and freed.
+ */
 bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		struct pd_wake_defer *defer, bool wait)
 {
