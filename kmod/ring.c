@@ -230,6 +230,7 @@ static int ring_setup(struct file *file, unsigned long uarg)
 /* May the CQ take one more completion?  1, 0 (full) or -EPROTO. */
 static int cq_room(struct ptask_ring *r)
 {
+	/* Acquire: the client read the slots it frees before it said so. */
 	u32 used = r->cq_tail - smp_load_acquire(&r->cq->head);
 
 	if (used > r->cq_entries)
@@ -241,6 +242,7 @@ static void cq_post(struct ptask_ring *r, const struct ptask_cqe *cqe)
 {
 	memcpy(&r->cqes[r->cq_tail & (r->cq_entries - 1)], cqe, sizeof(*cqe));
 	r->cq_tail++;
+	/* Release: the slot is written before the client sees the tail. */
 	smp_store_release(&r->cq->tail, r->cq_tail);
 }
 
@@ -292,6 +294,7 @@ static long ring_run(struct file *file, struct ptask_ring *r,
 	long ret = 0;
 	int room, err;
 
+	/* Acquire: the client wrote the entries before it moved the tail. */
 	ready = smp_load_acquire(&r->sq->tail) - r->sq_head;
 	if (ready > r->sq_entries)
 		return -EPROTO;
@@ -312,6 +315,7 @@ static long ring_run(struct file *file, struct ptask_ring *r,
 			break;
 		}
 		r->sq_head++;
+		/* Release: the entry was copied out before its slot is free. */
 		smp_store_release(&r->sq->head, r->sq_head);
 		done++;
 		if (err || !(sqe.flags & PTASK_SQE_NO_CQE_ON_SUCCESS)) {
