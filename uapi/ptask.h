@@ -258,6 +258,8 @@
  * invocation it took); the fd must be open O_RDWR.  MAP_PRIVATE is
  * -EINVAL; a length past the datablock's size rounded up to whole pages
  * -EINVAL; an offset that names no datablock the caller may map -ENOENT.
+ * Offsets from PTASK_RING_MMAP_BASE up map rings' regions instead (see
+ * "Kernel-mode rings" at the end).
  * The pages are inserted as ordinary pages, so get_user_pages() and
  * cuMemHostRegister() can pin a mapping.  A mapping stays valid after
  * the datablock is released.
