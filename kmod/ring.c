@@ -21,8 +21,8 @@
  * a ring lives as long as its fd, so ENTER and mmap (which hold the file)
  * use it without a reference.  ptask_ring.lock serializes ENTERs on one
  * ring (one consumer of the SQ, one producer of the CQ).  Lock order:
- * ptask_ring.lock, then mmap_lock (an entry's call may copy from user
- * memory), then ptask_kernel.lock.  mmap takes no ring lock.
+ * ptask_ring.lock, then mmap_lock (an executor's entry copies from and to
+ * user memory), then ptask_kernel.lock.  mmap takes no ring lock.
  */
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -246,12 +246,17 @@ static void cq_post(struct ptask_ring *r, const struct ptask_cqe *cqe)
 	smp_store_release(&r->cq->tail, r->cq_tail);
 }
 
-/* The calls a ring carries (uapi/ptask.h, "Entries"). */
+/*
+ * The calls a ring carries (uapi/ptask.h, "Entries"), and in kernel mode
+ * the executor's take and complete: their pointer fields are user
+ * pointers the ioctl's path copies from and to, as for the ioctl.
+ */
 static bool ring_call(unsigned int cmd)
 {
 	return cmd == PTASK_IOC_PUSH || cmd == PTASK_IOC_PULL ||
 	       cmd == PTASK_IOC_DATABLOCK_CREATE ||
-	       cmd == PTASK_IOC_DATABLOCK_RELEASE;
+	       cmd == PTASK_IOC_DATABLOCK_RELEASE ||
+	       cmd == PTASK_IOC_EXEC_TAKE || cmd == PTASK_IOC_EXEC_COMPLETE;
 }
 
 /* Run @sqe (a private copy); its completion in @cqe.  Returns its res. */

@@ -1358,6 +1358,7 @@ union ptask_ring_arg {
 	struct ptask_pull pull;
 	struct ptask_datablock_create create;
 	struct ptask_datablock_release release;
+	struct ptask_exec_complete complete;	/* kernel mode only */
 	__u8 bytes[48];
 };
 
@@ -1365,6 +1366,7 @@ union ptask_ring_arg {
  * struct ptask_sqe - a submission (64 bytes)
  * @user_data: the client's, copied to the completion
  * @cmd: PTASK_IOC_PUSH, _PULL, _DATABLOCK_CREATE or _DATABLOCK_RELEASE
+ *	(kernel mode also PTASK_IOC_EXEC_TAKE and _EXEC_COMPLETE)
  * @flags: PTASK_SQE_*
  * @arg: the call's struct
  */
@@ -1473,6 +1475,20 @@ struct ptask_cqe {
  *	Errors: -EINVAL (flags or reserved non-zero, @to_submit over the
  *	ring's @sq_entries), -ENOENT (no ring @ring on this fd), -EPROTO,
  *	-ETIMEDOUT, -EINTR.
+ *
+ *	Executor entries.  In kernel mode a ring also carries
+ *	PTASK_IOC_EXEC_TAKE and PTASK_IOC_EXEC_COMPLETE, for whoever may
+ *	make those calls on the fd (a registered executor; any fd for its
+ *	PTASK_PTASK_SELF ptasks; else the entry completes with -EPERM, as
+ *	the ioctl).  Their pointer fields (@invocations and @ports, @outputs)
+ *	are user pointers the module copies from and to exactly as the
+ *	ioctl does, so a batch of completions and the next take cost one
+ *	ENTER; a take that blocks blocks ENTER as a pull does.  struct
+ *	ptask_exec_complete fits an entry whole; struct ptask_exec_take
+ *	does at PTASK_EXEC_TAKE_SIZE_VER0 (48 bytes), so its completion
+ *	carries no @policy (an executor that follows the administrator's
+ *	policy reads it from a take by ioctl now and then).  User mode's
+ *	rings answer these commands with -EOPNOTSUPP.
  */
 #define PTASK_RING_SQ_DEFAULT		64
 #define PTASK_RING_MAX_PER_FD		64

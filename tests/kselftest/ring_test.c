@@ -891,4 +891,142 @@ TEST_F(ring, threads_each_with_a_ring)
 	}
 }
 
+/* An executor's take entry: the struct at its first version (48 bytes). */
+static void take_entry(struct ptask_exec_take *t, __u32 flags,
+		       struct ptask_invocation *inv, __u32 max_inv,
+		       struct ptask_invocation_port *ports, __u32 max_ports)
+{
+	memset(t, 0, sizeof(*t));
+	t->size = PTASK_EXEC_TAKE_SIZE_VER0;
+	t->flags = flags;
+	t->max_invocations = max_inv;
+	t->max_ports = max_ports;
+	t->invocations = (uintptr_t)inv;
+	t->ports = (uintptr_t)ports;
+}
+
+/*
+ * A registered executor that takes through its ring and completes every
+ * invocation (pass-through) with the next take, in one ENTER each.
+ */
+TEST_F(ring, executor_takes_and_completes_through_a_ring)
+{
+	static struct ptask_invocation inv[PT_EXEC_BATCH];
+	static struct ptask_invocation_port ports[PT_EXEC_PORTS];
+	struct ptask_exec_output outs[PT_EXEC_BATCH];
+	struct ptask_exec_complete done;
+	struct ptask_exec_take t;
+	struct ptask_pull pl;
+	struct pt_copy_graph g;
+	struct ptask_cqe cqe;
+	__u32 db[3], i, n, got = 0, s;
+	int xfd, io;
+	struct kr k, kc;
+	void *p;
+
+	PT_NEED_ROOT();
+	xfd = pt_env_open(&self->env);
+	ASSERT_LE(0, xfd);
+	ASSERT_PT(0, pt_nl_register(xfd));
+	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
+	ASSERT_PT(0, kr_open(&self->env, xfd, 8, &k));
+	for (i = 0; i < 3; i++) {
+		ASSERT_PT(0, pt_db_make(self->fd, 4096, 30 + i, &db[i]));
+		ASSERT_PT(0, pt_push(self->fd, g.in_chan[0], db[i], 0, 0,
+				     pt_wait_deadline()));
+	}
+	/* A take of the struct's later version does not fit an entry. */
+	take_entry(&t, 0, inv, PT_EXEC_BATCH, ports, PT_EXEC_PORTS);
+	t.size = sizeof(t);
+	ASSERT_PT(-EINVAL, kr_call(&k, PTASK_IOC_EXEC_TAKE, &t,
+				   PTASK_EXEC_TAKE_SIZE_VER0));
+	take_entry(&t, 0, inv, PT_EXEC_BATCH, ports, PT_EXEC_PORTS);
+	t.timeout_ns = pt_wait_deadline();
+	ASSERT_PT(0, kr_queue(&k, PTASK_IOC_EXEC_TAKE, 0, 100, &t,
+			      PTASK_EXEC_TAKE_SIZE_VER0));
+	while (got < 3) {
+		ASSERT_PT(1, kr_enter_ex(xfd, k.setup.ring, 8, ~0U, 0) > 0);
+		ASSERT_EQ(1, kr_reap(&k, &cqe));
+		ASSERT_EQ(100ULL, cqe.user_data);
+		ASSERT_PT(0, cqe.res);
+		memcpy(&t, &cqe.arg, PTASK_EXEC_TAKE_SIZE_VER0);
+		ASSERT_LE(1U, t.n_invocations);
+		/* Completions, fire and forget, then the next take. */
+		for (n = 0; n < t.n_invocations; n++, got++) {
+			ASSERT_EQ(2U, inv[n].n_ports);
+			outs[n].index = 1;
+			outs[n].datablock = ports[inv[n].first_port].datablock;
+			memset(&done, 0, sizeof(done));
+			done.size = sizeof(done);
+			done.id = inv[n].id;
+			done.n_outputs = 1;
+			done.outputs = (uintptr_t)&outs[n];
+			ASSERT_PT(0, kr_queue(&k, PTASK_IOC_EXEC_COMPLETE,
+					      PTASK_SQE_NO_CQE_ON_SUCCESS,
+					      200 + n, &done, sizeof(done)));
+		}
+		if (got < 3) {
+			take_entry(&t, 0, inv, PT_EXEC_BATCH, ports,
+				   PT_EXEC_PORTS);
+			t.timeout_ns = pt_wait_deadline();
+			ASSERT_PT(0, kr_queue(&k, PTASK_IOC_EXEC_TAKE, 0, 100,
+					      &t, PTASK_EXEC_TAKE_SIZE_VER0));
+		}
+	}
+	ASSERT_LT(0, kr_enter_ex(xfd, k.setup.ring, 8, ~0U, 0));
+	ASSERT_EQ(0, kr_reap(&k, &cqe));	/* every completion worked */
+	for (i = 0; i < 3; i++) {
+		ASSERT_PT(0, pt_pull(self->fd, g.out_chan[0], 0,
+				     pt_wait_deadline(), &pl));
+		ASSERT_EQ(db[i], pl.datablock);
+		p = pt_env_map(&self->env, self->fd, pl.mmap_offset, pl.bytes);
+		ASSERT_NE(NULL, p);
+		ASSERT_PT(0, pt_check(p, pl.bytes, &s));
+		ASSERT_EQ(30 + i, s);
+		ASSERT_PT(0, pt_db_release(self->fd, db[i]));
+		ASSERT_PT(0, pt_db_release(self->fd, db[i]));
+	}
+
+	/* Bad executor entries complete with the ioctl's errno. */
+	memset(&done, 0, sizeof(done));
+	done.size = sizeof(done);
+	done.id = 0xdead;
+	io = pt_ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &done);
+	ASSERT_PT(-ENOENT, io);
+	ASSERT_PT(io, kr_call(&k, PTASK_IOC_EXEC_COMPLETE, &done,
+			      sizeof(done)));
+	done.n_outputs = 1;
+	done.outputs = 8;	/* unmapped */
+	io = pt_ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &done);
+	ASSERT_PT(-EFAULT, io);
+	ASSERT_PT(io, kr_call(&k, PTASK_IOC_EXEC_COMPLETE, &done,
+			      sizeof(done)));
+	done.reserved = 1;
+	io = pt_ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &done);
+	ASSERT_PT(-EINVAL, io);
+	ASSERT_PT(io, kr_call(&k, PTASK_IOC_EXEC_COMPLETE, &done,
+			      sizeof(done)));
+	take_entry(&t, PTASK_NONBLOCK, inv, PT_EXEC_BATCH, ports,
+		   PT_EXEC_PORTS);
+	ASSERT_PT(-EAGAIN, kr_call(&k, PTASK_IOC_EXEC_TAKE, &t,
+				   PTASK_EXEC_TAKE_SIZE_VER0));
+	take_entry(&t, 0, inv, 0, ports, PT_EXEC_PORTS);
+	ASSERT_PT(-EINVAL, kr_call(&k, PTASK_IOC_EXEC_TAKE, &t,
+				   PTASK_EXEC_TAKE_SIZE_VER0));
+	/* A take that would block stops ENTER at its deadline... */
+	take_entry(&t, 0, inv, PT_EXEC_BATCH, ports, PT_EXEC_PORTS);
+	ASSERT_PT(0, kr_queue(&k, PTASK_IOC_EXEC_TAKE, 0, 300, &t,
+			      PTASK_EXEC_TAKE_SIZE_VER0));
+	ASSERT_PT(-ETIMEDOUT, kr_enter_ex(xfd, k.setup.ring, 1, 1,
+					  pt_deadline_ms(30)));
+	/* ... and an fd that is no executor gets the ioctl's -EPERM. */
+	io = pt_exec_take(self->fd, PTASK_NONBLOCK, 0, inv, 1, ports, 4,
+			  &n, &n);
+	ASSERT_PT(-EPERM, io);
+	ASSERT_PT(0, kr_open(&self->env, self->fd, 2, &kc));
+	take_entry(&t, PTASK_NONBLOCK, inv, 1, ports, 4);
+	ASSERT_PT(io, kr_call(&kc, PTASK_IOC_EXEC_TAKE, &t,
+			      PTASK_EXEC_TAKE_SIZE_VER0));
+}
+
 TEST_HARNESS_MAIN
