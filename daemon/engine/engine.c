@@ -170,12 +170,36 @@ static int info_get(struct pd_engine *e, uint32_t handle,
 	return 0;
 }
 
-void pd_job_free_locked(struct pd_engine *e, struct pd_job *job)
+static void job_free_now_locked(struct pd_engine *e, struct pd_job *job)
 {
-	pd_assert_locked(e);
 	if (job->info)
 		pd_info_put_locked(e, job->info);
 	free(job);
+}
+
+/*
+ * @job is done with (settled): it lets go of its upstream jobs, which
+ * go once settled and unreferenced, and goes itself unless jobs
+ * downstream still hold it (the last of them frees it).
+ */
+void pd_job_free_locked(struct pd_engine *e, struct pd_job *job)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	job->settled = true;
+	for (i = 0; i < job->inv.n_ports; i++) {
+		struct pd_job *u = job->jp[i].upstream;
+
+		if (!u)
+			continue;
+		job->jp[i].upstream = NULL;
+		PD_ASSERT(u->refs);
+		if (!--u->refs && u->settled)
+			job_free_now_locked(e, u);
+	}
+	if (!job->refs)
+		job_free_now_locked(e, job);
 }
 
 /**

@@ -74,14 +74,14 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	struct pd_job *job;
-	bool inflight;
+	bool mine;
 
 	pd_engine_lock(e);
 	job = dev->job;
 	PD_ASSERT(job && dev->claimed &&
 		  pthread_equal(dev->self, pthread_self()));
 	pd_engine_unlock(e);
-	inflight = pd_job_run(dev, job, defer, true);
+	mine = pd_job_run(dev, job, defer, true);
 	pd_engine_lock(e);
 	e->stats.helped++;
 	dev->job = NULL;
@@ -90,7 +90,8 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 		pthread_cond_signal(&dev->cond);
 	pd_sched_dispatch_locked(e);
 	pthread_cond_broadcast(&e->idle_cond);
-	if (!inflight) {
+	/* Done, or completed ahead: the next hop, not its fence, is next. */
+	if (!mine) {
 		pd_engine_unlock(e);
 		return;
 	}

@@ -64,10 +64,16 @@ static void log_submit(struct pd_device *dev, struct pd_job *job,
  * @wait: the caller waits for the job's fence and completes it itself
  *	(job->waiter): nobody else polls it meanwhile
  *
- * No lock held.  Return: true when @job is in flight on its lane (and
- * dev->ninflight counts it), false when it was completed already (it
- * never reached a space, or no fence could be queued: then the space was
- * synchronized first) and freed.
+ * Once its fence is queued, a job whose outputs only GPU ptasks read is
+ * completed ahead (complete.c: pd_job_ahead), before it joins its lane;
+ * nobody waits for its fence then, not even with @wait.
+ *
+ * No lock held.  Return: true when the caller must wait for @job's fence
+ * and complete it (@wait, and it is in flight on its lane, dev->ninflight
+ * counting it, not completed ahead); false when it is in flight for the
+ * completion thread, or was completed already (it never reached a
+ * space, or no fence could be queued: then the space was synchronized
+ * first) and freed.  Only with true may the caller touch @job again.
  */
 bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		struct pd_wake_defer *defer, bool wait)
@@ -78,6 +84,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	uint64_t t0 = pd_now_ns(), ticket = 0, now;
 	struct pd_lane *lane;
 	void *kernel = NULL;
+	bool ahead;
 	int err;
 
 	err = pd_space_get(dev, pd_sched_owner(e, job), &job->space);
@@ -86,6 +93,9 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
 	if (!err) {
+		pd_engine_lock(e);
+		pd_job_link_upstream_locked(e, job);
+		pd_engine_unlock(e);
 		job->launch_ns = pd_now_ns();
 		err = ops->launch(e->be, job->space->be_space, job->lane,
 				  kernel, &launch);
@@ -113,8 +123,17 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	pd_engine_lock(e);
 	job->ticket = ticket;
 	job->submit_ns = now;
-	job->waiter = wait;
 	pd_job_mark_views_locked(e, job);
+	ahead = pd_job_can_ahead_locked(e, job);
+	pd_engine_unlock(e);
+	/* Before it joins its lane: nobody settles it before this returns. */
+	if (ahead)
+		pd_job_ahead(dev, job, defer);
+	pd_engine_lock(e);
+	/* Completed ahead: the next hop is taken now, not after the fence. */
+	if (job->ahead)
+		wait = false;
+	job->waiter = wait;
 	lane = &job->space->lanes[job->lane];
 	job->due_ns = due_locked(e, job, lane, now);
 	lane->due_ns = job->due_ns;
@@ -129,7 +148,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	if (!wait)
 		pd_completer_kick_locked(e);
 	pd_engine_unlock(e);
-	return true;
+	return wait;
 }
 
 /*
@@ -185,11 +204,11 @@ void *pd_worker_main(void *arg)
 
 		/* A claimed job is its helper's: the device is not ours. */
 		if (job && !dev->claimed) {
-			bool wait = waits_for(e, dev, job), inflight;
+			bool wait = waits_for(e, dev, job), mine;
 
 			dev->self = pthread_self();
 			pd_engine_unlock(e);
-			inflight = pd_job_run(dev, job, NULL, wait);
+			mine = pd_job_run(dev, job, NULL, wait);
 			pd_engine_lock(e);
 			dev->job = NULL;
 			/* A busy device tidies up between jobs too. */
@@ -197,7 +216,7 @@ void *pd_worker_main(void *arg)
 				tidy_locked(dev);
 			pd_sched_dispatch_locked(e);
 			pthread_cond_broadcast(&e->idle_cond);
-			if (wait && inflight)
+			if (mine)
 				pd_job_wait_complete_locked(e, job, NULL);
 			continue;
 		}

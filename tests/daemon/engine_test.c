@@ -182,6 +182,7 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
 		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
+		.caps = PD_SOURCE_AHEAD,	/* as the namespace's source */
 	};
 
 	logging_src.base.ops = &ops;
