@@ -623,6 +623,10 @@ void pd_engine_stop(struct pd_engine *e)
 			break;
 		pd_engine_wait(e, &e->idle_cond);
 	}
+	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed",
+		    (unsigned long long)e->stats.invocations,
+		    (unsigned long long)e->stats.ahead,
+		    (unsigned long long)e->stats.failed);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);
