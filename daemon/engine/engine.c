@@ -517,6 +517,9 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	e->be = be;
 	e->cfg = *cfg;
 	e->own_policy = cfg->policy;
+	/* Chains as before issue 12, to measure both in one run (P11). */
+	if (getenv("PTASKD_NO_AHEAD"))
+		e->cfg.no_ahead = true;
 	e->ndev = be->ndev;
 	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
 					      PD_INFLIGHT_DEFAULT;
@@ -570,11 +573,12 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	err = -pthread_create(&e->taker, NULL, taker_main, e);
 	if (err)
 		goto err_threads;
-	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes",
+	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s",
 		    e->ndev, pd_policy_name(cfg->policy),
 		    cfg->shared_isolation ? "shared" : "per-client",
 		    e->max_inflight, be->info[0].lanes ? be->info[0].lanes : 1,
-		    (unsigned long long)e->dev[0].inplace_max);
+		    (unsigned long long)e->dev[0].inplace_max,
+		    e->cfg.no_ahead ? ", chains not completed ahead" : "");
 	*out = e;
 	return 0;
 
