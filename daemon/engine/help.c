@@ -99,6 +99,9 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 	pd_engine_unlock(e);
 }
 
+static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
+		      bool (*more)(struct pd_wake_defer *defer));
+
 /**
  * pd_engine_help() - a source's thread that made work ready runs it
  * @e: the engine
@@ -123,6 +126,20 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
  */
 bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
 		    bool (*more)(struct pd_wake_defer *defer))
+{
+	bool left = help_loop(e, defer, more);
+
+	/* Jobs it completed ahead and left in flight: the thread's now. */
+	pd_engine_lock(e);
+	if (e->ninflight)
+		pd_completer_kick_locked(e);
+	pd_engine_unlock(e);
+	return left;
+}
+
+/* pd_engine_help's work, until nothing more is ready or its time is up. */
+static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
+		      bool (*more)(struct pd_wake_defer *defer))
 {
 	struct ptask_invocation invs[PD_HELP_TAKE];
 	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
