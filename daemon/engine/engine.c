@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
 
@@ -517,6 +518,7 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	e->be = be;
 	e->cfg = *cfg;
 	e->own_policy = cfg->policy;
+	e->few_cores = sysconf(_SC_NPROCESSORS_ONLN) <= PD_FEW_CORES;
 	/* Chains as before issue 12, to measure both in one run (P11). */
 	if (getenv("PTASKD_NO_AHEAD"))
 		e->cfg.no_ahead = true;

@@ -145,6 +145,14 @@
 #define PD_COMPLETE_SPIN_NS	(50ULL * 1000)
 #define PD_COMPLETE_NAP_MIN_NS	(20ULL * 1000)
 #define PD_COMPLETE_NAP_MAX_NS	(1000ULL * 1000)
+/*
+ * With this many CPUs or fewer, the completion thread is not woken for
+ * each hop a helper completes ahead: it would spin beside the helper and
+ * the device's threads (cpu backend) on cores they need, and the helper
+ * reaps the lane itself when it waits for the chain's last hop.  With
+ * more, it settles the hops while the device runs the later ones.
+ */
+#define PD_FEW_CORES		2
 
 /* Always on: these guard invariants whose breach corrupts memory. */
 #define PD_ASSERT(cond)							\
@@ -545,6 +553,8 @@ struct pd_device {
  * @completer_cond: it sleeps here; signalled when a job is submitted
  *	while it sleeps for long (@completer_napping)
  * @completer_napping: it sleeps until a job is submitted or for long
+ * @few_cores: at most PD_FEW_CORES CPUs online: a helper's hops completed
+ *	ahead do not wake the completion thread (worker.c, help.c)
  */
 struct pd_engine {
 	struct pd_source *src;
@@ -581,6 +591,7 @@ struct pd_engine {
 	bool completer_started;
 	pthread_cond_t completer_cond;
 	bool completer_napping;
+	bool few_cores;
 };
 
 static inline void pd_engine_lock(struct pd_engine *e)

@@ -145,13 +145,14 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	if (dev->ninflight > e->stats.inflight_max)
 		e->stats.inflight_max = dev->ninflight;
 	/*
-	 * A job its submitter waits for is nobody else's to poll.  One a
-	 * helper completed ahead is not polled yet either: the helper goes
-	 * on down the chain, waits for its last hop and reaps this lane
-	 * with it, and kicks the completion thread when it stops helping
-	 * (pd_engine_help), so that thread does not spin beside it.
+	 * A job its submitter waits for is nobody else's to poll.  With
+	 * few cores (PD_FEW_CORES), neither is one a helper completed
+	 * ahead, yet: the helper goes on down the chain, waits for its last
+	 * hop and reaps this lane with it, and kicks the completion thread
+	 * when it stops helping (pd_engine_help), so that thread does not
+	 * spin beside it.
 	 */
-	if (!wait && !(job->ahead && defer))
+	if (!wait && !(job->ahead && defer && e->few_cores))
 		pd_completer_kick_locked(e);
 	pd_engine_unlock(e);
 	return wait;
