@@ -376,8 +376,9 @@ bool pd_job_upstream_settled_locked(struct pd_engine *e, struct pd_job *job,
 		if (u->space && !(u->space == job->space &&
 				  u->lane == job->lane))
 			pd_lane_reap_locked(e, u->space, u->lane, defer);
+		/* Being settled by another thread, or not on its lane yet. */
 		if (!u->settled)
-			return false;	/* being settled, or not on its lane yet */
+			return false;
 	}
 	return true;
 }

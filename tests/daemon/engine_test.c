@@ -2165,6 +2165,8 @@ static bool cpu_parallel_test(bool *skipped)
  *	code reads it: it is never completed ahead)
  * @no_ahead: the engine runs with no_ahead: nothing completes ahead,
  *	and (with @model_ns) each hop runs a kernel time after the last
+ * @helped: pushed the way ptaskd's connection threads push
+ *	(helped_push): the test's thread runs the hops it can claim
  */
 struct chain_args {
 	uint32_t depth;
@@ -2174,6 +2176,7 @@ struct chain_args {
 	uint64_t model_ns;
 	bool tap;
 	bool no_ahead;
+	bool helped;
 };
 
 /* Invocations of @ca completed ahead when all goes well. */
@@ -2363,10 +2366,11 @@ static bool chain_body(struct rig *r, void *arg)
 	pthread_mutex_unlock(&gate_lock);
 	err = 0;
 	for (j = 0; j < ca->rounds && !ca->serial; j++)
-		CHECK_EQ(push(r, cin, db[j]), 0);
+		CHECK_EQ((ca->helped ? helped_push : push)(r, cin, db[j]), 0);
 	for (j = 0; j < ca->rounds; j++) {
 		if (ca->serial)
-			CHECK_EQ(push(r, cin, db[j]), 0);
+			CHECK_EQ((ca->helped ? helped_push : push)(r, cin,
+								   db[j]), 0);
 		err = pull(r, cout, &dout, (void **)&y);
 		if (ca->fail_at >= 0)
 			break;
@@ -2394,6 +2398,8 @@ static bool chain_body(struct rig *r, void *arg)
 		CHECK_EQ(st.invocations - st0.invocations,
 			 ca->rounds * ca->depth);
 		CHECK_EQ(st.ahead - st0.ahead, chain_aheads(ca));
+		/* After the first rounds (no history), the helper's. */
+		CHECK(!ca->helped || st.helped - st0.helped >= ca->rounds);
 	} else {
 		CHECK(st.failed - st0.failed >= 1);
 	}
@@ -2409,6 +2415,19 @@ static bool chain_body(struct rig *r, void *arg)
 		CHECK_EQ(db_release(r, db[j]), 0);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
 	return true;
+}
+
+/*
+ * chain_body as on a machine with cores to spare (struct
+ * pd_engine.few_cores false): the completion thread settles a helper's
+ * hops while it submits the next ones.
+ */
+static bool chain_many_cores_body(struct rig *r, void *arg)
+{
+	pd_engine_lock(r->e);
+	r->e->few_cores = false;
+	pd_engine_unlock(r->e);
+	return chain_body(r, arg);
 }
 
 int main(void)
@@ -2436,15 +2455,23 @@ int main(void)
 		.policy = PD_POLICY_FIFO, .no_ahead = true,
 	};
 	const char *sim_slow = "devices=1;launch_ns=3000000;time_scale=1";
-	struct chain_args chain3 = { 3, 3, -1, true, 3000000, false, false };
-	struct chain_args chain10 = { 10, 2, -1, true, 3000000, false, false };
+	struct chain_args chain3 = { 3, 3, -1, true,
+					3000000, false, false, false };
+	struct chain_args chain10 = { 10, 2, -1, true,
+					3000000, false, false, false };
 	struct chain_args chain3_none = { 3, 2, -1, true, 3000000, false,
-					  true };
-	struct chain_args chain10_cpu = { 10, 16, -1, false, 0, false, false };
-	struct chain_args chain3_cpu = { 3, 24, -1, true, 0, false, false };
-	struct chain_args chain_fail = { 5, 1, 2, true, 0, false, false };
-	struct chain_args chain_fail1 = { 3, 1, 1, true, 0, false, false };
-	struct chain_args chain_tap = { 3, 3, -1, true, 0, true, false };
+					  true, false };
+	struct chain_args chain10_cpu = { 10, 16, -1, false,
+					0, false, false, false };
+	struct chain_args chain3_cpu = { 3, 24, -1, true,
+					0, false, false, false };
+	struct chain_args chain_fail = { 5, 1, 2, true,
+					0, false, false, false };
+	struct chain_args chain_fail1 = { 3, 1, 1, true,
+					0, false, false, false };
+	struct chain_args chain_tap = { 3, 3, -1, true, 0, true, false, false };
+	struct chain_args chain10_help = { 10, 24, -1, true, 0, false, false,
+					   true };
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2538,6 +2565,14 @@ int main(void)
 	       "cpu: a 3-deep chain completes ahead, one round at a time, right results");
 	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_cpu),
 	       "cpu: 16 rounds through a 10-deep chain at once, ahead, in order, right results");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_help),
+	       "cpu: a 10-deep chain run by the pushing thread (helper), ahead, it settles the hops itself");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_many_cores_body,
+			&chain10_help),
+	       "cpu: the same with the completion thread settling beside the helper (cores to spare)");
+	result(with_rig("sim", "devices=1", &fifo, chain_many_cores_body,
+			&chain10_help),
+	       "sim: a 10-deep chain run by the helper, completion thread settling beside it");
 	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain_fail),
 	       "cpu: a middle hop failing on its lane fails the chain's output (-EIO), not wrong bytes");
 	result(with_rig("sim", "devices=1", &fifo, chain_body, &chain_fail1),
