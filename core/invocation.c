@@ -521,7 +521,9 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	err = check_outputs(c, inv, io->outputs, arg->n_outputs, dbs);
 	if (err)
 		return err;
-	ptask_sched_charge(c->ns, inv, arg->gpu_ns);
+	/* Ahead: charged once, by the settle, with its real device time. */
+	if (!ahead)
+		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
 	if (arg->accel)
 		p->last_accel = arg->accel;
 	for (i = 0; i < p->nports; i++) {
