@@ -213,6 +213,27 @@ static int check_priority(const struct ptask_priority *a)
 	return 0;
 }
 
+/*
+ * EXEC_COMPLETE: AHEAD and SETTLE exclude each other; an ahead
+ * completion succeeds (its failure comes with the settle), and a settle
+ * carries no outputs (they moved on with the ahead completion).
+ */
+static int check_complete(const struct ptask_exec_complete *a)
+{
+	u32 ahead = a->flags & PTASK_EXEC_COMPLETE_AHEAD;
+	u32 settle = a->flags & PTASK_EXEC_COMPLETE_SETTLE;
+
+	if ((a->flags & ~PTASK_EXEC_COMPLETE_FLAGS_ALL) || a->reserved ||
+	    a->n_outputs > PTASK_MAX_PORTS || a->accel > PTASK_MAX_ACCELS)
+		return -EINVAL;
+	if (a->status > 0 || a->status < -4095)
+		return -EINVAL;
+	if ((ahead && settle) || (ahead && a->status) ||
+	    (settle && a->n_outputs))
+		return -EINVAL;
+	return 0;
+}
+
 static int check_geometry(const struct ptask_geometry *a)
 {
 	u32 zeros = 0, i;
@@ -283,12 +304,7 @@ int ptask_core_args_check(unsigned int cmd, const void *arg)
 		return !a->take.max_invocations || !a->take.max_ports ?
 		       -EINVAL : 0;
 	case PTASK_IOC_EXEC_COMPLETE:
-		if (a->complete.flags || a->complete.reserved ||
-		    a->complete.n_outputs > PTASK_MAX_PORTS ||
-		    a->complete.accel > PTASK_MAX_ACCELS)
-			return -EINVAL;
-		return a->complete.status > 0 || a->complete.status < -4095 ?
-		       -EINVAL : 0;
+		return check_complete(&a->complete);
 	case PTASK_IOC_EXEC_PTASK_INFO:
 		return a->info.flags || a->info.reserved ? -EINVAL : 0;
 	default:

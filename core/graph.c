@@ -328,6 +328,7 @@ void ptask_graph_stop(struct ptask_graph *g, u32 state)
 			ptask_list_del(&p->ready_node);
 		if (p->running)
 			ptask_invocation_orphan(p);
+		ptask_invocation_orphan_ahead(p);
 		p->state = PTASK_STATE_WAITING;
 		for (i = 0; i < p->nopened; i++) {
 			struct ptask_port *port = p->ports[i];

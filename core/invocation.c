@@ -53,6 +53,7 @@ static void invocation_free(struct ptask_ns *ns,
 		if (inv->inputs[i])
 			ptask_datablock_put(ns, inv->inputs[i]);
 	ptask_list_del(&inv->node);
+	ptask_list_del(&inv->ahead_node);
 	ptask_sched_untake(ns, inv);
 	ptask_count_dec(ns, PTASK_COUNT_INVOCATIONS);
 	ptask_os_free(inv);
@@ -77,6 +78,34 @@ void ptask_invocation_orphan(struct ptask_ptask *p)
 	}
 	inv->ptask = NULL;
 	p->running = NULL;
+}
+
+/**
+ * ptask_invocation_orphan_ahead() - detach @p's Settling invocations
+ * @p: a ptask whose graph is stopping
+ *
+ * Like ptask_invocation_orphan for the invocations completed ahead and
+ * not yet settled: they stay on their executor's list, with no ptask and
+ * no inputs, until it settles them (-ECANCELED) or goes away.
+ */
+void ptask_invocation_orphan_ahead(struct ptask_ptask *p)
+{
+	struct ptask_list *pos, *tmp;
+	u32 i;
+
+	ptask_list_for_each_safe(pos, tmp, &p->ahead) {
+		struct ptask_invocation_rec *inv = ptask_list_entry(pos,
+				struct ptask_invocation_rec, ahead_node);
+
+		for (i = 0; i < inv->nports; i++) {
+			if (inv->inputs[i])
+				ptask_datablock_put(p->graph->ns,
+						    inv->inputs[i]);
+			inv->inputs[i] = NULL;
+		}
+		inv->ptask = NULL;
+		ptask_list_del(&inv->ahead_node);
+	}
 }
 
 /**
@@ -207,6 +236,7 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
 	inv->executor = c;
 	inv->self = p->self == c;
 	inv->nports = p->nports;
+	ptask_list_init(&inv->ahead_node);
 	ptask_list_add_tail(&inv->node, &c->taken);
 	ptask_list_del(&p->ready_node);
 	p->state = PTASK_STATE_EXECUTING;
@@ -400,20 +430,67 @@ static int check_outputs(struct ptask_client *c,
 	return 0;
 }
 
+/* Does host code read what some output of @p emits? */
+static bool ptask_feeds_client(const struct ptask_ptask *p)
+{
+	u32 i;
+
+	for (i = 0; i < p->nports; i++)
+		if (p->ports[i]->kind == PTASK_PORT_OUTPUT &&
+		    feeds_client(p->ports[i]))
+			return true;
+	return false;
+}
+
+/*
+ * PTASK_EXEC_COMPLETE_SETTLE of @inv, completed ahead: charge its device
+ * time; a failure fails its graph.  Then it is no longer taken.
+ */
+static int settle(struct ptask_client *c, struct ptask_invocation_rec *inv,
+		  const struct ptask_exec_complete *arg)
+{
+	struct ptask_ptask *p = inv->ptask;
+
+	if (!inv->ahead)
+		return -EINVAL;
+	ptask_sched_charge(c->ns, inv, arg->gpu_ns);
+	if (p) {
+		p->gpu_ns += arg->gpu_ns;
+		if (arg->accel)
+			p->last_accel = arg->accel;
+		/* Orphans @inv (and the graph's other Settling ones). */
+		if (arg->status < 0)
+			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
+	}
+	invocation_free(c->ns, inv);
+	ptask_core_sched_update(c->ns);
+	return p ? 0 : -ECANCELED;
+}
+
 /**
  * ptask_core_exec_complete() - PTASK_IOC_EXEC_COMPLETE
  * @c: the caller
  * @arg: the checked argument
  * @io: @io->outputs, @arg->n_outputs entries copied in by the shell
  *
- * Return: 0, -EPERM, -ENOENT, -EINVAL, -EPROTOTYPE, or -ECANCELED when the
- * invocation's graph went away (its outputs are released all the same).
+ * Plain: Executing -> Completed, the invocation freed.  With
+ * PTASK_EXEC_COMPLETE_AHEAD: the ptask goes on the same way (its outputs
+ * move on), but the invocation stays taken, Settling (@inv->ahead),
+ * until PTASK_EXEC_COMPLETE_SETTLE gives its status and device time
+ * (settle()).  Documentation/core.md, "Completion ahead".
+ *
+ * Return: 0, -EPERM, -ENOENT, -EINVAL (also: AHEAD where an output feeds
+ * a client or a CPU ptask, AHEAD or a plain completion of a Settling
+ * invocation, SETTLE of one that is not), -EPROTOTYPE, or -ECANCELED
+ * when the invocation's graph went away (its outputs are released all
+ * the same).
  */
 int ptask_core_exec_complete(struct ptask_client *c,
 			     struct ptask_exec_complete *arg,
 			     const struct ptask_call_io *io)
 {
 	struct ptask_datablock *dbs[PTASK_MAX_PORTS] = { NULL };
+	bool ahead = arg->flags & PTASK_EXEC_COMPLETE_AHEAD;
 	struct ptask_invocation_rec *inv;
 	struct ptask_ptask *p;
 	u32 i;
@@ -423,7 +500,14 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	inv = find_taken(c, arg->id);
 	if (!inv)
 		return c->executor ? -ENOENT : -EPERM;
+	if (arg->flags & PTASK_EXEC_COMPLETE_SETTLE)
+		return settle(c, inv, arg);
+	if (inv->ahead)
+		return -EINVAL;
 	p = inv->ptask;
+	/* Host code would read bytes the device has not written yet. */
+	if (ahead && p && ptask_feeds_client(p))
+		return -EINVAL;
 	if (!p || arg->status < 0) {
 		/* Failed or cancelled work used the GPU all the same. */
 		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
@@ -437,7 +521,9 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	err = check_outputs(c, inv, io->outputs, arg->n_outputs, dbs);
 	if (err)
 		return err;
-	ptask_sched_charge(c->ns, inv, arg->gpu_ns);
+	/* Ahead: charged once, by the settle, with its real device time. */
+	if (!ahead)
+		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
 	if (arg->accel)
 		p->last_accel = arg->accel;
 	for (i = 0; i < p->nports; i++) {
@@ -451,7 +537,13 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	p->invocations++;
 	p->running = NULL;
 	p->state = PTASK_STATE_COMPLETED;
-	invocation_free(c->ns, inv);
+	if (ahead) {
+		/* Settling: still running for PTSched, until the settle. */
+		inv->ahead = true;
+		ptask_list_add_tail(&inv->ahead_node, &p->ahead);
+	} else {
+		invocation_free(c->ns, inv);
+	}
 	for (i = 0; i < p->nports; i++)
 		if (p->ports[i]->kind == PTASK_PORT_OUTPUT)
 			ptask_port_drain(p->ports[i]);

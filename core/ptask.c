@@ -67,6 +67,7 @@ int ptask_core_ptask_open(struct ptask_client *c, const struct ptask_caller *who
 	p->owner_uid = who->uid;
 	ptask_list_init(&p->ready_node);
 	ptask_list_init(&p->self_node);
+	ptask_list_init(&p->ahead);
 	p->proc->ptasks++;
 	p->creator = c;
 	ptask_list_add_tail(&p->creator_node, &c->created);
@@ -256,6 +257,7 @@ void ptask_ptask_free(struct ptask_ptask *p)
 	u32 i;
 
 	PTASK_WARN_ON(p->running);
+	PTASK_WARN_ON(!ptask_list_empty(&p->ahead));
 	PTASK_WARN_ON(p->state == PTASK_STATE_QUEUED);
 	for (i = 0; i < p->nopened; i++)
 		ptask_port_free(p->ports[i]);

@@ -310,6 +310,7 @@ struct ptask_ptask {
 	u64 gpu_ns;			/* accelerator time of all invocations */
 	u64 invocations;		/* completed invocations */
 	struct ptask_invocation_rec *running;	/* while Executing */
+	struct ptask_list ahead;	/* completed ahead, not settled */
 	struct ptask_proc *proc;	/* the owner's accounting (a ref) */
 	struct ptask_client *creator;	/* NULL once that client closed */
 	struct ptask_list creator_node;	/* in creator->created */
@@ -368,6 +369,10 @@ struct ptask_datablock {
  * @nports: entries in @inputs
  * @proc: the owner's accounting, charged at completion (a ref)
  * @inputs: per port index: the input datablock (one reference), or NULL
+ * @ahead: completed ahead (PTASK_EXEC_COMPLETE_AHEAD): its outputs moved
+ *	on, its ptask may run again; it waits for the settle that brings
+ *	its status and device time, and counts as running until then
+ * @ahead_node: in @ptask's ahead list while @ahead (until orphaned)
  */
 struct ptask_invocation_rec {
 	u64 id;
@@ -375,6 +380,8 @@ struct ptask_invocation_rec {
 	struct ptask_client *executor;
 	struct ptask_list node;
 	bool self;
+	bool ahead;
+	struct ptask_list ahead_node;
 	struct ptask_proc *proc;
 	u32 nports;
 	struct ptask_datablock *inputs[PTASK_MAX_PORTS];
@@ -565,6 +572,7 @@ int ptask_core_exec_ptask_info(struct ptask_client *c,
 			       struct ptask_exec_ptask_info *arg,
 			       const struct ptask_call_io *io);
 void ptask_invocation_orphan(struct ptask_ptask *p);
+void ptask_invocation_orphan_ahead(struct ptask_ptask *p);
 
 /* budget.c: PTSched, per-process GPU budgets */
 u32 ptask_nice_weight(s32 nice);

@@ -232,6 +232,28 @@
  *	invocation taken by this fd, or unknown datablock), -EPROTOTYPE,
  *	-ECANCELED (the graph went away; outputs are released), -EPERM.
  *
+ *	Chains ahead (issue 12; @flags): an executor that has queued an
+ *	invocation's work and a fence on its device, and whose outputs all
+ *	go on to GPU ptasks only (no output port carries
+ *	PTASK_INVP_TO_CLIENT), may complete it at once with
+ *	PTASK_EXEC_COMPLETE_AHEAD, @status 0 and its outputs: they move on
+ *	as with a plain completion (the ptasks downstream become ready and
+ *	the executor queues them behind the work on the device), but the
+ *	invocation stays taken, Settling: it counts as running for the
+ *	owner's GPU budget, its inputs stay mappable, and the executor
+ *	owes it a settle.  A second EXEC_COMPLETE with
+ *	PTASK_EXEC_COMPLETE_SETTLE, the same @id, no outputs, and the
+ *	real @status and @gpu_ns once its fence passed, ends it: @gpu_ns
+ *	is charged then, and a negative @status fails the graph as a failed
+ *	completion does.  AHEAD on an invocation with an output that host
+ *	code reads (PTASK_INVP_TO_CLIENT), on one already completed ahead,
+ *	or with a negative @status, and SETTLE on one not completed ahead
+ *	or with outputs, are -EINVAL; both flags at once -EINVAL.  An
+ *	executor that goes away with invocations Settling fails their
+ *	graphs (as with any invocation it took).  No new ioctl: the
+ *	settle is this one with a flag (the smaller ABI change; 0x43 stays
+ *	free).
+ *
  * PTASK_IOC_EXEC_PTASK_INFO (struct ptask_exec_ptask_info)
  *	Read any ptask's kind, port count, entry name, geometry and code
  *	size (@code_len); with @code non-zero also its code, copied there
@@ -799,7 +821,7 @@ struct ptask_exec_output {
 /**
  * struct ptask_exec_complete - argument of PTASK_IOC_EXEC_COMPLETE
  * @size: sizeof(struct ptask_exec_complete)
- * @flags: must be 0
+ * @flags: 0, PTASK_EXEC_COMPLETE_AHEAD or PTASK_EXEC_COMPLETE_SETTLE
  * @id: the invocation
  * @status: 0, or a negative errno that fails the graph
  * @n_outputs: entries at @outputs
@@ -823,6 +845,18 @@ struct ptask_exec_complete {
 };
 #define PTASK_EXEC_COMPLETE_SIZE_VER0	40
 #define PTASK_EXEC_COMPLETE_SIZE_VER1	48
+
+/*
+ * struct ptask_exec_complete.flags (chains ahead, issue 12; see
+ * PTASK_IOC_EXEC_COMPLETE above): AHEAD completes an invocation whose
+ * work is queued on a device but not done, so its outputs move on to
+ * the GPU ptasks downstream at once; SETTLE later gives its status and
+ * device time.
+ */
+#define PTASK_EXEC_COMPLETE_AHEAD	(1U << 0)
+#define PTASK_EXEC_COMPLETE_SETTLE	(1U << 1)
+#define PTASK_EXEC_COMPLETE_FLAGS_ALL	(PTASK_EXEC_COMPLETE_AHEAD | \
+					 PTASK_EXEC_COMPLETE_SETTLE)
 
 /**
  * struct ptask_exec_ptask_info - argument of PTASK_IOC_EXEC_PTASK_INFO

@@ -13,6 +13,14 @@
  * pd_dbrec.host_map), so that it can be written back before its last
  * copy is evicted (devpool.c) or once it has been idle a while
  * (space.c).
+ *
+ * Chains ahead (engine_priv.h): a job whose outputs only GPU ptasks read
+ * is committed and completed ahead (pd_job_ahead) as soon as its fence
+ * is queued; pd_job_finish then *settles* it (its status and device
+ * time) once the fence passed.  A job reading what a job completed ahead
+ * wrote holds it (pd_jport.upstream) and is finished only after it was
+ * settled (pd_job_upstream_settled_locked, from the lane's reaper); it
+ * fails with -EIO when that one failed.
  */
 #include <errno.h>
 #include "daemon/backend/host.h"
@@ -209,11 +217,200 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 	pd_sched_ran_locked(e, job, gpu_ns ? gpu_ns : run_ns);
 }
 
+/* Does @job's work write port @i's datablock (a new output, in/out)? */
+static bool writes_rec(const struct pd_job *job, uint32_t i)
+{
+	const struct ptask_invocation_port *p = &job->ports[i];
+
+	if (!job->jp[i].rec)
+		return false;
+	if (p->kind == PTASK_PORT_OUTPUT)
+		return job->jp[i].created != 0;
+	return pd_port_is_input(p) && (p->flags & PTASK_PORT_INOUT);
+}
+
+/* Who writes @job's datablocks now: @writer (@job, or NULL: nobody). */
+static void set_writer_locked(struct pd_engine *e, struct pd_job *job,
+			      struct pd_job *writer)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	for (i = 0; i < job->inv.n_ports; i++) {
+		struct pd_dbrec *rec = job->jp[i].rec;
+
+		if (!writes_rec(job, i))
+			continue;
+		if (writer)
+			rec->ahead_writer = writer;
+		else if (rec->ahead_writer == job)
+			rec->ahead_writer = NULL;
+	}
+}
+
+void pd_job_link_upstream_locked(struct pd_engine *e, struct pd_job *job)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	for (i = 0; i < job->inv.n_ports; i++) {
+		struct pd_jport *jp = &job->jp[i];
+		struct pd_job *w;
+
+		if (!pd_port_is_input(&job->ports[i]) || !jp->rec ||
+		    jp->upstream)
+			continue;
+		w = jp->rec->ahead_writer;
+		if (!w || w == job)
+			continue;
+		jp->upstream = w;
+		w->refs++;
+	}
+}
+
+/* Did work that @job read fail (its upstream, or its input's bytes)? */
+static bool upstream_failed_locked(const struct pd_job *job)
+{
+	uint32_t i;
+
+	for (i = 0; i < job->inv.n_ports; i++) {
+		const struct pd_jport *jp = &job->jp[i];
+
+		if (jp->upstream && jp->upstream->failed)
+			return true;
+		if (pd_port_is_input(&job->ports[i]) && jp->rec &&
+		    jp->rec->failed)
+			return true;
+	}
+	return false;
+}
+
+bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	if (!(e->src->ops->caps & PD_SOURCE_AHEAD) || e->cfg.no_ahead ||
+	    job->err || job->info->kind != PTASK_KIND_GPU)
+		return false;
+	for (i = 0; i < job->inv.n_ports; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+
+		/* Host code reads it: only once the bytes are there. */
+		if (p->kind == PTASK_PORT_OUTPUT &&
+		    ((p->flags & PTASK_INVP_TO_CLIENT) ||
+		     (job->jp[i].created && !job->jp[i].view)))
+			return false;
+	}
+	return !upstream_failed_locked(job);
+}
+
+/**
+ * pd_job_ahead() - complete @job before its fence passed
+ * @dev: the device (on the thread holding it)
+ * @job: fenced, not yet on its lane (so nobody else completes it)
+ * @defer: the helper's held-back wake-ups, or NULL
+ *
+ * Commits where its outputs will be (valid in its space: readers order
+ * themselves behind its fence, which the views remember), makes it the
+ * writer of what it writes, and completes it with
+ * PTASK_EXEC_COMPLETE_AHEAD: the ptasks downstream may be taken now.
+ * -ECANCELED (its graph went away): nothing to settle.  Another error
+ * (a module without the flag: -EINVAL): it is completed plainly later.
+ * No lock held.
+ */
+void pd_job_ahead(struct pd_device *dev, struct pd_job *job,
+		  struct pd_wake_defer *defer)
+{
+	struct pd_engine *e = dev->e;
+	struct ptask_exec_output outs[PTASK_MAX_PORTS];
+	struct ptask_exec_complete arg = {
+		.size = sizeof(arg), .flags = PTASK_EXEC_COMPLETE_AHEAD,
+		.id = job->inv.id, .accel = dev->index + 1,
+	};
+	uint32_t i, n = 0;
+	int cerr;
+
+	pd_engine_lock(e);
+	commit_locked(e, job, pd_now_ns());
+	job->committed = true;
+	set_writer_locked(e, job, job);
+	pd_engine_unlock(e);
+	for (i = 0; i < job->inv.n_ports; i++) {
+		if (job->ports[i].kind != PTASK_PORT_OUTPUT)
+			continue;
+		outs[n].index = job->ports[i].index;
+		outs[n].datablock = output_datablock(job, i);
+		n++;
+	}
+	arg.n_outputs = n;
+	arg.outputs = (uintptr_t)outs;
+	cerr = e->src->ops->complete(e->src, &arg, outs, defer);
+	pd_engine_lock(e);
+	if (!cerr) {
+		job->ahead = true;
+		e->stats.ahead++;
+	} else {
+		set_writer_locked(e, job, NULL);
+		if (cerr == -ECANCELED)
+			job->ahead = job->ahead_gone = true;
+		else
+			pd_log_debug("engine: invocation %llu: no completion ahead (%d): completed when its fence passes",
+				     (unsigned long long)job->inv.id, cerr);
+	}
+	pd_engine_unlock(e);
+}
+
+bool pd_job_upstream_settled_locked(struct pd_engine *e, struct pd_job *job,
+				    struct pd_wake_defer *defer)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	for (i = 0; i < job->inv.n_ports; i++) {
+		struct pd_job *u = job->jp[i].upstream;
+
+		if (!u || u->settled)
+			continue;
+		/* Its fence passed before ours (we waited for it): reap it. */
+		if (u->space && !(u->space == job->space &&
+				  u->lane == job->lane))
+			pd_lane_reap_locked(e, u->space, u->lane, defer);
+		/* Being settled by another thread, or not on its lane yet. */
+		if (!u->settled)
+			return false;
+	}
+	return true;
+}
+
+/* Settle @job, completed ahead: its status and device time. */
+static void settle(struct pd_device *dev, struct pd_job *job,
+		   struct ptask_exec_complete *arg, int err,
+		   struct pd_wake_defer *defer)
+{
+	struct pd_engine *e = dev->e;
+	int cerr;
+
+	if (err)
+		pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s, completed ahead, failed: %d",
+			   (unsigned long long)job->inv.id, job->inv.ptask,
+			   job->info->entry, e->be->info[dev->index].name, err);
+	if (job->ahead_gone)
+		return;
+	arg->flags = PTASK_EXEC_COMPLETE_SETTLE;
+	arg->status = err;
+	cerr = e->src->ops->complete(e->src, arg, NULL, defer);
+	if (cerr && cerr != -ECANCELED)
+		pd_log_err("engine: settling invocation %llu: %d",
+			   (unsigned long long)job->inv.id, cerr);
+}
+
 /**
  * pd_job_finish() - complete @job with its outputs, or fail it with @err
  * @dev: the device it ran on (any thread: no backend call)
- * @job: the job, its fence passed (or never fenced); freed here
- * @err: 0, or why it failed
+ * @job: the job, its fence passed (or never fenced), its upstream
+ *	settled; freed here (kept while jobs downstream hold it)
+ * @err: 0, or why it failed (-EIO too when work it read failed)
  * @gpu_ns: its device time (its fence's, fence_poll)
  * @run_ns: launch to fence seen, wall time (history when @gpu_ns is 0)
  * @defer: the helper's held-back wake-ups (pd_engine_help), or NULL
@@ -243,15 +440,29 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 	int cerr;
 
 	pd_engine_lock(e);
-	if (!err)
+	if (!err && upstream_failed_locked(job)) {
+		/* Its inputs are what a failed job left: never a result. */
+		err = -EIO;
+		e->stats.upstream_failed++;
+	}
+	if (!err && !job->committed)
 		commit_locked(e, job, pd_now_ns());
-	unpin_locked(e, job, err != 0);
+	job->failed = err != 0 || job->ahead_gone;
+	for (i = 0; job->ahead && err && i < job->inv.n_ports; i++)
+		if (writes_rec(job, i))
+			job->jp[i].rec->failed = true;
+	set_writer_locked(e, job, NULL);
+	/* Ahead, its outputs went on: the graph's failure releases them. */
+	unpin_locked(e, job, job->ahead ? job->ahead_gone : err != 0);
 	if (job->space)
 		job->space->last_use_ns = pd_now_ns();
 	/* Counted first: whoever sees the completion sees it counted. */
-	count_locked(e, job, dev, err == 0, gpu_ns, run_ns);
+	count_locked(e, job, dev, err == 0 && !job->ahead_gone, gpu_ns,
+		     run_ns);
 	pd_engine_unlock(e);
-	if (!err) {
+	if (job->ahead) {
+		settle(dev, job, &arg, err, defer);
+	} else if (!err) {
 		for (i = 0; i < job->inv.n_ports; i++) {
 			if (job->ports[i].kind != PTASK_PORT_OUTPUT)
 				continue;
@@ -289,7 +500,7 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 			pd_engine_unlock(e);
 		}
 	}
-	if (err) {
+	if (err && !job->ahead) {
 		pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s failed: %d",
 			   (unsigned long long)job->inv.id, job->inv.ptask,
 			   job->info->entry, e->be->info[dev->index].name, err);

@@ -83,6 +83,15 @@ uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			if (rc < 0 && !job->err)
 				job->err = rc;
 		}
+		/*
+		 * What it read was written by jobs completed ahead: they are
+		 * settled first (their failure is its failure).  The lock may
+		 * be dropped; this lane is still ours (finishing).
+		 */
+		if (!pd_job_upstream_settled_locked(e, job, defer)) {
+			pd_completer_kick_locked(e);
+			break;
+		}
 		ptask_list_del(&job->lnode);
 		ln->njobs--;
 		now = pd_now_ns();

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
 
@@ -170,12 +171,36 @@ static int info_get(struct pd_engine *e, uint32_t handle,
 	return 0;
 }
 
-void pd_job_free_locked(struct pd_engine *e, struct pd_job *job)
+static void job_free_now_locked(struct pd_engine *e, struct pd_job *job)
 {
-	pd_assert_locked(e);
 	if (job->info)
 		pd_info_put_locked(e, job->info);
 	free(job);
+}
+
+/*
+ * @job is done with (settled): it lets go of its upstream jobs, which
+ * go once settled and unreferenced, and goes itself unless jobs
+ * downstream still hold it (the last of them frees it).
+ */
+void pd_job_free_locked(struct pd_engine *e, struct pd_job *job)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	job->settled = true;
+	for (i = 0; i < job->inv.n_ports; i++) {
+		struct pd_job *u = job->jp[i].upstream;
+
+		if (!u)
+			continue;
+		job->jp[i].upstream = NULL;
+		PD_ASSERT(u->refs);
+		if (!--u->refs && u->settled)
+			job_free_now_locked(e, u);
+	}
+	if (!job->refs)
+		job_free_now_locked(e, job);
 }
 
 /**
@@ -493,6 +518,10 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	e->be = be;
 	e->cfg = *cfg;
 	e->own_policy = cfg->policy;
+	e->few_cores = sysconf(_SC_NPROCESSORS_ONLN) <= PD_FEW_CORES;
+	/* Chains as before issue 12, to measure both in one run (P11). */
+	if (getenv("PTASKD_NO_AHEAD"))
+		e->cfg.no_ahead = true;
 	e->ndev = be->ndev;
 	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
 					      PD_INFLIGHT_DEFAULT;
@@ -554,11 +583,12 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	if (err)
 		goto err_threads;
 	pthread_setname_np(e->taker, "pd-taker");
-	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes",
+	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s",
 		    e->ndev, pd_policy_name(cfg->policy),
 		    cfg->shared_isolation ? "shared" : "per-client",
 		    e->max_inflight, be->info[0].lanes ? be->info[0].lanes : 1,
-		    (unsigned long long)e->dev[0].inplace_max);
+		    (unsigned long long)e->dev[0].inplace_max,
+		    e->cfg.no_ahead ? ", chains not completed ahead" : "");
 	*out = e;
 	return 0;
 
@@ -607,6 +637,10 @@ void pd_engine_stop(struct pd_engine *e)
 			break;
 		pd_engine_wait(e, &e->idle_cond);
 	}
+	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed",
+		    (unsigned long long)e->stats.invocations,
+		    (unsigned long long)e->stats.ahead,
+		    (unsigned long long)e->stats.failed);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);

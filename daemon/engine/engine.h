@@ -61,6 +61,7 @@ struct pd_wake_defer;
  * @db_release: drop the engine's reference to a datablock it created and
  *	did not emit
  * @interrupt: make a blocked @take return -EINTR (shutdown)
+ * @caps: PD_SOURCE_* the source supports
  *
  * The ops that change the source's state, and so may make work ready
  * (@take, @complete, @db_create, @db_release), carry @defer: the
@@ -87,7 +88,17 @@ struct pd_source_ops {
 	int (*db_release)(struct pd_source *s, uint32_t handle,
 			  struct pd_wake_defer *defer);
 	void (*interrupt)(struct pd_source *s);
+	uint32_t caps;
 };
+
+/*
+ * @complete takes PTASK_EXEC_COMPLETE_AHEAD and _SETTLE (chains ahead,
+ * Documentation/ptaskd.md "Chains").  Both sources set it: user mode's
+ * core and ptask.ko take the flags on EXEC_COMPLETE.  A module that
+ * predates them answers -EINVAL, and the engine then completes that
+ * invocation plainly, once its fence passed.
+ */
+#define PD_SOURCE_AHEAD		(1U << 0)
 
 struct pd_source {
 	const struct pd_source_ops *ops;
@@ -125,6 +136,8 @@ const char *pd_policy_name(int policy);
  *	(pd_device_info.inplace_max); else the backend's is used
  * @inplace_max: with @inplace_set, bytes up to which registered host
  *	pages are used in place instead of copied (0: never)
+ * @no_ahead: never complete an invocation ahead of its fence (chains
+ *	wait for the host at every hop, as before issue 12: for comparison)
  */
 struct pd_engine_config {
 	int policy;
@@ -135,6 +148,7 @@ struct pd_engine_config {
 	uint32_t max_inflight;
 	bool inplace_set;
 	uint64_t inplace_max;
+	bool no_ahead;
 };
 
 #define PD_INFLIGHT_DEFAULT	64
@@ -159,6 +173,8 @@ struct pd_engine_config {
  * @lane_waits: lane_wait calls (a job ordered behind another lane)
  * @inflight_max: most jobs in flight on one device at once
  * @helped: jobs a helper submitted itself (pd_engine_help)
+ * @ahead: invocations completed ahead of their fence (settled later)
+ * @upstream_failed: jobs failed because work they read failed
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -176,6 +192,8 @@ struct pd_engine_stats {
 	uint64_t lane_waits;
 	uint64_t inflight_max;
 	uint64_t helped;
+	uint64_t ahead;
+	uint64_t upstream_failed;
 };
 
 struct pd_engine;

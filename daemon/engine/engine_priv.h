@@ -38,6 +38,22 @@
  * lane is fenced all the same and fails when its fence passes, since
  * that work uses its buffers.
  *
+ * Chains ahead (Documentation/ptaskd.md, "Chains"): a job whose
+ * outputs all go on to GPU ptasks (none PTASK_INVP_TO_CLIENT) is
+ * completed at once when its fence is queued (pd_job_ahead: commit, then
+ * EXEC_COMPLETE with PTASK_EXEC_COMPLETE_AHEAD), before it joins its
+ * lane, so the ptasks downstream are taken, placed and queued behind its
+ * work (same lane, or lane_wait on its fence: the views it wrote
+ * remember it) while it runs.  When its fence passes it is *settled*
+ * (pd_job_finish: EXEC_COMPLETE with PTASK_EXEC_COMPLETE_SETTLE, its
+ * status and device time).  What it wrote remembers it
+ * (pd_dbrec.ahead_writer) until then; a job that reads such a datablock
+ * holds a reference to the writer (pd_jport.upstream) and is completed
+ * only after the writer was settled (pd_lane_reap_locked reaps the
+ * writer's lane first, or waits), and fails with -EIO when the writer
+ * failed (pd_job.failed, pd_dbrec.failed): bytes a failed job wrote
+ * never reach a client.
+ *
  * Hazards between lanes of one space: a view remembers the lane and
  * ticket of the fence after the work that made it valid
  * (write_lane/write_ticket) and, per lane, the last fence after work
@@ -131,6 +147,14 @@
 #define PD_COMPLETE_SPIN_NS	(50ULL * 1000)
 #define PD_COMPLETE_NAP_MIN_NS	(20ULL * 1000)
 #define PD_COMPLETE_NAP_MAX_NS	(1000ULL * 1000)
+/*
+ * With this many CPUs or fewer, the completion thread is not woken for
+ * each hop a helper completes ahead: it would spin beside the helper and
+ * the device's threads (cpu backend) on cores they need, and the helper
+ * reaps the lane itself when it waits for the chain's last hop.  With
+ * more, it settles the hops while the device runs the later ones.
+ */
+#define PD_FEW_CORES		2
 
 /* Always on: these guard invariants whose breach corrupts memory. */
 #define PD_ASSERT(cond)							\
@@ -307,6 +331,10 @@ struct pd_view {
  * @views: its views, one per space at most
  * @hnode: its place in e->recs, keyed by @handle (while not @dead)
  * @dirty_ns: when its only current copies became device ones
+ * @ahead_writer: the job completed ahead, not yet settled, whose work
+ *	writes it (engine_priv.h, "Chains ahead"), or NULL
+ * @failed: work that wrote its current bytes failed: a job reading them
+ *	fails (cleared when a client pushes it again)
  */
 struct pd_dbrec {
 	uint32_t handle;
@@ -323,6 +351,8 @@ struct pd_dbrec {
 	struct pd_view *views;
 	struct pc_hash_node hnode;
 	uint64_t dirty_ns;
+	struct pd_job *ahead_writer;
+	bool failed;
 };
 
 /**
@@ -354,6 +384,8 @@ struct pd_unmap {
  * @wrote: the job's work writes @view (a copy in, an output, in/out)
  * @inplace: the kernel uses @host in place (@value is its device
  *	address; no view)
+ * @upstream: input: the job completed ahead and not yet settled that
+ *	wrote @rec when this job was prepared (one reference), or NULL
  */
 struct pd_jport {
 	struct pd_dbrec *rec;
@@ -366,6 +398,7 @@ struct pd_jport {
 	uint32_t gen;
 	bool wrote;
 	bool inplace;
+	struct pd_job *upstream;
 };
 
 /**
@@ -394,6 +427,16 @@ struct pd_jport {
  *	(fence_wait): nobody else polls it until @fenced
  * @fenced: its fence was seen to pass; @gpu_ns and @err hold the result
  * @gpu_ns: its device time
+ * @ahead: completed ahead (EXEC_COMPLETE AHEAD succeeded): its outputs
+ *	moved on; when its fence passed it is settled, not completed
+ * @ahead_gone: the ahead completion found its graph gone (-ECANCELED):
+ *	nothing to settle
+ * @committed: commit_locked ran (at the ahead completion)
+ * @refs: jobs downstream holding it (pd_jport.upstream): it is freed
+ *	once settled and unreferenced
+ * @settled: it was completed or settled (the source knows its status);
+ *	kept only for @refs
+ * @failed: it finished with an error (its writes are garbage)
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -419,6 +462,12 @@ struct pd_job {
 	bool waiter;
 	bool fenced;
 	uint64_t gpu_ns;
+	bool ahead;
+	bool ahead_gone;
+	bool committed;
+	uint32_t refs;
+	bool settled;
+	bool failed;
 };
 
 /**
@@ -511,6 +560,8 @@ struct pd_device {
  * @completer_cond: it sleeps here; signalled when a job is submitted
  *	while it sleeps for long (@completer_napping)
  * @completer_napping: it sleeps until a job is submitted or for long
+ * @few_cores: at most PD_FEW_CORES CPUs online: a helper's hops completed
+ *	ahead do not wake the completion thread (worker.c, help.c)
  */
 struct pd_engine {
 	struct pd_source *src;
@@ -547,6 +598,7 @@ struct pd_engine {
 	bool completer_started;
 	pthread_cond_t completer_cond;
 	bool completer_napping;
+	bool few_cores;
 };
 
 static inline void pd_engine_lock(struct pd_engine *e)
@@ -700,6 +752,26 @@ int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 
 /* complete.c */
 int pd_job_after_launch(struct pd_device *dev, struct pd_job *job);
+/*
+ * Before @job's launch: the jobs completed ahead whose work writes what
+ * it reads become its upstream (referenced).  Locked.
+ */
+void pd_job_link_upstream_locked(struct pd_engine *e, struct pd_job *job);
+/* May @job, fenced, be completed ahead (engine_priv.h)?  Locked. */
+bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job);
+/*
+ * Complete @job ahead: commit, then EXEC_COMPLETE with
+ * PTASK_EXEC_COMPLETE_AHEAD.  On the thread holding the device, after
+ * its fence was queued and before it joins its lane.  No lock held.
+ */
+void pd_job_ahead(struct pd_device *dev, struct pd_job *job,
+		  struct pd_wake_defer *defer);
+/*
+ * Are @job's upstream jobs settled?  Those on other lanes are reaped
+ * first if they can be.  Locked (dropped meanwhile).
+ */
+bool pd_job_upstream_settled_locked(struct pd_engine *e, struct pd_job *job,
+				    struct pd_wake_defer *defer);
 void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 		   uint64_t gpu_ns, uint64_t run_ns,
 		   struct pd_wake_defer *defer);

@@ -74,14 +74,14 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
 	struct pd_job *job;
-	bool inflight;
+	bool mine;
 
 	pd_engine_lock(e);
 	job = dev->job;
 	PD_ASSERT(job && dev->claimed &&
 		  pthread_equal(dev->self, pthread_self()));
 	pd_engine_unlock(e);
-	inflight = pd_job_run(dev, job, defer, true);
+	mine = pd_job_run(dev, job, defer, true);
 	pd_engine_lock(e);
 	e->stats.helped++;
 	dev->job = NULL;
@@ -90,13 +90,17 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 		pthread_cond_signal(&dev->cond);
 	pd_sched_dispatch_locked(e);
 	pthread_cond_broadcast(&e->idle_cond);
-	if (!inflight) {
+	/* Done, or completed ahead: the next hop, not its fence, is next. */
+	if (!mine) {
 		pd_engine_unlock(e);
 		return;
 	}
 	pd_job_wait_complete_locked(e, job, defer);
 	pd_engine_unlock(e);
 }
+
+static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
+		      bool (*more)(struct pd_wake_defer *defer));
 
 /**
  * pd_engine_help() - a source's thread that made work ready runs it
@@ -122,6 +126,20 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
  */
 bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
 		    bool (*more)(struct pd_wake_defer *defer))
+{
+	bool left = help_loop(e, defer, more);
+
+	/* Jobs it completed ahead and left in flight: the thread's now. */
+	pd_engine_lock(e);
+	if (e->ninflight)
+		pd_completer_kick_locked(e);
+	pd_engine_unlock(e);
+	return left;
+}
+
+/* pd_engine_help's work, until nothing more is ready or its time is up. */
+static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
+		      bool (*more)(struct pd_wake_defer *defer))
 {
 	struct ptask_invocation invs[PD_HELP_TAKE];
 	struct ptask_invocation_port ports[PTASK_MAX_PORTS];

@@ -14,7 +14,10 @@
  * Lanes: the job runs on one lane of its space (struct pd_job.lane),
  * chosen first: the lane with the fewest jobs in flight, counting one
  * less for the lane where in-flight work is making one of its inputs
- * valid (there it needs no lane_wait); ties go round robin.  Its copies
+ * valid (there it needs no lane_wait); ties go round robin, except for
+ * the next hop of a chain completed ahead (its producer is a job
+ * completed ahead, pd_dbrec.ahead_writer), which stays on its lane: stream
+ * order, no lane_wait.  Its copies
  * are queued there, after lane_waits for work on other lanes that
  * writes what it reads, or reads or writes what it overwrites
  * (engine_priv.h, "Hazards").
@@ -150,6 +153,7 @@ static void choose_lane_locked(struct pd_engine *e, struct pd_job *job)
 	struct pd_space *space = job->space;
 	uint32_t n = space->nlanes, i, l, best = 0, producer = n;
 	long score, best_score = -1;
+	bool chain = false;
 
 	for (i = 0; i < job->inv.n_ports && producer == n; i++) {
 		const struct ptask_invocation_port *p = &job->ports[i];
@@ -160,13 +164,17 @@ static void choose_lane_locked(struct pd_engine *e, struct pd_job *job)
 			continue;
 		rec = pd_rec_find_locked(e, p->datablock);
 		v = rec ? pd_view_find_locked(e, rec, space) : NULL;
-		if (v && v->valid && v->write_ticket)
+		if (v && v->valid && v->write_ticket) {
 			producer = v->write_lane;
+			chain = rec->ahead_writer != NULL;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		l = (space->next_lane + i) % n;
 		score = (long)space->lanes[l].njobs - (l == producer);
-		if (best_score < 0 || score < best_score) {
+		/* A chain's next hop: ties go to its producer's lane. */
+		if (best_score < 0 || score < best_score ||
+		    (chain && score == best_score && l == producer)) {
 			best = l;
 			best_score = score;
 		}

@@ -134,6 +134,7 @@ void pd_rec_see_generation_locked(struct pd_engine *e, struct pd_dbrec *rec,
 	/* Pushed again: the host pages are the truth. */
 	rec->generation = generation;
 	rec->gen_known = true;
+	rec->failed = false;
 	rec->exposed = false;
 	rec->host_valid = true;
 	for (v = rec->views; v; v = v->rec_next)

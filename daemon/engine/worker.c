@@ -85,10 +85,16 @@ static bool launch_timed(struct pd_device *dev, const struct pd_job *job,
  * @wait: the caller waits for the job's fence and completes it itself
  *	(job->waiter): nobody else polls it meanwhile
  *
- * No lock held.  Return: true when @job is in flight on its lane (and
- * dev->ninflight counts it), false when it was completed already (it
- * never reached a space, or no fence could be queued: then the space was
- * synchronized first) and freed.
+ * Once its fence is queued, a job whose outputs only GPU ptasks read is
+ * completed ahead (complete.c: pd_job_ahead), before it joins its lane;
+ * nobody waits for its fence then, not even with @wait.
+ *
+ * No lock held.  Return: true when the caller must wait for @job's fence
+ * and complete it (@wait, and it is in flight on its lane, dev->ninflight
+ * counting it, not completed ahead); false when it is in flight for the
+ * completion thread, or was completed already (it never reached a
+ * space, or no fence could be queued: then the space was synchronized
+ * first) and freed.  Only with true may the caller touch @job again.
  */
 bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		struct pd_wake_defer *defer, bool wait)
@@ -99,6 +105,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	uint64_t t0 = pd_now_ns(), ticket = 0, now;
 	struct pd_lane *lane;
 	void *kernel = NULL;
+	bool ahead;
 	int err;
 
 	err = pd_space_get(dev, pd_sched_owner(e, job), &job->space);
@@ -107,6 +114,9 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
 	if (!err) {
+		pd_engine_lock(e);
+		pd_job_link_upstream_locked(e, job);
+		pd_engine_unlock(e);
 		job->launch_ns = pd_now_ns();
 		launch.untimed = !launch_timed(dev, job, job->launch_ns);
 		err = ops->launch(e->be, job->space->be_space, job->lane,
@@ -135,8 +145,17 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	pd_engine_lock(e);
 	job->ticket = ticket;
 	job->submit_ns = now;
-	job->waiter = wait;
 	pd_job_mark_views_locked(e, job);
+	ahead = pd_job_can_ahead_locked(e, job);
+	pd_engine_unlock(e);
+	/* Before it joins its lane: nobody settles it before this returns. */
+	if (ahead)
+		pd_job_ahead(dev, job, defer);
+	pd_engine_lock(e);
+	/* Completed ahead: the next hop is taken now, not after the fence. */
+	if (job->ahead)
+		wait = false;
+	job->waiter = wait;
 	lane = &job->space->lanes[job->lane];
 	job->due_ns = due_locked(e, job, lane, now);
 	lane->due_ns = job->due_ns;
@@ -147,11 +166,18 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	e->ninflight++;
 	if (dev->ninflight > e->stats.inflight_max)
 		e->stats.inflight_max = dev->ninflight;
-	/* A job its submitter waits for is nobody else's to poll. */
-	if (!wait)
+	/*
+	 * A job its submitter waits for is nobody else's to poll.  With
+	 * few cores (PD_FEW_CORES), neither is one a helper completed
+	 * ahead, yet: the helper goes on down the chain, waits for its last
+	 * hop and reaps this lane with it, and kicks the completion thread
+	 * when it stops helping (pd_engine_help), so that thread does not
+	 * spin beside it.
+	 */
+	if (!wait && !(job->ahead && defer && e->few_cores))
 		pd_completer_kick_locked(e);
 	pd_engine_unlock(e);
-	return true;
+	return wait;
 }
 
 /*
@@ -207,11 +233,11 @@ void *pd_worker_main(void *arg)
 
 		/* A claimed job is its helper's: the device is not ours. */
 		if (job && !dev->claimed) {
-			bool wait = waits_for(e, dev, job), inflight;
+			bool wait = waits_for(e, dev, job), mine;
 
 			dev->self = pthread_self();
 			pd_engine_unlock(e);
-			inflight = pd_job_run(dev, job, NULL, wait);
+			mine = pd_job_run(dev, job, NULL, wait);
 			pd_engine_lock(e);
 			dev->job = NULL;
 			/* A busy device tidies up between jobs too. */
@@ -219,7 +245,7 @@ void *pd_worker_main(void *arg)
 				tidy_locked(dev);
 			pd_sched_dispatch_locked(e);
 			pthread_cond_broadcast(&e->idle_cond);
-			if (wait && inflight)
+			if (mine)
 				pd_job_wait_complete_locked(e, job, NULL);
 			continue;
 		}

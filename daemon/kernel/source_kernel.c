@@ -534,6 +534,7 @@ static const struct pd_source_ops ksrc_ops = {
 	.db_create = ksrc_db_create,
 	.db_release = ksrc_db_release,
 	.interrupt = ksrc_interrupt,
+	.caps = PD_SOURCE_AHEAD,
 };
 
 /* --- life cycle --------------------------------------------------------- */

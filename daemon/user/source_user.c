@@ -245,6 +245,7 @@ static const struct pd_source_ops user_source_ops = {
 	.db_create = us_db_create,
 	.db_release = us_db_release,
 	.interrupt = us_interrupt,
+	.caps = PD_SOURCE_AHEAD,
 };
 
 int pd_ns_source_open(struct pd_ns *ns, uint32_t n_accels,

@@ -30,6 +30,7 @@
 #include "tests/twins/test_code.h"
 #include "daemon/log.h"
 #include "daemon/user/ns_user.h"
+#include "daemon/user/ns_admin.h"
 
 static int n_pass, n_fail, n_skip, n_test;
 
@@ -111,18 +112,59 @@ static bool log_completions;
 static uint64_t completions[256];
 static uint32_t n_completions;
 
+/*
+ * Chains ahead: while log_chain is set, every EXEC_COMPLETE (plain,
+ * AHEAD, SETTLE) with its time, and every invocation taken with its
+ * ptask, so a test knows which ptask each completion was of.
+ */
+struct chain_event {
+	uint64_t id;
+	uint32_t flags;
+	int32_t status;
+	uint64_t gpu_ns;
+	uint64_t t_ns;
+	int ret;
+};
+
+#define CHAIN_LOG_MAX	4096
+static bool log_chain;
+static struct chain_event chain_log[CHAIN_LOG_MAX];
+static uint32_t n_chain_log;
+static struct { uint64_t id; uint32_t ptask; } chain_taken[CHAIN_LOG_MAX];
+static uint32_t n_chain_taken;
+
 static int logging_complete(struct pd_source *s,
 			    struct ptask_exec_complete *arg,
 			    const struct ptask_exec_output *outs,
 			    struct pd_wake_defer *defer)
 {
 	struct logging_source *ls = (struct logging_source *)s;
+	struct chain_event ev = {
+		.id = arg->id, .flags = arg->flags, .status = arg->status,
+		.gpu_ns = arg->gpu_ns,
+	};
 
+	struct chain_event *slot = NULL;
+	int ret;
+
+	ev.t_ns = now_ns();
 	pthread_mutex_lock(&completions_lock);
-	if (log_completions && n_completions < 256)
+	if (log_completions && n_completions < 256 &&
+	    !(arg->flags & PTASK_EXEC_COMPLETE_SETTLE))
 		completions[n_completions++] = arg->id;
+	/* Logged before the call: the client may see its effect at once. */
+	if (log_chain && n_chain_log < CHAIN_LOG_MAX) {
+		slot = &chain_log[n_chain_log++];
+		*slot = ev;
+	}
 	pthread_mutex_unlock(&completions_lock);
-	return ls->inner->ops->complete(ls->inner, arg, outs, defer);
+	ret = ls->inner->ops->complete(ls->inner, arg, outs, defer);
+	if (slot) {
+		pthread_mutex_lock(&completions_lock);
+		slot->ret = ret;
+		pthread_mutex_unlock(&completions_lock);
+	}
+	return ret;
 }
 
 /* The other operations go to the namespace's source as they are. */
@@ -133,7 +175,17 @@ static int lw_take(struct pd_source *s, struct ptask_exec_take *arg,
 		   struct ptask_invocation_port *ports,
 		   struct pd_wake_defer *defer)
 {
-	return INNER(s)->ops->take(INNER(s), arg, inv, ports, defer);
+	int err = INNER(s)->ops->take(INNER(s), arg, inv, ports, defer);
+	uint32_t i;
+
+	pthread_mutex_lock(&completions_lock);
+	for (i = 0; !err && log_chain && i < arg->n_invocations &&
+	     n_chain_taken < CHAIN_LOG_MAX; i++) {
+		chain_taken[n_chain_taken].id = inv[i].id;
+		chain_taken[n_chain_taken++].ptask = inv[i].ptask;
+	}
+	pthread_mutex_unlock(&completions_lock);
+	return err;
 }
 
 static int lw_ptask_info(struct pd_source *s,
@@ -182,6 +234,7 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
 		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
+		.caps = PD_SOURCE_AHEAD,	/* as the namespace's source */
 	};
 
 	logging_src.base.ops = &ops;
@@ -584,6 +637,33 @@ static int fail13_run(const struct ptask_twin_call *call)
 }
 
 
+/*
+ * test_stamp(const unsigned *in, unsigned *out): out[0] = in[0] + 1, and
+ * logs in[0] with the time it ran (on sim: when it was launched).
+ */
+static struct { uint32_t in; uint64_t t_ns; } stamps[CHAIN_LOG_MAX];
+static uint32_t n_stamps;
+
+static int stamp_run(const struct ptask_twin_call *call)
+{
+	const uint32_t *in;
+	uint32_t *out;
+	int err = 0;
+
+	in = ptask_twin_buf(call, 0, sizeof(*in), &err);
+	out = ptask_twin_buf(call, 1, sizeof(*out), &err);
+	if (err)
+		return err;
+	out[0] = in[0] + 1;
+	pthread_mutex_lock(&gate_lock);
+	if (n_stamps < CHAIN_LOG_MAX) {
+		stamps[n_stamps].in = in[0];
+		stamps[n_stamps++].t_ns = now_ns();
+	}
+	pthread_mutex_unlock(&gate_lock);
+	return 0;
+}
+
 #define TEST_CODE	ptask_test_code, ptask_test_code + sizeof(ptask_test_code)
 
 static const struct ptask_twin engine_twins[] = {
@@ -593,6 +673,7 @@ static const struct ptask_twin engine_twins[] = {
 	{ "test_record", TEST_CODE, record_run, zero_cost },
 	{ "test_nap", TEST_CODE, nap_run, zero_cost },
 	{ "test_fail13", TEST_CODE, fail13_run, zero_cost },
+	{ "test_stamp", TEST_CODE, stamp_run, zero_cost },
 };
 PTASK_TWIN_LIBRARY(engine_twin_table, engine_twins);
 
@@ -2068,6 +2149,287 @@ static bool cpu_parallel_test(bool *skipped)
 	return true;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Chains ahead (issue 12).                                                */
+
+/**
+ * struct chain_args - one chain test
+ * @depth: ptasks in the chain, each out = in + 1 (test_stamp)
+ * @rounds: values pushed through it
+ * @fail_at: the ptask (0-based) that is test_fail13 instead, or -1; the
+ *	first round's value makes it see 13 (it fails, the graph with it)
+ * @serial: one round at a time (push, pull), else all pushed at once
+ * @model_ns: sim: a kernel's modelled time (launch_ns): each hop must be
+ *	launched before the previous hop's fence passed; 0: no timing check
+ * @tap: the first ptask's output also goes to a graph output (so host
+ *	code reads it: it is never completed ahead)
+ * @no_ahead: the engine runs with no_ahead: nothing completes ahead,
+ *	and (with @model_ns) each hop runs a kernel time after the last
+ * @helped: pushed the way ptaskd's connection threads push
+ *	(helped_push): the test's thread runs the hops it can claim
+ */
+struct chain_args {
+	uint32_t depth;
+	uint32_t rounds;
+	int fail_at;
+	bool serial;
+	uint64_t model_ns;
+	bool tap;
+	bool no_ahead;
+	bool helped;
+};
+
+/* Invocations of @ca completed ahead when all goes well. */
+static uint32_t chain_aheads(const struct chain_args *ca)
+{
+	return ca->no_ahead ? 0 : ca->rounds * (ca->depth - 1 - ca->tap);
+}
+
+static uint32_t chain_ptask_of(uint64_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < n_chain_taken; i++)
+		if (chain_taken[i].id == id)
+			return chain_taken[i].ptask;
+	return 0;
+}
+
+/* PTSched's record of the rig's process: its GPU time charged. */
+static bool proc_gpu_ns(struct rig *r, uint64_t *gpu_ns)
+{
+	struct pd_admin_req req = { .op = PTASKD_OP_PROCS };
+	struct ptask_proc_info *recs;
+	void *out = NULL;
+	size_t len = 0, i;
+	bool found = false;
+
+	CHECK_EQ(pd_ns_admin(r->ns, &r->who, &req, &out, &len), 0);
+	recs = out;
+	for (i = 0; i < len / sizeof(*recs); i++)
+		if (recs[i].pid == r->who.pid) {
+			*gpu_ns = recs[i].gpu_ns;
+			found = true;
+		}
+	free(out);
+	CHECK(found);
+	return true;
+}
+
+/* The chain's checks once its rounds are through (see chain_body). */
+static bool chain_check_log(struct rig *r, const struct chain_args *ca,
+			    const uint32_t *pts)
+{
+	uint32_t i, j, aheads = 0, settles = 0, plain = 0;
+	uint64_t sum = 0, charged = 0;
+
+	for (i = 0; i < n_chain_log; i++) {
+		const struct chain_event *ev = &chain_log[i];
+		uint32_t pt = chain_ptask_of(ev->id);
+
+		CHECK(pt);
+		if (ev->flags & PTASK_EXEC_COMPLETE_AHEAD) {
+			if (ev->ret) {
+				/* Its graph failed first: nothing to settle. */
+				CHECK(ca->fail_at >= 0);
+				CHECK_EQ(ev->ret, -ECANCELED);
+				continue;
+			}
+			aheads++;
+			/* Never the ptask a client pulls from, nor a tapped one. */
+			CHECK(pt != pts[ca->depth - 1]);
+			CHECK(!ca->tap || pt != pts[0]);
+			CHECK_EQ(ev->status, 0);
+			/* Settled exactly once, later. */
+			for (j = i + 1; j < n_chain_log; j++)
+				if (chain_log[j].id == ev->id)
+					break;
+			CHECK(j < n_chain_log);
+			CHECK_EQ(chain_log[j].flags, PTASK_EXEC_COMPLETE_SETTLE);
+		} else if (ev->flags & PTASK_EXEC_COMPLETE_SETTLE) {
+			settles++;
+			sum += ev->gpu_ns;
+		} else {
+			plain++;
+			sum += ev->gpu_ns;
+		}
+	}
+	CHECK_EQ(settles, aheads);
+	if (ca->fail_at < 0) {
+		/* Every hop but the last (and a tapped first) went ahead. */
+		CHECK_EQ(aheads, chain_aheads(ca));
+		CHECK_EQ(plain, ca->rounds * ca->depth - aheads);
+		/* PTSched charged each invocation's device time: the sum. */
+		CHECK(proc_gpu_ns(r, &charged));
+		if (charged != sum) {
+			diag("PTSched charged %llu ns, the completions and settles carried %llu",
+			     (unsigned long long)charged,
+			     (unsigned long long)sum);
+			return false;
+		}
+		CHECK(!ca->model_ns || sum > 0);
+	}
+	return true;
+}
+
+/*
+ * Each hop launched before the previous hop's fence passed: on sim a
+ * kernel runs when it is launched and its fence passes model_ns after
+ * its start at the earliest, so hop k+1 must have run less than
+ * model_ns after hop k (it would run at least model_ns later if it
+ * waited for the host to see hop k complete).  Serial rounds: round j's
+ * hop k saw the value base_j + k.
+ */
+static bool chain_check_timing(const struct chain_args *ca,
+			       const uint32_t *base)
+{
+	uint32_t j, k, i;
+
+	for (j = 0; j < ca->rounds; j++) {
+		uint64_t t[64];
+
+		for (k = 0; k < ca->depth; k++) {
+			t[k] = 0;
+			for (i = 0; i < n_stamps; i++)
+				if (stamps[i].in == base[j] + k)
+					t[k] = stamps[i].t_ns;
+			CHECK(t[k]);
+		}
+		for (k = 1; k < ca->depth; k++)
+			if (ca->no_ahead && t[k] - t[k - 1] < ca->model_ns) {
+				diag("round %u: hop %u ran %llu us after hop %u, before its fence passed, with no_ahead",
+				     j, k,
+				     (unsigned long long)(t[k] - t[k - 1]) / 1000,
+				     k - 1);
+				return false;
+			} else if (!ca->no_ahead &&
+				   t[k] - t[k - 1] >= ca->model_ns) {
+				diag("round %u: hop %u ran %llu us after hop %u (a kernel takes %llu us): not ahead",
+				     j, k,
+				     (unsigned long long)(t[k] - t[k - 1]) / 1000,
+				     k - 1,
+				     (unsigned long long)ca->model_ns / 1000);
+				return false;
+			}
+	}
+	return true;
+}
+
+/*
+ * A chain of @depth GPU ptasks, out = in + 1 each, from a graph input to
+ * a graph output: results right, every hop but the last completed ahead
+ * and settled once, PTSched charged the sum of the device times; a
+ * failing hop fails the pull with -EIO.
+ */
+static bool chain_body(struct rig *r, void *arg)
+{
+	const struct chain_args *ca = arg;
+	uint32_t g, t, pts[64], in[64], out[64], cin, cout, ctap = 0;
+	uint32_t db[64], base[64], dout, i, j;
+	struct pd_engine_stats st0, st;
+	uint32_t *x, *y;
+	int err;
+
+	CHECK(ca->depth >= 2 && ca->depth <= 64 && ca->rounds <= 64);
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "chain");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	for (i = 0; i < ca->depth; i++) {
+		pts[i] = ptask_new(r, g, PTASK_KIND_GPU,
+				   (int)i == ca->fail_at ? "test_fail13" :
+				   "test_stamp", 2);
+		in[i] = port_new(r, pts[i], PTASK_PORT_INPUT, t, 0, 0, 0);
+		out[i] = port_new(r, pts[i], PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	}
+	cin = chan_new(r, g, 0, in[0], 64);
+	for (i = 1; i < ca->depth; i++)
+		chan_new(r, g, out[i - 1], in[i], 2);
+	cout = chan_new(r, g, out[ca->depth - 1], 0, 64);
+	if (ca->tap)
+		ctap = chan_new(r, g, out[0], 0, 64);
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (j = 0; j < ca->rounds; j++) {
+		/* Distinct values per hop and round; 13 where it must fail. */
+		base[j] = ca->fail_at >= 0 && !j ? 13 - (uint32_t)ca->fail_at :
+			  1000 * (j + 1);
+		db[j] = db_new(r, 4, (void **)&x);
+		CHECK(db[j]);
+		x[0] = base[j];
+	}
+	pthread_mutex_lock(&completions_lock);
+	n_chain_log = n_chain_taken = 0;
+	log_chain = true;
+	pthread_mutex_unlock(&completions_lock);
+	pthread_mutex_lock(&gate_lock);
+	n_stamps = 0;
+	pthread_mutex_unlock(&gate_lock);
+	err = 0;
+	for (j = 0; j < ca->rounds && !ca->serial; j++)
+		CHECK_EQ((ca->helped ? helped_push : push)(r, cin, db[j]), 0);
+	for (j = 0; j < ca->rounds; j++) {
+		if (ca->serial)
+			CHECK_EQ((ca->helped ? helped_push : push)(r, cin,
+								   db[j]), 0);
+		err = pull(r, cout, &dout, (void **)&y);
+		if (ca->fail_at >= 0)
+			break;
+		CHECK_EQ(err, 0);
+		CHECK_EQ(y[0], base[j] + ca->depth);
+		CHECK_EQ(db_release(r, dout), 0);
+		if (ca->tap) {
+			CHECK_EQ(pull(r, ctap, &dout, (void **)&y), 0);
+			CHECK_EQ(y[0], base[j] + 1);
+			CHECK_EQ(db_release(r, dout), 0);
+		}
+	}
+	if (ca->fail_at >= 0) {
+		/* Never the bytes a failed hop left behind: an error. */
+		CHECK_EQ(err, -EIO);
+	}
+	/* Settles may trail the pull: wait until nothing is in flight. */
+	CHECK(wait_completed(r));
+	pthread_mutex_lock(&completions_lock);
+	log_chain = false;
+	pthread_mutex_unlock(&completions_lock);
+	pd_engine_get_stats(r->e, &st);
+	if (ca->fail_at < 0) {
+		CHECK_EQ(st.failed - st0.failed, 0);
+		CHECK_EQ(st.invocations - st0.invocations,
+			 ca->rounds * ca->depth);
+		CHECK_EQ(st.ahead - st0.ahead, chain_aheads(ca));
+		/* After the first rounds (no history), the helper's. */
+		CHECK(!ca->helped || st.helped - st0.helped >= ca->rounds);
+	} else {
+		CHECK(st.failed - st0.failed >= 1);
+	}
+	CHECK(chain_check_log(r, ca, pts));
+	if (ca->model_ns && ca->serial && ca->fail_at < 0)
+		CHECK(chain_check_timing(ca, base));
+	diag("chain of %u, %u rounds: %llu completed ahead, %llu failed (%llu for a failed upstream)",
+	     ca->depth, ca->rounds,
+	     (unsigned long long)(st.ahead - st0.ahead),
+	     (unsigned long long)(st.failed - st0.failed),
+	     (unsigned long long)(st.upstream_failed - st0.upstream_failed));
+	for (j = 0; j < ca->rounds; j++)
+		CHECK_EQ(db_release(r, db[j]), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
+ * chain_body as on a machine with cores to spare (struct
+ * pd_engine.few_cores false): the completion thread settles a helper's
+ * hops while it submits the next ones.
+ */
+static bool chain_many_cores_body(struct rig *r, void *arg)
+{
+	pd_engine_lock(r->e);
+	r->e->few_cores = false;
+	pd_engine_unlock(r->e);
+	return chain_body(r, arg);
+}
+
 int main(void)
 {
 	/* Copies, not in place: the byte counts the tests check. */
@@ -2089,6 +2451,27 @@ int main(void)
 	struct pipe_args cpipe1 = { "test_nap", 32, true, 4, 0 };
 	struct pipe_args cpipe3 = { "test_nap", 48, false, 4, 0 };
 	struct gemm_args small = { 2, 3, 3, 32, { 0 } };
+	struct pd_engine_config fifo_no_ahead = {
+		.policy = PD_POLICY_FIFO, .no_ahead = true,
+	};
+	const char *sim_slow = "devices=1;launch_ns=3000000;time_scale=1";
+	struct chain_args chain3 = { 3, 3, -1, true,
+					3000000, false, false, false };
+	struct chain_args chain10 = { 10, 2, -1, true,
+					3000000, false, false, false };
+	struct chain_args chain3_none = { 3, 2, -1, true, 3000000, false,
+					  true, false };
+	struct chain_args chain10_cpu = { 10, 16, -1, false,
+					0, false, false, false };
+	struct chain_args chain3_cpu = { 3, 24, -1, true,
+					0, false, false, false };
+	struct chain_args chain_fail = { 5, 1, 2, true,
+					0, false, false, false };
+	struct chain_args chain_fail1 = { 3, 1, 1, true,
+					0, false, false, false };
+	struct chain_args chain_tap = { 3, 3, -1, true, 0, true, false, false };
+	struct chain_args chain10_help = { 10, 24, -1, true, 0, false, false,
+					   true };
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -2177,6 +2560,33 @@ int main(void)
 	result(with_rig("sim", "", &inplace, vec_add_body, "in place"),
 	       "sim: small inputs and outputs in place, right bytes, no copies");
 	result(stop_inflight_test(), "stop completes the jobs in flight first");
+	result(with_rig("sim", sim_slow, &inplace, chain_body, &chain3),
+	       "sim: a 3-deep chain completes ahead: each hop launched before the last one's fence passed, settled once, PTSched charged the sum");
+	result(with_rig("sim", sim_slow, &fifo, chain_body, &chain10),
+	       "sim: a 10-deep chain completes ahead, right results, settles charge the device time");
+	result(with_rig("sim", sim_slow, &fifo_no_ahead, chain_body,
+			&chain3_none),
+	       "sim: no_ahead: no hop completes ahead, each waits for the last one's fence");
+	result(with_rig("cpu", "lanes=2", &inplace, chain_body, &chain3_cpu),
+	       "cpu: a 3-deep chain completes ahead, one round at a time, right results");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_cpu),
+	       "cpu: 16 rounds through a 10-deep chain at once, ahead, in order, right results");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_help),
+	       "cpu: a 10-deep chain run by the pushing thread (helper), ahead, it settles the hops itself");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_many_cores_body,
+			&chain10_help),
+	       "cpu: the same with the completion thread settling beside the helper (cores to spare)");
+	result(with_rig("sim", "devices=1", &fifo, chain_many_cores_body,
+			&chain10_help),
+	       "sim: a 10-deep chain run by the helper, completion thread settling beside it");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain_fail),
+	       "cpu: a middle hop failing on its lane fails the chain's output (-EIO), not wrong bytes");
+	result(with_rig("sim", "devices=1", &fifo, chain_body, &chain_fail1),
+	       "sim: a middle hop failing at its launch fails the chain's output (-EIO)");
+	result(with_rig("sim", "devices=1", &inplace, chain_body, &chain_tap),
+	       "an output a client also pulls is never completed ahead");
+	result(with_rig("cpu", "lanes=2", &fifo, inout_body, NULL),
+	       "cpu: in/out ports along a chain completed ahead");
 	{
 		bool skipped;
 		bool ok = cpu_parallel_test(&skipped);

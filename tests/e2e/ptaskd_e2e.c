@@ -746,6 +746,64 @@ static int log_count(const struct e2e_daemon *d, const char *text)
 	return n;
 }
 
+/* "engine: stopped: N invocations, A completed ahead, F failed": A. */
+static long long log_ahead(const struct e2e_daemon *d)
+{
+	char line[1024];
+	long long n, a = -1, f;
+	FILE *fp = fopen(d->log, "re");
+	const char *p;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		p = strstr(line, "engine: stopped: ");
+		if (p && sscanf(p, "engine: stopped: %lld invocations, %lld completed ahead, %lld failed",
+				&n, &a, &f) != 3)
+			a = -1;
+	}
+	fclose(fp);
+	return a;
+}
+
+/*
+ * Chains without the host (issue 12): a GPU-only chain (vec_add into
+ * vec_add, a sticky length each) completes its first hop ahead of its
+ * fence; the pulls give the right bytes, one round at a time and with
+ * eight rounds in flight; SIGTERM drains, and the engine's last line
+ * says hops were completed ahead.
+ */
+TEST_F(e2e, gpu_chain_ahead)
+{
+	long long ahead;
+	int k, st;
+
+	if (!strcmp(variant->backend, "cpu") && variant->transport)
+		SKIP(return, "user_cpu runs it");
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	for (k = 0; k < 8; k++) {
+		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	}
+	for (k = 0; k < 4; k++)
+		ASSERT_PT(0, e2e_chain_push(&self->ch, 100 + k));
+	for (k = 0; k < 4; k++)
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, 100 + k, 30 * E2E_SEC));
+	ptask_graph_close(self->ch.ctx, self->ch.graph);
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "after the chain"));
+	st = e2e_daemon_stop(&self->d, SIGTERM);
+	ASSERT_TRUE(st >= 0 && WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));
+	ahead = log_ahead(&self->d);
+	/* The first hop of each of the 12 rounds; none of the last. */
+	ASSERT_EQ(12, ahead)
+		TH_LOG("%lld hops completed ahead, expected 12", ahead);
+}
+
 /* Calls go where the variant says: rings, or the socket alone. */
 TEST_F(e2e, transport_is_the_variants)
 {

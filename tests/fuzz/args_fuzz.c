@@ -12,7 +12,8 @@
  *			big sizes; bits 3-4: the caller; bit 5: CAP_SYS_NICE;
  *			bit 6: leave handles unfolded; bit 7: other size bits
  *	struct bytes	the argument (zero-filled when the input runs out)
- *	extra bytes	EXEC_COMPLETE: n_outputs (index, datablock) pairs
+ *	extra bytes	EXEC_COMPLETE: n_outputs (index, datablock) pairs (clean
+ *			mode keeps its AHEAD and SETTLE flags, made valid)
  *
  * Handle fields are folded into 0..next_handle (every live handle, 0 and
  * one never given out) unless mode bit 6 says not to, so most calls name
@@ -297,9 +298,15 @@ static void fixup(unsigned int cmd, union ptask_args *a, u8 mode)
 		if (small)
 			a->complete.n_outputs %= 9;
 		if (clean) {
-			a->complete.flags = 0;
-			if (a->complete.status > 0)
+			/* Plain, ahead or settle, each as the core wants it. */
+			a->complete.flags &= PTASK_EXEC_COMPLETE_FLAGS_ALL;
+			if (a->complete.flags == PTASK_EXEC_COMPLETE_FLAGS_ALL)
+				a->complete.flags = 0;
+			if (a->complete.status > 0 ||
+			    (a->complete.flags & PTASK_EXEC_COMPLETE_AHEAD))
 				a->complete.status = 0;
+			if (a->complete.flags & PTASK_EXEC_COMPLETE_SETTLE)
+				a->complete.n_outputs = 0;
 		}
 		break;
 	case PTASK_IOC_EXEC_PTASK_INFO:

@@ -381,7 +381,20 @@ static void test_exec_rules(void)
 	BAD(t, T, a->max_ports = 0);
 	GOOD(c, C, (void)0);
 	GOOD(c, C, (a->status = 0, a->n_outputs = 0));
-	BAD(c, C, a->flags = 1);
+	BAD(c, C, a->flags = 1u << 2);
+	/* Ahead: succeeds (its failure comes with the settle). */
+	GOOD(c, C, (a->flags = PTASK_EXEC_COMPLETE_AHEAD, a->status = 0));
+	BAD(c, C, a->flags = PTASK_EXEC_COMPLETE_AHEAD);	/* -4095 */
+	BAD(c, C, (a->flags = PTASK_EXEC_COMPLETE_AHEAD, a->status = -5));
+	/* Settle: no outputs. */
+	GOOD(c, C, (a->flags = PTASK_EXEC_COMPLETE_SETTLE, a->n_outputs = 0));
+	GOOD(c, C, (a->flags = PTASK_EXEC_COMPLETE_SETTLE, a->n_outputs = 0,
+		    a->status = 0));
+	BAD(c, C, a->flags = PTASK_EXEC_COMPLETE_SETTLE);	/* 64 outputs */
+	BAD(c, C, (a->flags = PTASK_EXEC_COMPLETE_SETTLE, a->n_outputs = 1));
+	/* Not both. */
+	BAD(c, C, (a->flags = PTASK_EXEC_COMPLETE_FLAGS_ALL, a->status = 0,
+		   a->n_outputs = 0));
 	BAD(c, C, a->n_outputs = PTASK_MAX_PORTS + 1);
 	BAD(c, C, a->status = 1);
 	BAD(c, C, a->status = -4096);

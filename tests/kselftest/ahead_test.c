@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ahead_test - chains without the host (issue 12): EXEC_COMPLETE with
+ * PTASK_EXEC_COMPLETE_AHEAD and _SETTLE through ptask.ko, driven by hand
+ * from a second fd (self->xfd) that the setup registers as an executor.
+ * Needs root (CAP_SYS_ADMIN).
+ *
+ *	client fd: push -> [stage0] -> [stage1] -> pull (GPU ptasks)
+ *	executor xfd: stage0 completed ahead, stage1 taken and completed
+ *	before stage0 is settled
+ */
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pt_harness.h"
+
+FIXTURE(ahead) {
+	struct pt_env env;
+	int fd;		/* the client */
+	int xfd;	/* the executor */
+	struct pt_chain ch;
+};
+
+FIXTURE_SETUP(ahead)
+{
+	PT_ENV_SETUP(&self->env);
+	if (geteuid() != 0)
+		SKIP(pt_skip_exit(), "needs root (CAP_SYS_ADMIN) to register an executor");
+	self->fd = pt_env_open(&self->env);
+	ASSERT_LE(0, self->fd);
+	self->xfd = pt_env_open(&self->env);
+	ASSERT_LE(0, self->xfd);
+	ASSERT_PT(0, pt_nl_register(self->xfd));
+	ASSERT_PT(0, pt_build_chain(self->fd, NULL, 2, PTASK_KIND_GPU, 4,
+				    &self->ch));
+	ASSERT_PT(0, pt_graph_run(self->fd, self->ch.graph));
+}
+
+FIXTURE_TEARDOWN(ahead)
+{
+	EXPECT_EQ(0, pt_env_fini(&self->env));
+}
+
+static struct ptask_invocation inv[PT_EXEC_BATCH];
+static struct ptask_invocation_port ports[PT_EXEC_PORTS];
+
+/* Takes one invocation: its id, its ptask, its input's datablock. */
+static int take_one(int xfd, __u64 *id, __u32 *ptask, __u32 *input)
+{
+	__u32 n_inv = 0, n_ports = 0, i;
+	int r;
+
+	r = pt_exec_take(xfd, 0, pt_wait_deadline(), inv, 1, ports,
+			 PT_EXEC_PORTS, &n_inv, &n_ports);
+	if (r)
+		return r;
+	if (n_inv != 1)
+		return -EPROTO;
+	*id = inv[0].id;
+	*ptask = inv[0].ptask;
+	for (i = 0; i < n_ports; i++)
+		if (ports[i].kind == PTASK_PORT_INPUT)
+			*input = ports[i].datablock;
+	return 0;
+}
+
+/* EXEC_COMPLETE with @flags and at most one output. */
+static int complete(int xfd, __u64 id, __u32 flags, __s32 status,
+		    __u64 gpu_ns, __u32 out_db)
+{
+	struct ptask_exec_output o = { .index = 1, .datablock = out_db };
+	struct ptask_exec_complete a = {
+		.size = sizeof(a), .flags = flags, .id = id, .status = status,
+		.gpu_ns = gpu_ns, .n_outputs = out_db ? 1 : 0,
+		.outputs = out_db ? (uintptr_t)&o : 0,
+	};
+
+	return pt_ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &a);
+}
+
+/* This process's GPU time as PTSched charged it. */
+static int my_gpu_ns(__u64 *v)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "procs/%d/gpu_ns", getpid());
+	return pt_sysfs_u64(rel, v);
+}
+
+/*
+ * stage0 completed ahead moves its output on at once: stage1 is taken
+ * before stage0 is settled; stage1 (the client's) is refused ahead; the
+ * settle charges the GPU time; the pull gets stage0's bytes.
+ */
+TEST_F(ahead, ahead_then_settle)
+{
+	__u64 id0, id1, gpu0, gpu1;
+	__u32 pt0, pt1, in0, in1, d0, seed, s;
+	__u64 off, bytes, rec;
+	void *p;
+
+	ASSERT_PT(0, my_gpu_ns(&gpu0));
+	ASSERT_PT(0, pt_push_seed(self->fd, self->ch.chan[0], 256, 5, 0, 0,
+				  pt_wait_deadline()));
+	ASSERT_PT(0, take_one(self->xfd, &id0, &pt0, &in0));
+	ASSERT_EQ(self->ch.ptask[0], pt0);
+	ASSERT_PT(0, pt_db_create(self->xfd, 256, 0, 1, &d0, &off, NULL));
+	p = pt_env_map(&self->env, self->xfd, off, 256);
+	ASSERT_NE(NULL, p);
+	pt_fill(p, 256, 77);
+	pt_env_unmap(&self->env, p);
+	/* Bad flag combinations never reach the invocation. */
+	ASSERT_PT(-EINVAL, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_FLAGS_ALL,
+				    0, 0, 0));
+	ASSERT_PT(-EINVAL, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_AHEAD,
+				    -EIO, 0, d0));
+	ASSERT_PT(-EINVAL, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_SETTLE,
+				    0, 0, 0));	/* not completed ahead */
+	ASSERT_PT(0, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_AHEAD, 0, 0,
+			      d0));
+	/* Settling: no second completion; its input is still mappable. */
+	ASSERT_PT(-EINVAL, complete(self->xfd, id0, 0, 0, 0, d0));
+	/* The next hop, before stage0 settled. */
+	ASSERT_PT(0, take_one(self->xfd, &id1, &pt1, &in1));
+	ASSERT_EQ(self->ch.ptask[1], pt1);
+	ASSERT_EQ(d0, in1);
+	/* stage1 feeds the client: never ahead. */
+	ASSERT_PT(-EINVAL, complete(self->xfd, id1, PTASK_EXEC_COMPLETE_AHEAD,
+				    0, 0, in1));
+	ASSERT_PT(0, complete(self->xfd, id1, 0, 0, 300, in1));
+	ASSERT_PT(0, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_SETTLE, 0,
+			      4000, 0));
+	ASSERT_PT(-ENOENT, complete(self->xfd, id0,
+				    PTASK_EXEC_COMPLETE_SETTLE, 0, 4000, 0));
+	ASSERT_PT(0, my_gpu_ns(&gpu1));
+	ASSERT_EQ(gpu0 + 4300, gpu1);
+	ASSERT_PT(0, pt_pull_seed(self->fd, self->ch.chan[2], 0,
+				  pt_wait_deadline(), &s, &bytes, &rec));
+	seed = s;
+	ASSERT_EQ(77U, seed);
+	ASSERT_EQ(256ULL, bytes);
+}
+
+/* A failed settle fails the graph: the pull gets -EIO, not bytes. */
+TEST_F(ahead, failed_settle_fails_graph)
+{
+	struct ptask_pull pl;
+	__u64 id0, id1, off;
+	__u32 pt, in, d0;
+
+	ASSERT_PT(0, pt_push_seed(self->fd, self->ch.chan[0], 64, 1, 0, 0,
+				  pt_wait_deadline()));
+	ASSERT_PT(0, take_one(self->xfd, &id0, &pt, &in));
+	ASSERT_PT(0, pt_db_create(self->xfd, 64, 0, 1, &d0, &off, NULL));
+	ASSERT_PT(0, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_AHEAD, 0, 0,
+			      d0));
+	ASSERT_PT(0, take_one(self->xfd, &id1, &pt, &in));
+	ASSERT_PT(0, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_SETTLE, -EIO,
+			      100, 0));
+	ASSERT_PT(-EIO, pt_pull(self->fd, self->ch.chan[2], PTASK_NONBLOCK, 0,
+				&pl));
+	/* The downstream invocation was orphaned with the graph. */
+	ASSERT_PT(-ECANCELED, complete(self->xfd, id1, 0, 0, 0, in));
+}
+
+/* The executor goes with an invocation Settling: its graph fails. */
+TEST_F(ahead, executor_leaves_settling)
+{
+	struct ptask_pull pl;
+	__u64 id0, off;
+	__u32 pt, in, d0;
+
+	ASSERT_PT(0, pt_push_seed(self->fd, self->ch.chan[0], 64, 1, 0, 0,
+				  pt_wait_deadline()));
+	ASSERT_PT(0, take_one(self->xfd, &id0, &pt, &in));
+	ASSERT_PT(0, pt_db_create(self->xfd, 64, 0, 1, &d0, &off, NULL));
+	ASSERT_PT(0, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_AHEAD, 0, 0,
+			      d0));
+	ASSERT_PT(0, pt_nl_unregister(self->xfd));
+	ASSERT_PT(-EIO, pt_pull(self->fd, self->ch.chan[2], 0,
+				pt_wait_deadline(), &pl));
+}
+
+TEST_HARNESS_MAIN

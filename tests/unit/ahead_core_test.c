@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * ahead_core_test.c - completion ahead and settle (issue 12, chains
+ * without the host; Documentation/core.md, "Completion ahead"): a chain
+ * of three GPU ptasks whose first two hops are completed ahead, then
+ * settled; what the core refuses (a client's output ahead, completing
+ * or settling twice, settling what was not completed ahead); a failed
+ * settle failing the graph; settles after the graph went away; an
+ * executor leaving with invocations Settling; PTSched's charge.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "tests/unit/harness.h"
+
+static const char code[] = "// ptx";
+
+/*
+ * The chain: graph input -> p0 -> p1 -> p2 -> graph output, GPU ptasks of
+ * one input and one output each.
+ */
+struct chain {
+	struct ptask_client *c;
+	struct ptask_client *e;
+	u32 g;
+	u32 p[3];
+	u32 in[3];
+	u32 out[3];
+	u32 cin;
+	u32 cout;
+	struct h_take *t;
+};
+
+static bool mkchain(struct chain *ch, const char *name)
+{
+	u32 i;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->c = h_client();
+	ch->e = h_executor();
+	ch->t = calloc(1, sizeof(*ch->t));
+	if (!ch->t)
+		abort();
+	if (!CHECK_OK(h_graph(ch->c, name, PTASK_GRAPH_CREATE, 0600, &ch->g)))
+		return false;
+	for (i = 0; i < 3; i++) {
+		if (!CHECK_OK(h_gpu_ptask(ch->c, NULL, ch->g, 2, code,
+					  sizeof(code), "k", &ch->p[i])) ||
+		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_INPUT, 0,
+				     &ch->in[i])) ||
+		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_OUTPUT, 0,
+				     &ch->out[i])))
+			return false;
+	}
+	return CHECK_OK(h_chan(ch->c, ch->g, 0, ch->in[0], 4, 0, &ch->cin)) &&
+	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[0], ch->in[1], 4, 0,
+			       NULL)) &&
+	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[1], ch->in[2], 4, 0,
+			       NULL)) &&
+	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[2], 0, 4, 0,
+			       &ch->cout)) &&
+	       CHECK_OK(h_run(ch->c, ch->g));
+}
+
+/* Push a fresh datablock of 8 bytes into the chain. */
+static bool push_one(struct chain *ch)
+{
+	u32 d;
+
+	return CHECK_OK(h_db(ch->c, 8, &d)) &&
+	       CHECK_OK(h_push(ch->c, ch->cin, d)) &&
+	       CHECK_OK(h_release(ch->c, d));
+}
+
+/* EXEC_COMPLETE with @flags. */
+static int complete_flags(struct ptask_client *e, u64 id, u32 flags,
+			  s32 status, const struct ptask_exec_output *outs,
+			  u32 n, u64 gpu_ns)
+{
+	struct ptask_exec_complete a = {
+		.flags = flags, .id = id, .status = status, .n_outputs = n,
+		.gpu_ns = gpu_ns, .outputs = (u64)(uintptr_t)outs,
+	};
+	struct ptask_call_io io = { .outputs = outs };
+
+	return h_call(e, NULL, PTASK_IOC_EXEC_COMPLETE, &a, &io);
+}
+
+/*
+ * Take the one invocation queued (of ptask @p) and complete it with a
+ * fresh output datablock, with @flags.  *@id gets its id.
+ */
+static int take_complete(struct chain *ch, u32 p, u32 flags, u64 gpu_ns,
+			 u64 *id)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	int err;
+
+	err = h_take(ch->e, 1, 8, ch->t);
+	if (err)
+		return err;
+	if (!CHECK_EQ(ch->t->n_inv, 1) || !CHECK_EQ(ch->t->inv[0].ptask, p))
+		return -EPROTO;
+	*id = ch->t->inv[0].id;
+	err = h_db(ch->e, 8, &out.datablock);
+	if (err)
+		return err;
+	err = complete_flags(ch->e, *id, flags, 0, &out, 1, gpu_ns);
+	if (err)
+		h_release(ch->e, out.datablock);
+	return err;
+}
+
+/*
+ * Hops 0 and 1 completed ahead, hop 2 (the client's) plainly; settles
+ * charge the device time; the Settling invocations count as running
+ * until then.
+ */
+static void test_ahead_chain(void)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	struct chain ch;
+	struct ptask_proc *proc;
+	u64 id0, id1, id2;
+	u32 db;
+
+	if (!mkchain(&ch, "ahead"))
+		goto out;
+	proc = ptask_core_proc_find(&h_ns, h_user.pid);
+	REQUIRE(proc);
+	if (!push_one(&ch))
+		goto out;
+	if (!CHECK_OK(take_complete(&ch, ch.p[0], PTASK_EXEC_COMPLETE_AHEAD,
+				    0, &id0)))
+		goto out;
+	/* Its outputs moved on: p1 is ready, p0 may run again. */
+	CHECK(h_ready_has(ch.p[1]));
+	CHECK_EQ(h_ptask_obj(ch.p[0])->state, PTASK_STATE_WAITING);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 1);	/* Settling */
+	CHECK_EQ(proc->running, 1);
+	CHECK_EQ(proc->invocations, 0);	/* charged by the settle */
+	/* Completing it again, plainly or ahead: it is Settling. */
+	CHECK_ERR(complete_flags(ch.e, id0, 0, 0, NULL, 0, 0), -EINVAL);
+	CHECK_ERR(complete_flags(ch.e, id0, PTASK_EXEC_COMPLETE_AHEAD, 0,
+				 NULL, 0, 0), -EINVAL);
+	/* Its input stays mappable by the executor until the settle. */
+	if (!CHECK_OK(take_complete(&ch, ch.p[1], PTASK_EXEC_COMPLETE_AHEAD,
+				    0, &id1)))
+		goto out;
+	CHECK_EQ(proc->running, 2);
+	/* The last hop feeds the client: never ahead (nothing changes). */
+	REQUIRE_OK(h_take(ch.e, 1, 8, ch.t));
+	REQUIRE(ch.t->n_inv == 1 && ch.t->inv[0].ptask == ch.p[2]);
+	id2 = ch.t->inv[0].id;
+	REQUIRE_OK(h_db(ch.e, 8, &out.datablock));
+	CHECK_ERR(complete_flags(ch.e, id2, PTASK_EXEC_COMPLETE_AHEAD, 0,
+				 &out, 1, 0), -EINVAL);
+	CHECK_EQ(h_ptask_obj(ch.p[2])->state, PTASK_STATE_EXECUTING);
+	/* A settle of an invocation not completed ahead. */
+	CHECK_ERR(complete_flags(ch.e, id2, PTASK_EXEC_COMPLETE_SETTLE, 0,
+				 NULL, 0, 0), -EINVAL);
+	CHECK_OK(complete_flags(ch.e, id2, 0, 0, &out, 1, 500));
+	CHECK_EQ(proc->running, 2);
+	CHECK_EQ(proc->gpu_ns, 500);
+	CHECK_OK(h_pull(ch.c, ch.cout, &db));
+	CHECK_OK(h_release(ch.c, db));
+	/* The settles: device time charged, each once. */
+	CHECK_OK(complete_flags(ch.e, id0, PTASK_EXEC_COMPLETE_SETTLE, 0,
+				NULL, 0, 1000));
+	CHECK_OK(complete_flags(ch.e, id1, PTASK_EXEC_COMPLETE_SETTLE, 0,
+				NULL, 0, 2000));
+	CHECK_EQ(proc->gpu_ns, 3500);
+	CHECK_EQ(proc->invocations, 3);
+	CHECK_EQ(proc->running, 0);
+	CHECK_EQ(h_ptask_obj(ch.p[0])->gpu_ns, 1000);
+	CHECK_EQ(h_ptask_obj(ch.p[1])->invocations, 1);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+	CHECK_ERR(complete_flags(ch.e, id0, PTASK_EXEC_COMPLETE_SETTLE, 0,
+				 NULL, 0, 1000), -ENOENT);
+	CHECK_EQ(h_graph_obj(ch.g)->state, PTASK_GRAPH_RUNNING);
+out:
+	free(ch.t);
+}
+
+/* A settle with an error fails the graph: the client's pull gets -EIO. */
+static void test_ahead_settle_fails_graph(void)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	struct chain ch;
+	u64 id0, id1;
+	u32 db;
+
+	if (!mkchain(&ch, "fail") || !push_one(&ch) ||
+	    !CHECK_OK(take_complete(&ch, ch.p[0], PTASK_EXEC_COMPLETE_AHEAD,
+				    0, &id0)))
+		goto out;
+	/* The next hop is taken, behind it, before its fence passed. */
+	REQUIRE_OK(h_take(ch.e, 1, 8, ch.t));
+	id1 = ch.t->inv[0].id;
+	CHECK_OK(complete_flags(ch.e, id0, PTASK_EXEC_COMPLETE_SETTLE, -EIO,
+				NULL, 0, 700));
+	CHECK_EQ(h_graph_obj(ch.g)->state, PTASK_GRAPH_FAILED);
+	CHECK_EQ(ptask_core_proc_find(&h_ns, h_user.pid)->gpu_ns, 700);
+	CHECK_ERR(h_pull(ch.c, ch.cout, &db), -EIO);
+	/* The downstream invocation was orphaned: its completion cancels. */
+	REQUIRE_OK(h_db(ch.e, 8, &out.datablock));
+	CHECK_ERR(complete_flags(ch.e, id1, PTASK_EXEC_COMPLETE_AHEAD, 0,
+				 &out, 1, 0), -ECANCELED);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+out:
+	free(ch.t);
+}
+
+/* Terminated, then closed, with an invocation Settling: it cancels. */
+static void test_ahead_orphaned(void)
+{
+	struct chain ch;
+	u64 id0;
+
+	if (!mkchain(&ch, "orphan") || !push_one(&ch) ||
+	    !CHECK_OK(take_complete(&ch, ch.p[0], PTASK_EXEC_COMPLETE_AHEAD,
+				    0, &id0)))
+		goto out;
+	REQUIRE_OK(h_terminate(ch.c, ch.g));
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 1);
+	CHECK(ptask_list_empty(&h_ptask_obj(ch.p[0])->ahead));
+	REQUIRE_OK(h_close(ch.c, ch.g));
+	/* Charged all the same: the device did the work. */
+	CHECK_ERR(complete_flags(ch.e, id0, PTASK_EXEC_COMPLETE_SETTLE, 0,
+				 NULL, 0, 900), -ECANCELED);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+out:
+	free(ch.t);
+}
+
+/* The executor goes away with an invocation Settling: the graph fails. */
+static void test_ahead_executor_gone(void)
+{
+	struct chain ch;
+	u64 id0;
+	u32 db;
+
+	if (!mkchain(&ch, "gone") || !push_one(&ch) ||
+	    !CHECK_OK(take_complete(&ch, ch.p[0], PTASK_EXEC_COMPLETE_AHEAD,
+				    0, &id0)))
+		goto out;
+	REQUIRE_OK(ptask_core_exec_unregister(ch.e));
+	CHECK_EQ(h_graph_obj(ch.g)->state, PTASK_GRAPH_FAILED);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+	CHECK_ERR(h_pull(ch.c, ch.cout, &db), -EIO);
+	CHECK_ERR(complete_flags(ch.e, id0, PTASK_EXEC_COMPLETE_SETTLE, 0,
+				 NULL, 0, 0), -EPERM);
+out:
+	free(ch.t);
+}
+
+/*
+ * The same ptask runs again while its last invocation is Settling, and
+ * both settle in either order.
+ */
+static void test_ahead_again_before_settle(void)
+{
+	struct chain ch;
+	u64 a, b;
+
+	if (!mkchain(&ch, "again") || !push_one(&ch) || !push_one(&ch) ||
+	    !CHECK_OK(take_complete(&ch, ch.p[0], PTASK_EXEC_COMPLETE_AHEAD,
+				    0, &a)))
+		goto out;
+	/* p0's second invocation and p1's first are both ready now. */
+	CHECK(h_ready_has(ch.p[0]));
+	CHECK(h_ready_has(ch.p[1]));
+	if (!CHECK_OK(h_take(ch.e, 2, 8, ch.t)) || !CHECK_EQ(ch.t->n_inv, 2))
+		goto out;
+	{
+		struct ptask_exec_output out = { .index = 1 };
+		u32 i = ch.t->inv[0].ptask == ch.p[0] ? 0 : 1;
+
+		CHECK_EQ(ch.t->inv[i].ptask, ch.p[0]);
+		b = ch.t->inv[i].id;
+		if (!CHECK_OK(h_db(ch.e, 8, &out.datablock)))
+			goto out;
+		CHECK_OK(complete_flags(ch.e, b, PTASK_EXEC_COMPLETE_AHEAD, 0,
+					&out, 1, 0));
+	}
+	/* Two Settling, p1's taken and not completed. */
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 3);
+	CHECK_OK(complete_flags(ch.e, b, PTASK_EXEC_COMPLETE_SETTLE, 0, NULL,
+				0, 10));
+	CHECK_OK(complete_flags(ch.e, a, PTASK_EXEC_COMPLETE_SETTLE, 0, NULL,
+				0, 20));
+	CHECK_EQ(h_ptask_obj(ch.p[0])->gpu_ns, 30);
+	CHECK_EQ(h_ptask_obj(ch.p[0])->invocations, 2);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 1);
+	/* Closing with p1's work taken and queued leaks nothing. */
+	REQUIRE_OK(h_close(ch.c, ch.g));
+out:
+	free(ch.t);
+}
+
+static const struct h_test tests[] = {
+	H_TEST(test_ahead_chain),
+	H_TEST(test_ahead_settle_fails_graph),
+	H_TEST(test_ahead_orphaned),
+	H_TEST(test_ahead_executor_gone),
+	H_TEST(test_ahead_again_before_settle),
+};
+
+int main(int argc, char **argv)
+{
+	return h_main(tests, ARRAY_SIZE(tests), argc, argv);
+}
