@@ -85,7 +85,7 @@ _Static_assert(sizeof(struct ptask_graph_open) == PTASK_GRAPH_OPEN_SIZE_VER0, ""
 _Static_assert(sizeof(struct ptask_template_open) == PTASK_TEMPLATE_OPEN_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_ptask_open) == PTASK_PTASK_OPEN_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_port_open) == PTASK_PORT_OPEN_SIZE_VER0, "");
-_Static_assert(sizeof(struct ptask_channel_open) == PTASK_CHANNEL_OPEN_SIZE_VER0, "");
+_Static_assert(sizeof(struct ptask_channel_open) == PTASK_CHANNEL_OPEN_SIZE_VER1, "");
 _Static_assert(sizeof(struct ptask_lookup) == PTASK_LOOKUP_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_datablock_create) == PTASK_DATABLOCK_CREATE_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_datablock_release) == PTASK_DATABLOCK_RELEASE_SIZE_VER0, "");
