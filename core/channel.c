@@ -169,7 +169,7 @@ static int channel_resolve(struct ptask_client *c,
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL (an end of the
  * wrong direction or graph), -EPROTOTYPE (templates disagree), -EBUSY
  * (the input port has its channel) or -ENOMEM; with PTASK_CHANNEL_TUNNEL
- * also what ptask_tunnel_open() returns, with PTASK_CHANNEL_TUNNEL_SET what
+ * also what ptask_tunnel_attach() returns, with PTASK_CHANNEL_TUNNEL_SET what
  * ptask_core_tunnel_set() does.
  */
 int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *arg)
@@ -202,7 +202,7 @@ int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *a
 	ch->tmpl = e.tmpl;
 	ch->capacity = arg->capacity;
 	if (arg->flags & PTASK_CHANNEL_TUNNEL) {
-		err = ptask_tunnel_open(ch, arg);
+		err = ptask_tunnel_attach(ch, arg);
 		if (err)
 			goto err_remove;
 	}

@@ -117,6 +117,9 @@ void ptask_os_tunnel_timer(struct ptask_ns *ns, u64 when_ns);
  */
 void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
 		       struct ptask_buf *src, u64 src_off, u64 bytes);
+/* Likewise from core memory (a batch's struct ptask_tunnel_head). */
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes);
 
 /* Asserts the namespace lock is held (lockdep in the kernel). */
 void ptask_os_assert_locked(struct ptask_ns *ns);

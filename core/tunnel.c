@@ -215,6 +215,7 @@ static int tunnel_flush(struct ptask_tunnel *t)
 	u64 stride = in_stride(t), at = 0;
 	struct ptask_tunnel_batch *b;
 	struct ptask_client *owner = NULL;
+	struct ptask_tunnel_head head;
 	struct ptask_datablock *db;
 	u32 i;
 
@@ -232,18 +233,24 @@ static int tunnel_flush(struct ptask_tunnel *t)
 	b = ptask_os_zalloc(sizeof(*b) + sizeof(b->slices[0]) * t->npend);
 	if (!b)
 		return -ENOMEM;
-	db = ptask_datablock_alloc(owner, t->pend_records * stride);
+	db = ptask_datablock_alloc(owner, PTASK_TUNNEL_HEAD_BYTES +
+					  t->pend_records * stride);
 	if (!db) {
 		ptask_os_free(b);
 		return -ENOMEM;
 	}
 	db->records = t->pend_records;
+	head.records = t->pend_records;
+	head.stride = (u32)stride;
+	head.reserved = 0;
+	ptask_os_buf_write(db->buf, 0, &head, sizeof(head));
 	for (i = 0; i < t->npend; i++) {
 		struct ptask_tunnel_push *p = &t->pend[i];
 		struct ptask_tunnel_push *s = &b->slices[i];
 		u64 bytes = p->records * stride;
 
-		ptask_os_buf_copy(db->buf, at * stride, p->db->buf, 0, bytes);
+		ptask_os_buf_copy(db->buf, PTASK_TUNNEL_HEAD_BYTES + at * stride,
+				  p->db->buf, 0, bytes);
 		s->client_id = p->client_id;
 		s->ticket = p->ticket;
 		s->first = at;
@@ -277,7 +284,7 @@ static struct ptask_tunnel *tunnel_of_ptask(struct ptask_graph *g,
 }
 
 /**
- * ptask_tunnel_open() - make @ch, being opened, an end of a tunnel
+ * ptask_tunnel_attach() - make @ch, being opened, an end of a tunnel
  * @ch: the new channel (its ends, template and capacity set; not yet in
  *	its graph's list)
  * @arg: the checked argument (PTASK_CHANNEL_TUNNEL)
@@ -286,7 +293,7 @@ static struct ptask_tunnel *tunnel_of_ptask(struct ptask_graph *g,
  * output end or out of range); -EPROTOTYPE (no record-stream template);
  * -EBUSY (the ptask has that end already); -ENOMEM.
  */
-int ptask_tunnel_open(struct ptask_channel *ch,
+int ptask_tunnel_attach(struct ptask_channel *ch,
 		      const struct ptask_channel_open *arg)
 {
 	bool input = !ch->src;
@@ -450,6 +457,17 @@ int ptask_tunnel_push(struct ptask_client *c, struct ptask_channel *ch,
 	return 0;
 }
 
+/* Slice @s of batch @b (back on output end @ch) is out; the last frees it. */
+static void slice_done(struct ptask_tunnel *t, struct ptask_channel *ch,
+		       struct ptask_tunnel_batch *b, struct ptask_tunnel_push *s)
+{
+	s->done = true;
+	if (!--b->left) {
+		batch_free(t, b);
+		ptask_channel_room(ch);
+	}
+}
+
 /**
  * ptask_tunnel_pull() - PTASK_IOC_PULL with PTASK_PULL_SLICE
  * @c: the caller (the pusher)
@@ -459,7 +477,8 @@ int ptask_tunnel_push(struct ptask_client *c, struct ptask_channel *ch,
  *
  * Return: 0; -ENOMSG (no push of that ticket by @c awaits here); -EAGAIN
  * (its batch has not come back); -EPROTO (the ptask's output for it does
- * not have the batch's records); -ENOMEM.
+ * not have the batch's records: said once, the slice is then gone);
+ * -ENOMEM.
  */
 int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
 		      struct ptask_pull *arg)
@@ -477,14 +496,22 @@ int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
 		return -ENOMSG;
 	if (!b || !b->out)
 		return -EAGAIN;
-	if (b->out->records != b->records || !b->records ||
-	    b->out->bytes % b->records)
+	stride = 0;
+	if (b->out->records == b->records && b->records &&
+	    b->out->bytes >= PTASK_TUNNEL_HEAD_BYTES &&
+	    !((b->out->bytes - PTASK_TUNNEL_HEAD_BYTES) % b->records))
+		stride = (b->out->bytes - PTASK_TUNNEL_HEAD_BYTES) / b->records;
+	/* An output the batch cannot be split from: each puller hears it
+	 * once, and the slice is done. */
+	if (!stride) {
+		slice_done(t, ch, b, s);
 		return -EPROTO;
-	stride = b->out->bytes / b->records;
+	}
 	db = ptask_datablock_alloc(c, s->records * stride);
 	if (!db)
 		return -ENOMEM;
-	ptask_os_buf_copy(db->buf, 0, b->out->buf, s->first * stride,
+	ptask_os_buf_copy(db->buf, 0, b->out->buf,
+			  PTASK_TUNNEL_HEAD_BYTES + s->first * stride,
 			  s->records * stride);
 	db->records = s->records;
 	/* The hold takes over the allocation's reference. */
@@ -497,11 +524,7 @@ int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
 	arg->mmap_offset = ptask_datablock_mmap_offset(db);
 	arg->bytes = db->bytes;
 	arg->records = db->records;
-	s->done = true;
-	if (!--b->left) {
-		batch_free(t, b);
-		ptask_channel_room(ch);
-	}
+	slice_done(t, ch, b, s);
 	return 0;
 }
 

@@ -85,6 +85,33 @@ void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
 }
 
 /**
+ * ptask_os_buf_write() - copy bytes from the core into a buffer
+ * @dst: the buffer written
+ * @dst_off: first byte written
+ * @src: the bytes
+ * @bytes: how many; the range lies inside @dst
+ *
+ * Context: the namespace mutex held; does not sleep.
+ */
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes)
+{
+	if (WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off))
+		return;
+	while (bytes) {
+		size_t d_o = offset_in_page(dst_off);
+		size_t n = min_t(u64, PAGE_SIZE - d_o, bytes);
+		void *d = kmap_local_page(dst->pages[dst_off >> PAGE_SHIFT]);
+
+		memcpy(d + d_o, src, n);
+		kunmap_local(d);
+		src += n;
+		dst_off += n;
+		bytes -= n;
+	}
+}
+
+/**
  * ptask_os_buf_get() - one more reference (a new mapping)
  * @buf: the buffer
  */

@@ -262,13 +262,20 @@
  * returns at once, it does not wait for the batch) and, when the records
  * gathered reach the threshold, or the oldest has waited for the
  * timeout, copies them back to back into one new datablock, the *batch*,
- * which enters the input port as one datablock: one invocation of P.  A
+ * which enters the input port as one datablock: one invocation of P.  The
+ * batch begins with a struct ptask_tunnel_head (PTASK_TUNNEL_HEAD_BYTES:
+ * its record count and stride, so that a GPU kernel, which sees no
+ * datablock's size, knows how many records follow), then the records; its
+ * record count is theirs.  A
  * batch also closes when it holds @capacity pushes or when the next push
  * would pass the template's record capacity.  P must emit, on the output
  * end's port, one datablock per batch with as many records as the batch
- * had (a map from record i to record i, such as an in-place PTASK_PORT_INOUT
- * port); a batch that comes back with another record count, or a size not
- * a whole number of records, gives -EPROTO to each of its pullers.
+ * had, laid out the same (the head, then one record per record in; a map
+ * from record i to record i, such as an in-place PTASK_PORT_INOUT port;
+ * the output's stride is its size less the head over its records); a batch
+ * that comes back with another record count, or a size that is not the
+ * head and a whole number of records, gives -EPROTO to each of its
+ * pullers.  A slice holds the records alone, no head.
  *
  * The output is split back by *ticket*: the ticket of a push is the
  * handle of the datablock pushed.  PTASK_IOC_PULL on the output end with
@@ -509,6 +516,19 @@ struct ptask_port_open {
 #define PTASK_TUNNEL_DEFAULT_BYTES	(256ULL << 10)
 #define PTASK_TUNNEL_DEFAULT_TIMEOUT_NS	(200ULL * 1000)
 #define PTASK_TUNNEL_MAX_TIMEOUT_NS	(1000ULL * 1000 * 1000)
+
+/**
+ * struct ptask_tunnel_head - the first bytes of a tunnel's batch
+ * @records: records that follow
+ * @stride: bytes per record (the input end's template's stride)
+ * @reserved: 0
+ */
+struct ptask_tunnel_head {
+	__u64 records;
+	__u32 stride;
+	__u32 reserved;
+};
+#define PTASK_TUNNEL_HEAD_BYTES		16
 
 /**
  * struct ptask_channel_open - argument of PTASK_IOC_CHANNEL_OPEN

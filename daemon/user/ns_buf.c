@@ -89,6 +89,14 @@ void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
 		src->arena->base + src->offset + src_off, bytes);
 }
 
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes)
+{
+	if (PTASK_WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off))
+		return;
+	memcpy(dst->arena->base + dst->offset + dst_off, src, bytes);
+}
+
 void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
 {
 	struct pd_ns *ns = buf->ns;

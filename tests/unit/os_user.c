@@ -145,6 +145,14 @@ void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
 	memmove(dst->data + dst_off, src->data + src_off, bytes);
 }
 
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes)
+{
+	if (PTASK_WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off))
+		return;
+	memcpy(dst->data + dst_off, src, bytes);
+}
+
 void *os_user_buf_data(struct ptask_buf *buf)
 {
 	return buf->data;

@@ -170,11 +170,21 @@ static void test_threshold_flush(void)
 	batch = h_port_obj(t.in_port)->occupant;
 	REQUIRE(batch);
 	CHECK_EQ(batch->records, 4);
-	CHECK_EQ(batch->bytes, 4 * STRIDE);
-	/* The pushes, back to back, in push order. */
-	CHECK_EQ(((u8 *)os_user_buf_data(batch->buf))[0], 10);
-	CHECK_EQ(((u8 *)os_user_buf_data(batch->buf))[STRIDE], 50);
-	CHECK_EQ(((u8 *)os_user_buf_data(batch->buf))[3 * STRIDE], 52);
+	CHECK_EQ(batch->bytes, PTASK_TUNNEL_HEAD_BYTES + 4 * STRIDE);
+	/* The head, then the pushes back to back, in push order. */
+	{
+		struct ptask_tunnel_head *head = os_user_buf_data(batch->buf);
+		u8 *rec = (u8 *)os_user_buf_data(batch->buf) +
+			  PTASK_TUNNEL_HEAD_BYTES;
+
+		CHECK_EQ(head->records, 4);
+		CHECK_EQ(head->stride, STRIDE);
+		CHECK_EQ(head->reserved, 0);
+		CHECK_EQ(rec[0], 10);
+		CHECK_EQ(rec[STRIDE], 50);
+		CHECK_EQ(rec[3 * STRIDE], 52);
+		CHECK_EQ(rec[3 * STRIDE + 1], 53);
+	}
 	/* Writing the pushed datablock now changes nothing: copied. */
 	bytes_of(db)[0] = 0xee;
 	CHECK_ERR(pull_slice(b, t.ch_out, db, &sb), -EAGAIN);
@@ -497,8 +507,19 @@ static void test_refused(void)
 		for (j = 0; j < tk->inv[0].n_ports; j++)
 			if (tk->ports[j].kind == PTASK_PORT_OUTPUT)
 				o.index = tk->ports[j].index;
-		CHECK_OK(h_db(e, 2 * STRIDE, &outdb));
+		CHECK_OK(h_db(e, PTASK_TUNNEL_HEAD_BYTES + 2 * STRIDE, &outdb));
 		h_db_obj(outdb)->records = 2;
+		o.datablock = outdb;
+		CHECK_OK(h_complete(e, tk->inv[0].id, 0, &o, 1));
+		CHECK_ERR(pull_slice(c, t.ch_out, d, &s), -EPROTO);
+		CHECK_ERR(pull_slice(c, t.ch_out, d, &s), -ENOMSG);
+		/* The same records but no room for the head: -EPROTO too. */
+		d = mkrec(c, 1, 6);
+		CHECK_OK(h_push_records(c, t.ch_in, d, 1));
+		CHECK_OK(h_take(e, 1, PTASK_TAKE_MAX_PORTS, tk));
+		REQUIRE(tk->n_inv == 1);
+		CHECK_OK(h_db(e, STRIDE, &outdb));
+		h_db_obj(outdb)->records = 1;
 		o.datablock = outdb;
 		CHECK_OK(h_complete(e, tk->inv[0].id, 0, &o, 1));
 		CHECK_ERR(pull_slice(c, t.ch_out, d, &s), -EPROTO);
