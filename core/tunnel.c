@@ -497,7 +497,10 @@ int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
 	if (!b || !b->out)
 		return -EAGAIN;
 	stride = 0;
-	if (b->out->records == b->records && b->records &&
+	/* 0 records: an output made by size (an executor's), taken to hold
+	 * the batch's records if its size says so. */
+	if ((b->out->records == b->records || !b->out->records) &&
+	    b->records &&
 	    b->out->bytes >= PTASK_TUNNEL_HEAD_BYTES &&
 	    !((b->out->bytes - PTASK_TUNNEL_HEAD_BYTES) % b->records))
 		stride = (b->out->bytes - PTASK_TUNNEL_HEAD_BYTES) / b->records;

@@ -272,7 +272,9 @@
  * end's port, one datablock per batch with as many records as the batch
  * had, laid out the same (the head, then one record per record in; a map
  * from record i to record i, such as an in-place PTASK_PORT_INOUT port;
- * the output's stride is its size less the head over its records); a batch
+ * the output's stride is its size less the head over its records; an
+ * output of record count 0, as an executor makes one by size, counts as
+ * having the batch's); a batch
  * that comes back with another record count, or a size that is not the
  * head and a whole number of records, gives -EPROTO to each of its
  * pullers.  A slice holds the records alone, no head.

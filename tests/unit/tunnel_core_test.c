@@ -513,6 +513,17 @@ static void test_refused(void)
 		CHECK_OK(h_complete(e, tk->inv[0].id, 0, &o, 1));
 		CHECK_ERR(pull_slice(c, t.ch_out, d, &s), -EPROTO);
 		CHECK_ERR(pull_slice(c, t.ch_out, d, &s), -ENOMSG);
+		/* Records 0 (made by size): the batch's, if the size agrees. */
+		d = mkrec(c, 1, 6);
+		CHECK_OK(h_push_records(c, t.ch_in, d, 1));
+		CHECK_OK(h_take(e, 1, PTASK_TAKE_MAX_PORTS, tk));
+		REQUIRE(tk->n_inv == 1);
+		CHECK_OK(h_db(e, PTASK_TUNNEL_HEAD_BYTES + 2 * STRIDE, &outdb));
+		o.datablock = outdb;
+		CHECK_OK(h_complete(e, tk->inv[0].id, 0, &o, 1));
+		CHECK_OK(pull_slice(c, t.ch_out, d, &s));
+		CHECK_EQ(h_db_obj(s)->bytes, 2 * STRIDE);
+		CHECK_EQ(h_db_obj(s)->records, 1);
 		/* The same records but no room for the head: -EPROTO too. */
 		d = mkrec(c, 1, 6);
 		CHECK_OK(h_push_records(c, t.ch_in, d, 1));
