@@ -17,6 +17,8 @@
 #   TUNNEL_UNITS     4 KiB units per request (default 1)
 #   TUNNEL_BYTES, TUNNEL_US   the tunnel's threshold and timeout (default:
 #                    ptaskd's, EG_TUNNEL_BYTES / EG_TUNNEL_US)
+#   TUNNEL_BENCH_BIN, TUNNEL_PTASKD, TUNNEL_PTASKCTL   the programs (default:
+#                    this build's; bench/tunnel-gpu-run.sh names the carry's)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +46,10 @@ trap cleanup EXIT
 for f in "$BENCH" "$PTASKD" "$PTASKCTL"; do
 	[ -x "$f" ] || { echo "tunnel-run: $f missing (make bench-tunnel builds it)" >&2; exit 1; }
 done
-"$PTASKD" --mode user --backend "$BACKEND" --socket "$S" --host-kernels "$TWINS" \
+# host twins only where ptaskd runs them (cpu, sim)
+twin_args=()
+[ "$BACKEND" = cuda ] || twin_args=(--host-kernels "$TWINS")
+"$PTASKD" --mode user --backend "$BACKEND" --socket "$S" "${twin_args[@]}" \
 	2>"$W/ptaskd.log" &
 PD=$!
 for _ in $(seq 600); do

@@ -555,7 +555,7 @@ void ptask_channel_free(struct ptask_channel *ch);
 
 /* tunnel.c: record-stream tunnels (PTASK_CHANNEL_TUNNEL) */
 int ptask_tunnel_attach(struct ptask_channel *ch,
-		      const struct ptask_channel_open *arg);
+			const struct ptask_channel_open *arg);
 int ptask_core_tunnel_set(struct ptask_client *c,
 			  const struct ptask_channel_open *arg);
 int ptask_tunnel_push(struct ptask_client *c, struct ptask_channel *ch,

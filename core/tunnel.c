@@ -103,8 +103,10 @@ struct ptask_tunnel {
 	u32 nback;
 };
 
-/* The template a tunnel end's records are measured by: the channel's or
- * its port's; NULL when neither is a record stream. */
+/*
+ * The template a tunnel end's records are measured by: the channel's or
+ * its port's; NULL when neither is a record stream.
+ */
 static const struct ptask_template *end_template(const struct ptask_channel *ch,
 						 const struct ptask_port *port)
 {
@@ -294,7 +296,7 @@ static struct ptask_tunnel *tunnel_of_ptask(struct ptask_graph *g,
  * -EBUSY (the ptask has that end already); -ENOMEM.
  */
 int ptask_tunnel_attach(struct ptask_channel *ch,
-		      const struct ptask_channel_open *arg)
+			const struct ptask_channel_open *arg)
 {
 	bool input = !ch->src;
 	struct ptask_port *port = input ? ch->dst : ch->src;
@@ -416,8 +418,8 @@ static bool threshold_reached(const struct ptask_tunnel *t)
  * @db: the datablock; it fits the channel (checked by the caller)
  * @records: its record count for this push
  *
- * Return: 0 (gathered, and perhaps flushed); -EBUSY (@db is in a push of
- * this tunnel whose slice was not pulled); -EAGAIN (the gathering batch
+ * Return: 0 (gathered, and perhaps flushed); -EINVAL (no records);
+ * -EBUSY (@db is in a push of this tunnel whose slice was not pulled); -EAGAIN (the gathering batch
  * is full and cannot flush now: the shell sleeps and retries); -ENOMEM.
  */
 int ptask_tunnel_push(struct ptask_client *c, struct ptask_channel *ch,
@@ -429,6 +431,9 @@ int ptask_tunnel_push(struct ptask_client *c, struct ptask_channel *ch,
 	int err;
 
 	ptask_os_assert_locked(c->ns);
+	/* No records, no slice: nothing would come back to pull. */
+	if (!records)
+		return -EINVAL;
 	if (find_slice(t, c->id, db->obj.handle, &b))
 		return -EBUSY;
 	if (t->npend == ch->capacity ||
@@ -497,15 +502,19 @@ int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
 	if (!b || !b->out)
 		return -EAGAIN;
 	stride = 0;
-	/* 0 records: an output made by size (an executor's), taken to hold
-	 * the batch's records if its size says so. */
+	/*
+	 * 0 records: an output made by size (an executor's), taken to hold
+	 * the batch's records if its size says so.
+	 */
 	if ((b->out->records == b->records || !b->out->records) &&
 	    b->records &&
 	    b->out->bytes >= PTASK_TUNNEL_HEAD_BYTES &&
 	    !((b->out->bytes - PTASK_TUNNEL_HEAD_BYTES) % b->records))
 		stride = (b->out->bytes - PTASK_TUNNEL_HEAD_BYTES) / b->records;
-	/* An output the batch cannot be split from: each puller hears it
-	 * once, and the slice is done. */
+	/*
+	 * An output the batch cannot be split from: each puller hears it
+	 * once, and the slice is done.
+	 */
 	if (!stride) {
 		slice_done(t, ch, b, s);
 		return -EPROTO;

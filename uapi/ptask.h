@@ -290,12 +290,14 @@
  * pulled in any order, so a thread per request (a FUSE request thread)
  * pushes its datablock and pulls with it as ticket, whatever the other
  * threads do.  A datablock may be in one push of a tunnel at a time until
- * its slice is pulled (-EBUSY).  A plain pull on the output end is
- * -EINVAL.  A client that dies (or closes the graph) with pushes in a
- * batch loses only its slices: the batch still runs for the others, and
- * its part of the output is dropped.  The output end counts batches that
- * came back and still have slices to pull against its @capacity: when
- * that is full, P's outputs wait (as on any full channel).
+ * its slice is pulled (-EBUSY); a push of no records is -EINVAL.  A plain
+ * pull on the output end is -EINVAL.  Poll's EPOLLIN does not report
+ * slices: pull with a timeout.  A client that dies (or closes the graph)
+ * with pushes in a batch loses only its slices: the batch still runs for
+ * the others, and its part of the output is dropped.  The output end
+ * counts batches that came back and still have slices to pull against
+ * its @capacity: when that is full, P's outputs wait (as on any full
+ * channel).
  *
  * Settings of the input end (the output end takes none: -EINVAL):
  * @tunnel_bytes, the threshold in bytes of records gathered (0: the
@@ -513,7 +515,8 @@ struct ptask_port_open {
 /* struct ptask_channel_open.flags (see "Record-stream tunnels") */
 #define PTASK_CHANNEL_TUNNEL		(1U << 0)
 #define PTASK_CHANNEL_TUNNEL_SET	(1U << 1)
-#define PTASK_CHANNEL_FLAGS_ALL	(PTASK_CHANNEL_TUNNEL | PTASK_CHANNEL_TUNNEL_SET)
+#define PTASK_CHANNEL_FLAGS_ALL \
+	(PTASK_CHANNEL_TUNNEL | PTASK_CHANNEL_TUNNEL_SET)
 /* A tunnel's defaults before an executor calibrates them, and limits. */
 #define PTASK_TUNNEL_DEFAULT_BYTES	(256ULL << 10)
 #define PTASK_TUNNEL_DEFAULT_TIMEOUT_NS	(200ULL * 1000)

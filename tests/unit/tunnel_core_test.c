@@ -226,6 +226,8 @@ static void test_other_thresholds(void)
 	CHECK_OK(h_push_records(c, t.ch_in, d[2], 1));
 	CHECK_OK(h_push_records(c, t.ch_in, d[3], 1));
 	CHECK_EQ(h_chan_obj(t.ch_in)->count, 0);
+	/* No records: -EINVAL. */
+	CHECK_ERR(h_push_records(c, t.ch_in, mkrec(c, 1, 1), 0), -EINVAL);
 	/* The same datablock twice before its slice is pulled: -EBUSY. */
 	CHECK_ERR(h_push_records(c, t.ch_in, d[3], 1), -EBUSY);
 	CHECK_ERR(h_push_records(c, t.ch_in, d[0], 1), -EBUSY);
