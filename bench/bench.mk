@@ -67,4 +67,7 @@ bench-fastpath-cpu: bench-fastpath-progs
 bench-fastpath-check: $(BN_FP_BIN) $(PD_B)/gpu/bench_kernels.ptx
 	@bench/fastpath-args-test.sh
 
+# make check-daemon runs it too (tests/daemon/fastpath_args_test.sh)
+daemon-tests: $(BN_FP_BIN) $(PD_B)/gpu/bench_kernels.ptx
+
 .PHONY: bench-fastpath-progs bench-fastpath-cpu bench-fastpath-check

@@ -5,12 +5,15 @@
 # option with a message naming it (exit 2), says clearly when there is no
 # ptaskd to measure (exit 1), and runs its no-GPU baseline alone (exit 0,
 # result lines present).  Needs no GPU and no ptaskd: `make
-# bench-fastpath-check`.  Last line: "N passed, M failed".
+# bench-fastpath-check`, and `make check-daemon` through
+# tests/daemon/fastpath_args_test.sh).  TAP (tests/tap.sh); last line
+# "N passed, M failed, K skipped".
 set -u
 cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tests/tap.sh
+. tests/tap.sh
 FP=build/bin/fastpath
 PTX=build/gpu/bench_kernels.ptx
-pass=0 fail=0
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -22,11 +25,10 @@ bad() {
 	"$FP" --ptx "$PTX" "$@" >"$T/out" 2>"$T/err"
 	local st=$?
 	if [ "$st" = 2 ] && grep -q -- "$want" "$T/err"; then
-		pass=$((pass + 1))
+		ok "fastpath $* refused: '$want'"
 	else
-		fail=$((fail + 1))
-		echo "FAIL: fastpath $* -> exit $st, stderr:"
-		sed 's/^/    /' "$T/err"
+		notok "fastpath $* -> exit $st, stderr:"
+		sed 's/^/#    /' "$T/err"
 	fi
 }
 
@@ -67,10 +69,9 @@ PTASK_MODE=user PTASK_SOCKET=$T/no-such.sock "$FP" --ptx "$PTX" --parts p1 \
 	--rounds 100 >"$T/out" 2>"$T/err"
 st=$?
 if [ "$st" = 1 ] && grep -q "is ptaskd running" "$T/err"; then
-	pass=$((pass + 1))
+	ok "no ptaskd: exit 1, 'is ptaskd running'"
 else
-	fail=$((fail + 1))
-	echo "FAIL: no daemon -> exit $st"; sed 's/^/    /' "$T/err"
+	notok "no ptaskd -> exit $st"; sed 's/^/#    /' "$T/err"
 fi
 
 # the socket baseline alone runs and reports (no ptaskd, no GPU)
@@ -81,11 +82,10 @@ st=$?
 if [ "$st" = 0 ] && grep -q '^P1 variant=raw .*pingpong_med_us=' "$T/out" &&
    grep -q '^P1B variant=raw .*pingpong_per_s=' "$T/out" &&
    grep -q '^P1C procs=2 .*raw_per_s=' "$T/out"; then
-	pass=$((pass + 1))
+	ok "the socket baseline alone reports P1, P1b and P1c"
 else
-	fail=$((fail + 1))
-	echo "FAIL: socket baseline alone -> exit $st"; cat "$T/out" "$T/err" | sed 's/^/    /'
+	notok "socket baseline alone -> exit $st"
+	cat "$T/out" "$T/err" | sed 's/^/#    /'
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

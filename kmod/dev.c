@@ -30,6 +30,7 @@ static int ptask_open(struct inode *inode, struct file *file)
 	if (!pf)
 		return -ENOMEM;
 	init_waitqueue_head(&pf->wq);
+	ptask_rings_init(pf);
 	pf->opener = get_task_pid(current, PIDTYPE_TGID);
 	mutex_lock(&ptask_kernel.lock);
 	pf->client = ptask_core_client_create(&ptask_kernel.ns, pf);
@@ -53,6 +54,7 @@ static int ptask_release(struct inode *inode, struct file *file)
 	mutex_lock(&ptask_kernel.lock);
 	ptask_core_client_destroy(pf->client);
 	mutex_unlock(&ptask_kernel.lock);
+	ptask_rings_release(pf);
 	put_pid(pf->opener);
 	kfree(pf);
 	return 0;
@@ -100,6 +102,8 @@ static void fill_caller(struct ptask_caller *who)
  * @io: further buffers, kernel copies
  * @code: PTASK_OPEN's code, or EXEC_PTASK_INFO's output buffer
  * @outputs: EXEC_COMPLETE's outputs
+ * @kout: a ring entry's: where the struct is copied out (not @uarg)
+ * @ctl: a ring entry's: how it may block; NULL for an ioctl
  */
 struct ptask_ioctl_ctx {
 	const struct ptask_arg_desc *desc;
@@ -109,6 +113,8 @@ struct ptask_ioctl_ctx {
 	struct ptask_call_io io;
 	u8 *code;
 	struct ptask_exec_output *outputs;
+	void *kout;
+	struct ptask_entry_ctl *ctl;
 };
 
 static int copy_arg_in(struct ptask_ioctl_ctx *x, unsigned int cmd,
@@ -214,12 +220,32 @@ static int wait_for_change(struct ptask_file *pf, u64 seq, u64 deadline)
 	return ret == -ETIME ? -ETIMEDOUT : ret;
 }
 
+/*
+ * A ring entry that would block: may it, and until when?  Return: 0 to
+ * wait until *@wait_until (the earlier of its own and ENTER's deadline),
+ * or -EAGAIN when ENTER lets it not (it stays queued).
+ */
+static int entry_may_wait(struct ptask_entry_ctl *ctl, u64 deadline,
+			  u64 *wait_until)
+{
+	*wait_until = deadline;
+	if (!ctl)
+		return 0;
+	if (!ctl->may_block) {
+		ctl->stopped = true;
+		return -EAGAIN;
+	}
+	if (ctl->deadline && (!deadline || ctl->deadline < deadline))
+		*wait_until = ctl->deadline;
+	return 0;
+}
+
 static int call_core(struct file *file, unsigned int cmd,
 		     struct ptask_ioctl_ctx *x)
 {
 	struct ptask_file *pf = file->private_data;
 	struct ptask_caller who;
-	u64 deadline = 0, seq;
+	u64 deadline = 0, wait_until, seq;
 	bool may_block;
 	int err;
 
@@ -232,7 +258,12 @@ static int call_core(struct file *file, unsigned int cmd,
 		mutex_unlock(&ptask_kernel.lock);
 		if (err != -EAGAIN || !may_block)
 			return err;
-		err = wait_for_change(pf, seq, deadline);
+		err = entry_may_wait(x->ctl, deadline, &wait_until);
+		if (!err)
+			err = wait_for_change(pf, seq, wait_until);
+		/* ENTER's deadline or a signal: the entry is not done. */
+		if (err && x->ctl && (err != -ETIMEDOUT || wait_until != deadline))
+			x->ctl->stopped = true;
 		if (err)
 			return err;
 	}
@@ -277,12 +308,34 @@ static int copy_results_out(struct file *file, unsigned int cmd,
 				 a->info.code_len))
 			err = -EFAULT;
 	}
-	if (!err && x->desc->copy_out &&
-	    copy_to_user(x->uarg, &x->arg,
-			 min_t(u32, x->usize, x->desc->ksize)))
+	if (!err && x->desc->copy_out && x->kout)
+		memcpy(x->kout, &x->arg, min_t(u32, x->usize, x->desc->ksize));
+	else if (!err && x->desc->copy_out &&
+		 copy_to_user(x->uarg, &x->arg,
+			      min_t(u32, x->usize, x->desc->ksize)))
 		err = -EFAULT;
 	if (err && cmd == PTASK_IOC_EXEC_TAKE)
 		untake(file->private_data, x);
+	return err;
+}
+
+/* From the struct's checks to its results: an ioctl's or a ring entry's. */
+static int run_call(struct file *file, struct ptask_ioctl_ctx *x)
+{
+	unsigned int cmd = x->desc->cmd;
+	int err;
+
+	err = ptask_core_args_check(cmd, &x->arg);
+	if (err)
+		return err;
+	err = prepare_io(x, cmd);
+	if (err)
+		goto out_release_io;
+	err = call_core(file, cmd, x);
+	if (!err)
+		err = copy_results_out(file, cmd, x);
+out_release_io:
+	release_io(x);
 	return err;
 }
 
@@ -292,26 +345,61 @@ static long ptask_ioctl(struct file *file, unsigned int cmd,
 	struct ptask_ioctl_ctx *x;
 	int err;
 
+	if (ptask_ring_ioctl_cmd(cmd))
+		return ptask_ring_ioctl(file, cmd, uarg);
 	/* union ptask_args is too large for the kernel stack budget. */
 	x = kzalloc(sizeof(*x), GFP_KERNEL);
 	if (!x)
 		return -ENOMEM;
 	err = copy_arg_in(x, cmd, uarg);
-	if (err)
-		goto out_free;
-	cmd = x->desc->cmd;
-	err = ptask_core_args_check(cmd, &x->arg);
-	if (err)
-		goto out_free;
-	err = prepare_io(x, cmd);
-	if (err)
-		goto out_release_io;
-	err = call_core(file, cmd, x);
 	if (!err)
-		err = copy_results_out(file, cmd, x);
-out_release_io:
-	release_io(x);
-out_free:
+		err = run_call(file, x);
+	kfree(x);
+	return err;
+}
+
+/**
+ * ptask_dev_entry_call() - a ring entry's call, the ioctl's way
+ * @file: the /dev/ptask file the ring belongs to
+ * @cmd: the entry's command (a known one, checked by the caller)
+ * @karg: the entry's struct, a private copy
+ * @usize: its @size field; at most what @karg holds
+ * @ctl: how it may block (and whether it was left undone)
+ * @out: where the struct is copied out, as the ioctl copies it to the user
+ *
+ * The struct is taken as copy_struct_from_user() takes the ioctl's
+ * (-EINVAL below the first version, -E2BIG for non-zero bytes past what
+ * this module knows), then goes through run_call() as the ioctl does.
+ *
+ * Context: process context; no lock held.
+ * Return: what the ioctl would return.
+ */
+int ptask_dev_entry_call(struct file *file, unsigned int cmd,
+			 const void *karg, u32 usize,
+			 struct ptask_entry_ctl *ctl, void *out)
+{
+	struct ptask_ioctl_ctx *x;
+	int err;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	x->desc = ptask_core_args_desc(cmd);
+	x->usize = usize;
+	x->kout = out;
+	x->ctl = ctl;
+	if (!x->desc) {
+		err = -ENOTTY;
+	} else if (usize < x->desc->ver0) {
+		err = -EINVAL;
+	} else if (usize > x->desc->ksize &&
+		   memchr_inv((const u8 *)karg + x->desc->ksize, 0,
+			      usize - x->desc->ksize)) {
+		err = -E2BIG;
+	} else {
+		memcpy(&x->arg, karg, min_t(u32, usize, x->desc->ksize));
+		err = run_call(file, x);
+	}
 	kfree(x);
 	return err;
 }
@@ -326,6 +414,8 @@ static int ptask_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	if (ptask_ring_mmap_offset((u64)vma->vm_pgoff << PAGE_SHIFT))
+		return ptask_ring_mmap(pf, vma);
 	handle = ptask_core_datablock_mmap_handle((u64)vma->vm_pgoff << PAGE_SHIFT);
 	mutex_lock(&ptask_kernel.lock);
 	err = ptask_core_datablock_map(pf->client, handle, &bytes, &buf);

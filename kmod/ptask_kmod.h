@@ -16,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/kobject.h>
+#include <linux/xarray.h>
 #include "core/ptask_core.h"
 
 /**
@@ -40,11 +41,13 @@ extern struct ptask_kernel ptask_kernel;
  * @opener: the thread group that opened it, whose budget fdinfo shows (a
  *	reference: the process itself, not a number another namespace or a
  *	later process may also have); set at open, constant
+ * @rings: its rings (kmod/ring.c) by id; the xarray's own lock
  */
 struct ptask_file {
 	struct ptask_client *client;
 	wait_queue_head_t wq;
 	struct pid *opener;
+	struct xarray rings;
 };
 
 /**
@@ -68,6 +71,32 @@ struct seq_file;
 void ptask_show_fdinfo(struct seq_file *m, struct file *file);
 
 int ptask_buf_mmap(struct ptask_buf *buf, struct vm_area_struct *vma);
+
+/**
+ * struct ptask_entry_ctl - how a ring entry may block (kmod/ring.c)
+ * @may_block: RING_ENTER lets it block (fewer than min_complete posted)
+ * @deadline: RING_ENTER's own deadline, 0 for none
+ * @stopped: out: the entry was not run to its end (it would block and
+ *	may not, ENTER's deadline passed, or a signal came): it stays
+ *	queued
+ */
+struct ptask_entry_ctl {
+	bool may_block;
+	u64 deadline;
+	bool stopped;
+};
+
+int ptask_dev_entry_call(struct file *file, unsigned int cmd,
+			 const void *karg, u32 usize,
+			 struct ptask_entry_ctl *ctl, void *out);
+
+bool ptask_ring_ioctl_cmd(unsigned int cmd);
+long ptask_ring_ioctl(struct file *file, unsigned int cmd,
+		      unsigned long uarg);
+bool ptask_ring_mmap_offset(u64 offset);
+int ptask_ring_mmap(struct ptask_file *pf, struct vm_area_struct *vma);
+void ptask_rings_init(struct ptask_file *pf);
+void ptask_rings_release(struct ptask_file *pf);
 
 struct genl_family;
 struct genl_info;

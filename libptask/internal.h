@@ -22,6 +22,7 @@
 struct lp_conn;
 struct lp_arena;
 struct lp_ring;
+struct lp_kring;
 struct lp_cpu_body;
 
 #define LP_SPIN_US_DEFAULT	50	/* PTASK_SPIN_US when unset */
@@ -96,7 +97,12 @@ struct lp_transport {
  * @rings: user mode: rings not in a call (transport_ring.c)
  * @rings_off: user mode: calls go by the socket (PTASK_TRANSPORT=socket,
  *	or a ptaskd without rings)
- * @release_failed: user mode: fire-and-forget releases that failed
+ * @krings: kernel mode: rings not in a call (transport_kring.c)
+ * @krings_off: kernel mode: calls go by their ioctls
+ *	(PTASK_TRANSPORT=ioctl, or a module without rings)
+ * @kring_pending: kernel mode: releases queued in idle rings, not
+ *	entered yet (atomic; a hint)
+ * @release_failed: fire-and-forget releases that failed
  *	(atomic; reported on stderr by ptask_ctx_close)
  * @release_err: the first such failure's errno
  * @arenas: user mode: arenas mapped here
@@ -116,6 +122,9 @@ struct ptask_ctx {
 	struct lp_conn *idle;
 	struct lp_ring *rings;
 	bool rings_off;
+	struct lp_kring *krings;
+	bool krings_off;
+	uint32_t kring_pending;
 	uint64_t release_failed;
 	int release_err;
 	struct lp_arena *arenas;
@@ -177,6 +186,19 @@ int lp_ring_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 bool lp_ring_cmd(unsigned int cmd);
 /* Close every ring of the pool (ptask_ctx_close). */
 void lp_rings_close(struct ptask_ctx *ctx);
+
+/*
+ * Kernel mode's rings (transport_kring.c): push, pull, datablock create
+ * and release through a ring of the context's pool: 0 or -errno as the
+ * ioctl (a release: 0, fire and forget), or 1: no ring for this call
+ * (the module offers none or could not make one now, or the struct does
+ * not fit an entry): use the ioctl.
+ */
+int lp_kring_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg);
+/* Enter the releases idle rings hold (before a call by ioctl). */
+void lp_krings_flush(struct ptask_ctx *ctx);
+/* Flush, then unmap every ring of the pool (ptask_ctx_close). */
+void lp_krings_close(struct ptask_ctx *ctx);
 
 /* Absolute CLOCK_MONOTONIC deadline for a relative timeout (0: none). */
 uint64_t lp_deadline(int64_t timeout_ns);

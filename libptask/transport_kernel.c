@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * transport_kernel.c - libptask's kernel mode: the ioctls of
- * uapi/ptask.h on /dev/ptask, datablocks mmapped from the module.
+ * uapi/ptask.h on /dev/ptask, datablocks mmapped from the module.  Push,
+ * pull, datablock create and release go through the module's rings
+ * (transport_kring.c) unless PTASK_TRANSPORT=ioctl or the module has
+ * none; every other call is its ioctl, after the releases the rings hold.
  */
 #define _FILE_OFFSET_BITS 64	/* mmap offsets reach 2^48 */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -22,6 +26,14 @@ static int k_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 	int ret;
 
 	(void)mem;	/* the module's datablocks map by mmap_offset */
+	if (lp_ring_cmd(cmd) &&
+	    !__atomic_load_n(&ctx->krings_off, __ATOMIC_RELAXED)) {
+		ret = lp_kring_call(ctx, cmd, arg);
+		if (ret <= 0)
+			return ret;
+		/* 1: no ring for this call; its ioctl then */
+	}
+	lp_krings_flush(ctx);
 	do {
 		ret = ioctl(ctx->fd, cmd, arg);
 	} while (ret < 0 && errno == EINTR);
@@ -60,6 +72,12 @@ static void k_unmap(struct ptask_ctx *ctx, void *addr, uint64_t bytes,
 
 static void k_close(struct ptask_ctx *ctx)
 {
+	lp_krings_close(ctx);
+	/* What a program sees of releases it did not wait for. */
+	if (ctx->release_failed)
+		fprintf(stderr, "libptask: %llu datablock release(s) failed in ptask.ko (first: %s)\n",
+			(unsigned long long)ctx->release_failed,
+			strerror(-ctx->release_err));
 	close(ctx->fd);
 	ctx->fd = -1;
 }
@@ -87,8 +105,29 @@ bool lp_kernel_usable(void)
 	return n > 0;
 }
 
+/*
+ * PTASK_TRANSPORT in kernel mode: "ring" (or unset, or empty), or "ioctl"
+ * (also "socket", user mode's name for the path without rings).
+ */
+static int transport_from_env(bool *krings_off)
+{
+	const char *env = getenv("PTASK_TRANSPORT");
+
+	*krings_off = false;
+	if (!env || !*env || !strcmp(env, "ring"))
+		return 0;
+	if (strcmp(env, "ioctl") && strcmp(env, "socket"))
+		return -EINVAL;
+	*krings_off = true;
+	return 0;
+}
+
 int lp_kernel_open(struct ptask_ctx *ctx)
 {
+	int err = transport_from_env(&ctx->krings_off);
+
+	if (err)
+		return err;
 	ctx->fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (ctx->fd < 0)
 		return -errno;

@@ -334,6 +334,8 @@
  * invocation it took); the fd must be open O_RDWR.  MAP_PRIVATE is
  * -EINVAL; a length past the datablock's size rounded up to whole pages
  * -EINVAL; an offset that names no datablock the caller may map -ENOENT.
+ * Offsets from PTASK_RING_MMAP_BASE up map rings' regions instead (see
+ * "Kernel-mode rings" at the end).
  * The pages are inserted as ordinary pages, so get_user_pages() and
  * cuMemHostRegister() can pin a mapping.  A mapping stays valid after
  * the datablock is released.
@@ -1330,9 +1332,11 @@ struct ptask_proc_info {
  * (uapi/ptaskd.h) answers with the fd of a sealed memfd holding the
  * region, laid out and initialised by ptaskd; the connection that asked
  * stays open as the ring's lifeline (closing it closes the ring).  Kernel
- * mode (not yet): ptask.ko will expose the same layout by mmap of
- * /dev/ptask and consume a batch of entries per "enter" ioctl, as
- * io_uring_enter does; nothing below depends on which side executes.
+ * mode: PTASK_IOC_RING_SETUP (below, "Kernel-mode rings") lays a region
+ * out in ptask.ko and answers where to mmap it from /dev/ptask, and
+ * PTASK_IOC_RING_ENTER consumes a batch of entries per system call, as
+ * io_uring_enter does.  The layout, the indices, the entries and their
+ * checks below are the same in both modes.
  *
  * Layout.  struct ptask_ring_hdr at offset 0 says everything a side
  * needs: PTASK_RING_MAGIC, PTASK_RING_VERSION, the entry counts (powers
@@ -1399,8 +1403,9 @@ struct ptask_proc_info {
  *
  * The CQ holds PTASK_RING_CQ_FACTOR times the SQ's entries.  A producer
  * never overwrites an entry not consumed: when the CQ is full the
- * executing side waits for the client to consume, so a client that
- * submits fire-and-forget entries also reaps the CQ while it waits.
+ * executing side waits for the client to consume (user mode; in kernel
+ * mode RING_ENTER stops and returns instead, see below), so a client
+ * that submits fire-and-forget entries also reaps the CQ while it waits.
  */
 #define PTASK_RING_MAGIC		0x474e5250U	/* "PRNG" */
 #define PTASK_RING_VERSION		1
@@ -1467,6 +1472,7 @@ union ptask_ring_arg {
 	struct ptask_pull pull;
 	struct ptask_datablock_create create;
 	struct ptask_datablock_release release;
+	struct ptask_exec_complete complete;	/* kernel mode only */
 	__u8 bytes[48];
 };
 
@@ -1474,6 +1480,7 @@ union ptask_ring_arg {
  * struct ptask_sqe - a submission (64 bytes)
  * @user_data: the client's, copied to the completion
  * @cmd: PTASK_IOC_PUSH, _PULL, _DATABLOCK_CREATE or _DATABLOCK_RELEASE
+ *	(kernel mode also PTASK_IOC_EXEC_TAKE and _EXEC_COMPLETE)
  * @flags: PTASK_SQE_*
  * @arg: the call's struct
  */
@@ -1508,5 +1515,151 @@ struct ptask_cqe {
 	__u64 arena_offset;
 	__u64 reserved;
 };
+
+/*
+ * Kernel-mode rings (ptask.ko): PTASK_IOC_RING_SETUP, PTASK_IOC_RING_ENTER
+ * ========================================================================
+ *
+ * PTASK_IOC_RING_SETUP (struct ptask_ring_setup)
+ *	Make a ring for this fd: the module allocates a region of
+ *	@sq_entries SQ slots (0: PTASK_RING_SQ_DEFAULT; else a power of two
+ *	up to PTASK_RING_ENTRIES_MAX / PTASK_RING_CQ_FACTOR) and
+ *	PTASK_RING_CQ_FACTOR times as many CQ slots, lays it out and
+ *	initialises it exactly as "Layout" above says (struct ptask_ring_hdr
+ *	at offset 0, empty queues), and answers the ring's id (@ring, for
+ *	RING_ENTER), the slots granted, the region's size rounded up to
+ *	whole pages (@region_bytes, the mmap length) and @mmap_offset:
+ *	mmap(NULL, region_bytes, PROT_READ|PROT_WRITE, MAP_SHARED, fd,
+ *	mmap_offset).  Ring offsets start at PTASK_RING_MMAP_BASE, a range
+ *	no datablock offset reaches; an offset there that names no ring of
+ *	this fd is -ENOENT, MAP_PRIVATE or a length past @region_bytes
+ *	-EINVAL.  The pages are ordinary pages, like a datablock's, and
+ *	count in /sys/kernel/ptask/objects/buffers while the ring or a
+ *	mapping of it lives.  An fd has at most PTASK_RING_MAX_PER_FD
+ *	rings; they live as long as the fd (its last close, or the death
+ *	of its last holder, frees them, whatever their queues hold; a
+ *	mapping stays valid until munmap).  One ring carries one call at a
+ *	time, so a program with several threads calling at once keeps one
+ *	ring per thread (libptask keeps a pool).  Errors: -EINVAL (flags,
+ *	reserved, @cq_entries or @ring non-zero, a bad @sq_entries),
+ *	-ENOSPC (the fd has PTASK_RING_MAX_PER_FD rings), -ENOMEM.
+ *
+ * PTASK_IOC_RING_ENTER (struct ptask_ring_enter)
+ *	Consume up to @to_submit entries of ring @ring (fewer when fewer
+ *	are queued), in order, one at a time, each exactly as its ioctl:
+ *	the entry's struct goes through the ioctl's own path (the checks of
+ *	the command table and ptask_args_check, the call, the struct copied
+ *	out) with the entry's copy standing for the user's struct, and its
+ *	completion carries what the ioctl returns (see "Entries" above for
+ *	the errors of the entry itself).  Returns the number of entries
+ *	consumed.  An entry is consumed once its call is done and its
+ *	completion posted; nothing else is ever consumed.
+ *
+ *	Blocking: an entry that would block (a push to a full channel or a
+ *	pull from an empty one, without PTASK_NONBLOCK or O_NONBLOCK)
+ *	blocks ENTER, as its ioctl would, while this ENTER has posted fewer
+ *	than @min_complete completions; once it has posted @min_complete,
+ *	ENTER returns instead and leaves that entry queued for a later
+ *	ENTER.  So @min_complete of at least @to_submit runs every entry
+ *	as the ioctls would; 0 never blocks.  ENTER blocks no later than
+ *	@timeout_ns (an absolute CLOCK_MONOTONIC time, 0 for none): then,
+ *	and on a signal, the entry it blocks in stays queued and ENTER
+ *	returns the entries consumed, or -ETIMEDOUT or -EINTR (or a
+ *	restart) when it consumed none.  An entry's own @timeout_ns is its
+ *	ioctl's: passing it completes the entry with -ETIMEDOUT.
+ *
+ *	A full CQ: ENTER never overwrites a completion the client has not
+ *	consumed, so before each entry it looks for a free CQ slot and,
+ *	when there is none, stops and returns the entries consumed so far
+ *	(0 if none: reap the CQ, then enter again).  Fire-and-forget
+ *	entries need the slot as well, since they may fail.
+ *
+ *	The module keeps its own copies of the indices it writes (the SQ's
+ *	head, the CQ's tail) and of the layout, and never reads the header
+ *	after setup: a client that scribbles on the header changes nothing
+ *	for the module, one that scribbles on the indices breaks its ring
+ *	(-EPROTO: the SQ's tail more than @sq_entries ahead of the module's
+ *	head, or a CQ head behind the tail by more than the CQ holds or
+ *	ahead of it), on every ENTER until the indices make sense again.
+ *	Entries are copied out of the region before they are looked at.
+ *	ENTER is the doorbell: the module never sleeps on the SQ and posts
+ *	every completion before ENTER returns, so kernel mode uses neither
+ *	PTASK_RING_SLEEPING nor futexes.  Only one ENTER runs on a ring at
+ *	a time (another thread's ENTER on the same ring waits for it).
+ *	Errors: -EINVAL (flags or reserved non-zero, @to_submit over the
+ *	ring's @sq_entries), -ENOENT (no ring @ring on this fd), -EPROTO,
+ *	-ETIMEDOUT, -EINTR.
+ *
+ *	Executor entries.  In kernel mode a ring also carries
+ *	PTASK_IOC_EXEC_TAKE and PTASK_IOC_EXEC_COMPLETE, for whoever may
+ *	make those calls on the fd (a registered executor; any fd for its
+ *	PTASK_PTASK_SELF ptasks; else the entry completes with -EPERM, as
+ *	the ioctl).  Their pointer fields (@invocations and @ports, @outputs)
+ *	are user pointers the module copies from and to exactly as the
+ *	ioctl does, so a batch of completions and the next take cost one
+ *	ENTER; a take that blocks blocks ENTER as a pull does.  struct
+ *	ptask_exec_complete fits an entry whole; struct ptask_exec_take
+ *	does at PTASK_EXEC_TAKE_SIZE_VER0 (48 bytes), so its completion
+ *	carries no @policy (an executor that follows the administrator's
+ *	policy reads it from a take by ioctl now and then).  User mode's
+ *	rings answer these commands with -EOPNOTSUPP.
+ */
+#define PTASK_RING_SQ_DEFAULT		64
+#define PTASK_RING_MAX_PER_FD		64
+#define PTASK_RING_MMAP_BASE		(1ULL << 48)	/* past every datablock */
+#define PTASK_RING_MMAP_STRIDE		(1ULL << 24)	/* one ring's offsets */
+
+/**
+ * struct ptask_ring_setup - argument of PTASK_IOC_RING_SETUP
+ * @size: sizeof(struct ptask_ring_setup)
+ * @flags: must be 0
+ * @sq_entries: in: SQ slots wanted (0: PTASK_RING_SQ_DEFAULT); out:
+ *	granted
+ * @cq_entries: in: must be 0; out: CQ slots
+ * @ring: in: must be 0; out: the ring's id on this fd
+ * @reserved: must be 0
+ * @region_bytes: out: the region's size in whole pages (mmap length)
+ * @mmap_offset: out: where to mmap it
+ */
+struct ptask_ring_setup {
+	__u32 size;
+	__u32 flags;
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 ring;
+	__u32 reserved;
+	__u64 region_bytes;
+	__u64 mmap_offset;
+};
+#define PTASK_RING_SETUP_SIZE_VER0	40
+
+/**
+ * struct ptask_ring_enter - argument of PTASK_IOC_RING_ENTER
+ * @size: sizeof(struct ptask_ring_enter)
+ * @flags: must be 0
+ * @ring: the ring (PTASK_IOC_RING_SETUP's @ring)
+ * @to_submit: most entries to consume, at most the ring's @sq_entries
+ * @min_complete: completions to post before an entry that would block
+ *	makes ENTER return instead of blocking
+ * @reserved: must be 0
+ * @timeout_ns: absolute CLOCK_MONOTONIC deadline for blocking, 0 for none
+ */
+struct ptask_ring_enter {
+	__u32 size;
+	__u32 flags;
+	__u32 ring;
+	__u32 to_submit;
+	__u32 min_complete;
+	__u32 reserved;
+	__u64 timeout_ns;
+};
+#define PTASK_RING_ENTER_SIZE_VER0	32
+
+/*
+ * Client calls 0x10 and 0x11 (kernel rings); 0x43 is taken by the
+ * executor's settle call, 0x44 is kept for an executor ring.
+ */
+#define PTASK_IOC_RING_SETUP		_IOWR(PTASK_IOC_MAGIC, 0x10, struct ptask_ring_setup)
+#define PTASK_IOC_RING_ENTER		_IOW(PTASK_IOC_MAGIC, 0x11, struct ptask_ring_enter)
 
 #endif /* _UAPI_LINUX_PTASK_H */

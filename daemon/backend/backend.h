@@ -99,6 +99,11 @@ struct pd_device_info {
  * @params: pointers to each parameter's value, as cuLaunchKernel takes
  *	them (a device pointer parameter: a pointer to a u64)
  * @param_bytes: each parameter's size
+ * @untimed: nobody needs this launch's exact device time (no other
+ *	process used the device lately, so PTSched has nobody to be fair
+ *	to): a backend may skip timing it and have its fence report an
+ *	estimate (cuda: timing events cost about 1 us of CPU each on the
+ *	submission path)
  */
 struct pd_launch {
 	uint32_t grid[3];
@@ -107,6 +112,7 @@ struct pd_launch {
 	uint32_t nparams;
 	void *params[PD_MAX_PARAMS];
 	uint32_t param_bytes[PD_MAX_PARAMS];
+	bool untimed;
 };
 
 struct pd_backend;

@@ -26,10 +26,14 @@
  * (cuEventQuery, under the lane's lock).  Which one a device uses is
  * logged once.
  *
- * The done event is recorded with every fence either way: lane_wait
- * (cuStreamWaitEvent) needs it, and which fence a later lane_wait will
- * name is unknown when the fence is made.  Events come from the lane's
- * ring of slots, made on first use and reused: no create per fence.
+ * lane_wait makes a lane wait for another's fence with
+ * cuStreamWaitValue32 (GEQ, the same wrap-safe comparison) on that
+ * lane's word, so a fence records nothing but the write.  Without stream
+ * memory operations (or without cuStreamWaitValue32_v2) a "done" event
+ * is recorded with every fence instead, since which fence a later
+ * lane_wait will name is unknown when the fence is made, and lane_wait
+ * is cuStreamWaitEvent on it.  Events come from the lane's ring of
+ * slots, made on first use and reused: no create per fence.
  *
  * DOC: device time per fence
  *
@@ -50,7 +54,15 @@
  * fences pass, costs no driver call but is wrong whenever lanes overlap
  * (each lane's span then includes the others' work) or the poller is
  * late (the span includes the polling delay), and PTSched's fairness
- * rests on these numbers, so the events stay.
+ * rests on these numbers, so the events stay where fairness needs
+ * them.  Where it does not (the engine says so with pd_launch.untimed:
+ * no other process used the device lately), a span is estimated: from
+ * its first launch's submission, or the last fence of the space seen to
+ * pass if later, to its own fence's time being taken (so the estimates
+ * of overlapping lanes never add up to more than the wall time).  The
+ * three cuEventRecord calls an invocation saves (start, end, and the
+ * done event of lane_wait above) cost about 1 us each on the submission
+ * path of a small invocation (tests/gpu: backend_launch_cpu_us).
  *
  * Each fence's time is reported once: the slot's @taken, under the
  * lane's lock, says it was.  A slot is reused PD_CUDA_FENCE_RING fences
@@ -213,7 +225,15 @@ static int time_take(struct cuda_be *cb, struct cuda_space *s,
 	*ns = 0;
 	pthread_mutex_lock(&l->lock);
 	if (f->ticket == t && !f->taken) {
+		uint64_t now = now_ns(), from;
+
 		f->taken = true;
+		from = atomic_load(&s->last_seen_ns);
+		if (from < f->submit_ns)
+			from = f->submit_ns;
+		if (f->estimated && now > from)
+			ms = (float)((double)(now - from) / 1e6);
+		atomic_max_u64(&s->last_seen_ns, now);
 		if (f->timed) {
 			err = pd_cuda_ctx_use(cb, &s->c);
 			if (!err) {
@@ -356,20 +376,24 @@ static int slot_claim(struct cuda_be *cb, struct cuda_space *s,
 			return err;
 		atomic_fetch_add(&l->orphan_ns, ns);
 	}
-	err = event_make(cb, &f->done, CU_EVENT_DISABLE_TIMING);
-	if (err)
-		return err;
+	if (!s->wait_by_value) {
+		err = event_make(cb, &f->done, CU_EVENT_DISABLE_TIMING);
+		if (err)
+			return err;
+	}
 	pthread_mutex_lock(&l->lock);
 	f->ticket = t;
 	f->taken = false;
 	f->timed = false;
+	f->estimated = false;
+	f->submit_ns = 0;
 	pthread_mutex_unlock(&l->lock);
 	*out = f;
 	return 0;
 }
 
 int pd_cuda_span_before(struct cuda_be *cb, struct cuda_space *s,
-			struct cuda_lane *l)
+			struct cuda_lane *l, bool untimed)
 {
 	struct cuda_fence *f;
 	CUresult r;
@@ -378,6 +402,13 @@ int pd_cuda_span_before(struct cuda_be *cb, struct cuda_space *s,
 	if (l->span_open)
 		return 0;
 	err = slot_claim(cb, s, l, l->made + 1, &f);
+	if (!err && untimed) {
+		/* read by pollers only once the fence is issued */
+		f->estimated = true;
+		f->submit_ns = now_ns();
+		l->span_open = true;
+		return 0;
+	}
 	if (!err)
 		err = event_make(cb, &f->start, CU_EVENT_DEFAULT);
 	if (!err)
@@ -396,6 +427,8 @@ int pd_cuda_span_after(struct cuda_be *cb, struct cuda_lane *l)
 	struct cuda_fence *f = &l->ring[(l->made + 1) % PD_CUDA_FENCE_RING];
 	CUresult r;
 
+	if (f->estimated)
+		return 0;
 	r = cb->cu.EventRecord(f->end, l->stream);
 	if (r != CUDA_SUCCESS)
 		return pd_cuda_fail(cb, r, "cuEventRecord");
@@ -433,6 +466,10 @@ int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
 		if (r == CUDA_ERROR_NOT_SUPPORTED) {
 			/* the done event below serves every poll from now */
 			atomic_store(&s->memops, false);
+			s->wait_by_value = false;
+			err = event_make(cb, &f->done, CU_EVENT_DISABLE_TIMING);
+			if (err)
+				return err;
 			if (atomic_exchange(&cb->memops[s->dev], false))
 				pd_log_warn("cuda: device %u: cuStreamWriteValue32: CUDA_ERROR_NOT_SUPPORTED; fences are events (cuEventQuery) from now on",
 					    s->dev);
@@ -440,9 +477,11 @@ int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
 			return pd_cuda_queue_fail(cb, s, r, "cuStreamWriteValue32");
 		}
 	}
-	r = cb->cu.EventRecord(f->done, l->stream);
-	if (r != CUDA_SUCCESS)
-		return pd_cuda_queue_fail(cb, s, r, "cuEventRecord");
+	if (!s->wait_by_value) {
+		r = cb->cu.EventRecord(f->done, l->stream);
+		if (r != CUDA_SUCCESS)
+			return pd_cuda_queue_fail(cb, s, r, "cuEventRecord");
+	}
 	l->made = t;
 	l->span_open = false;
 	/* the stall watch starts at the first poll that waits on it */
@@ -540,6 +579,15 @@ int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 	err = pd_cuda_ctx_use(cb, &s->c);
 	if (err)
 		return err;
+	if (s->wait_by_value) {
+		r = cb->cu.StreamWaitValue32(l->stream, fl->word_dev,
+					     (unsigned int)ticket,
+					     CU_STREAM_WAIT_VALUE_GEQ);
+		if (r != CUDA_SUCCESS)
+			return pd_cuda_queue_fail(cb, s, r,
+						  "cuStreamWaitValue32");
+		return 0;
+	}
 	r = cb->cu.StreamWaitEvent(l->stream, f->done, 0);
 	if (r != CUDA_SUCCESS)
 		return pd_cuda_queue_fail(cb, s, r, "cuStreamWaitEvent");
@@ -574,7 +622,10 @@ static int lane_collect(struct cuda_be *cb, struct cuda_space *s,
 		pthread_mutex_lock(&l->lock);
 		if (f->timed)
 			r = cb->cu.EventElapsedTime(&ms, f->start, f->end);
+		else if (f->estimated && now_ns() > f->submit_ns)
+			ms = (float)((double)(now_ns() - f->submit_ns) / 1e6);
 		f->timed = false;
+		f->estimated = false;
 		pthread_mutex_unlock(&l->lock);
 		l->span_open = false;
 		if (r != CUDA_SUCCESS)
@@ -626,6 +677,7 @@ int pd_cuda_lanes_open(struct cuda_be *cb, struct cuda_space *s)
 	int err;
 
 	atomic_store(&s->memops, atomic_load(&cb->memops[s->dev]));
+	s->wait_by_value = atomic_load(&s->memops) && cb->cu.StreamWaitValue32;
 	if (atomic_load(&s->memops)) {
 		r = cb->cu.MemHostAlloc(&page, PD_CUDA_WORDS_BYTES,
 					CU_MEMHOSTALLOC_DEVICEMAP |

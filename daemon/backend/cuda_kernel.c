@@ -262,7 +262,7 @@ int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 	if (!err)
 		err = pd_cuda_ctx_use(cb, &s->c);
 	if (!err)
-		err = pd_cuda_span_before(cb, s, ln);
+		err = pd_cuda_span_before(cb, s, ln, l->untimed);
 	if (err)
 		return err;
 	r = cb->cu.LaunchKernel(k->fn, l->grid[0], l->grid[1], l->grid[2],

@@ -136,8 +136,13 @@ struct cuda_kernel {
  * @timed: launches were queued in its span: @start .. @end time them
  * @start: recorded before the span's first launch (timing event)
  * @end: recorded after each launch of the span (timing event)
- * @done: recorded with the fence (no timing): lane_wait waits on it, and
+ * @done: recorded with the fence (no timing) unless the space waits by
+ *	value (cuda_space.wait_by_value): lane_wait waits on it, and
  *	without stream memory operations fence_poll queries it
+ * @estimated: its span's launches were untimed (pd_launch.untimed): its
+ *	device time is estimated from @submit_ns and when its fence was
+ *	seen to pass
+ * @submit_ns: when the span's first launch was queued
  *
  * The events are made on the slot's first use and kept.  The lane's
  * owner thread fills a slot; @ticket, @taken and reading the events'
@@ -150,6 +155,8 @@ struct cuda_fence {
 	CUevent start;
 	CUevent end;
 	CUevent done;
+	bool estimated;
+	uint64_t submit_ns;
 };
 
 /**
@@ -198,6 +205,13 @@ struct cuda_lane {
  * @c: its context
  * @nlanes: lanes in @lane made so far (cuda_be.lanes once open)
  * @memops: its fences use stream memory operations (@words is set)
+ * @last_seen_ns: when a poll last took a fence's time in this space: an
+ *	estimated span starts no earlier, so estimates of overlapping lanes
+ *	never add up to more than the wall time (PTSched would hold a
+ *	process alone on its device for time it did not use)
+ * @wait_by_value: lane_wait is cuStreamWaitValue32 on the other lane's
+ *	word, so fences record no done event (memops, and the driver
+ *	exports cuStreamWaitValue32_v2)
  * @words: the pinned page of the lanes' fence words (cuMemHostAlloc)
  * @failed: 0, or -EIO once a lane faulted (sticky; any thread)
  * @fail_logged: the fault was logged
@@ -225,6 +239,8 @@ struct cuda_space {
 	struct cuda_ctx c;
 	uint32_t nlanes;
 	_Atomic bool memops;
+	bool wait_by_value;
+	_Atomic uint64_t last_seen_ns;
 	uint32_t *words;
 	_Atomic int failed;
 	_Atomic bool fail_logged;
@@ -315,7 +331,7 @@ int pd_cuda_lane_get(struct cuda_space *s, uint32_t lane,
 		     struct cuda_lane **out);
 /* Time a launch about to be queued on @l (before / after it). */
 int pd_cuda_span_before(struct cuda_be *cb, struct cuda_space *s,
-			struct cuda_lane *l);
+			struct cuda_lane *l, bool untimed);
 int pd_cuda_span_after(struct cuda_be *cb, struct cuda_lane *l);
 /* The space failed (a fault): log once, make every later call fail. */
 int pd_cuda_space_fail(struct cuda_be *cb, struct cuda_space *s, CUresult r,

@@ -532,20 +532,28 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	if (err)
 		goto err_threads;
 	e->completer_started = true;
+	/* Names for top -H and /proc/<pid>/task/<tid>/comm (15 chars). */
+	pthread_setname_np(e->completer, "pd-complete");
 	for (d = 0; d < e->ndev; d++) {
+		char name[16];
+
 		err = -pthread_create(&e->dev[d].thread, NULL, pd_worker_main,
 				      &e->dev[d]);
 		if (err)
 			goto err_threads;
 		e->dev[d].started = true;
+		snprintf(name, sizeof(name), "pd-dev%u", d % 100u);
+		pthread_setname_np(e->dev[d].thread, name);
 	}
 	err = -pthread_create(&e->housekeeper, NULL, housekeeper_main, e);
 	if (err)
 		goto err_threads;
 	housekeeper = true;
+	pthread_setname_np(e->housekeeper, "pd-house");
 	err = -pthread_create(&e->taker, NULL, taker_main, e);
 	if (err)
 		goto err_threads;
+	pthread_setname_np(e->taker, "pd-taker");
 	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes",
 		    e->ndev, pd_policy_name(cfg->policy),
 		    cfg->shared_isolation ? "shared" : "per-client",

@@ -101,6 +101,8 @@
 #define PD_BYVALUE_MAX		4096	/* most bytes passed by value */
 #define PD_TAKE_SLICE_NS	(200ULL * 1000 * 1000)
 #define PD_HOLD_POLL_NS		(1ULL * 1000 * 1000)
+/* another process used the device this recently: time launches exactly */
+#define PD_CONTEND_NS		(1000ULL * 1000 * 1000)
 #define PD_WRITEBEHIND_NS	(1000ULL * 1000 * 1000)
 #define PD_SPACE_IDLE_MS	60000	/* default space_idle_ms */
 #define PD_DEFAULT_BLOCK	256
@@ -444,6 +446,9 @@ struct pd_job {
  * @ninflight: jobs submitted and not yet complete
  * @inplace_max: bytes up to which inputs and outputs are used in place
  *	(pd_device_info.inplace_max or the configuration's)
+ * @last_owner: the process whose job was launched last (its holder's)
+ * @mixed_ns: when a job of another process than the one before was
+ *	launched: within PD_CONTEND_NS of it launches are timed exactly
  */
 struct pd_device {
 	struct pd_engine *e;
@@ -462,6 +467,8 @@ struct pd_device {
 	bool started;
 	uint32_t ninflight;
 	uint64_t inplace_max;
+	uint32_t last_owner;
+	uint64_t mixed_ns;
 };
 
 /**

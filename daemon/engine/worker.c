@@ -55,6 +55,27 @@ static void log_submit(struct pd_device *dev, struct pd_job *job,
 		     (unsigned long long)job->copy_ns / 1000, job->lane);
 }
 
+/*
+ * Must @job's launch be timed exactly?  Only when another process used
+ * @dev within PD_CONTEND_NS: PTSched then weighs the two against each
+ * other by these times.  A device one process has to itself gets an
+ * estimate (pd_launch.untimed), which spares it the timing events.
+ * The device's holder alone calls this (dev->self), so the fields need
+ * no lock.
+ */
+static bool launch_timed(struct pd_device *dev, const struct pd_job *job,
+			 uint64_t now)
+{
+	uint32_t owner = (uint32_t)job->inv.owner_pid;
+
+	if (owner != dev->last_owner) {
+		if (dev->last_owner)
+			dev->mixed_ns = now;
+		dev->last_owner = owner;
+	}
+	return dev->mixed_ns && now - dev->mixed_ns < PD_CONTEND_NS;
+}
+
 /**
  * pd_job_run() - submit @job on @dev
  * @dev: the device placement gave it (on the thread holding it)
@@ -87,6 +108,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		err = pd_job_prepare(dev, job, &launch, defer);
 	if (!err) {
 		job->launch_ns = pd_now_ns();
+		launch.untimed = !launch_timed(dev, job, job->launch_ns);
 		err = ops->launch(e->be, job->space->be_space, job->lane,
 				  kernel, &launch);
 	}

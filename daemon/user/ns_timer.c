@@ -108,6 +108,8 @@ int pd_ns_timer_start(struct pd_ns *ns)
 	err = -pthread_create(&ns->timer, NULL, timer_main, ns);
 	if (err)
 		pthread_cond_destroy(&ns->timer_cond);
+	else
+		pthread_setname_np(ns->timer, "pd-timer");
 	return err;
 }
 

@@ -310,8 +310,10 @@ static int handle_ring_setup(struct pd_conn *c, const void *payload,
 		return send_reply(c, PTASKD_OP_RING_SETUP, err, NULL, 0, -1);
 	err = send_reply(c, PTASKD_OP_RING_SETUP, 0, &rs, sizeof(rs), fd);
 	close(fd);
-	if (!err)
+	if (!err) {
+		pthread_setname_np(pthread_self(), "pd-ring");
 		pd_ring_serve(r);
+	}
 	pd_ring_destroy(r);
 	return err ? err : -ECONNRESET;
 }
@@ -581,6 +583,8 @@ static void *conn_thread(void *arg)
 {
 	struct pd_conn *c = arg;
 
+	/* Detached: named by itself (top -H; a ring's thread is renamed). */
+	pthread_setname_np(pthread_self(), "pd-conn");
 	serve(c);
 	if (c->client)
 		pd_ns_client_put(c->client);
@@ -698,6 +702,7 @@ int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
 	err = -pthread_create(&s->acceptor, NULL, accept_thread, s);
 	if (err)
 		goto err_unlink;
+	pthread_setname_np(s->acceptor, "pd-accept");
 	*out = s;
 	return 0;
 

@@ -594,16 +594,23 @@ static void one_launch(struct pd_launch *l, uint32_t nparams, void **params,
 	}
 }
 
-/* busy_store(p, v, ns) on @lane */
-static int busy_store(void *sp, uint32_t lane, void *k, uint64_t *p,
-		      uint32_t *v, uint64_t *ns)
+/* busy_store(p, v, ns) on @lane, timed unless @untimed */
+static int busy_store_as(void *sp, uint32_t lane, void *k, uint64_t *p,
+			 uint32_t *v, uint64_t *ns, bool untimed)
 {
 	static const uint32_t bytes[3] = { 8, 4, 8 };
 	void *params[3] = { p, v, ns };
 	struct pd_launch l;
 
 	one_launch(&l, 3, params, bytes);
+	l.untimed = untimed;
 	return be.ops->launch(&be, sp, lane, k, &l);
+}
+
+static int busy_store(void *sp, uint32_t lane, void *k, uint64_t *p,
+		      uint32_t *v, uint64_t *ns)
+{
+	return busy_store_as(sp, lane, k, p, v, ns, false);
 }
 
 static int load_kernels(void *sp, const char *ptx, size_t ptx_len,
@@ -727,6 +734,36 @@ static void test_fences(void *sp, uint32_t dev, const char *ptx,
 	check(!err && (nl == 1 || wall < 1.6 * OVERLAP_NS / 1e3),
 	      "dev %u: %u lanes of 20 ms kernels overlap (%.1f ms wall, %d)",
 	      dev, nl, wall / 1e3, err);
+
+	/*
+	 * Untimed launches (pd_launch.untimed): estimated device time, one
+	 * kernel about its length, overlapping lanes never more than the
+	 * wall time together.
+	 */
+	err = busy_store_as(sp, 0, k[0], &d, &v, &busy, true) ?:
+	      be.ops->fence(&be, sp, 0, &t[0]);
+	got[0] = err ? err : wait_ns(sp, 0, t[0]);
+	check(!err && got[0] >= (int64_t)(BUSY_NS * 9 / 10) &&
+	      got[0] <= (int64_t)(BUSY_NS * 10),
+	      "dev %u: an untimed %llu ms kernel's fence reports an estimate near it (%lld ns)",
+	      dev, BUSY_NS / 1000000, (long long)got[0]);
+	t0 = now_us();
+	for (i = 0, err = 0; i < nl && !err; i++) {
+		dp = d + 64 * i;
+		err = busy_store_as(sp, i, k[0], &dp, &v, &busy, true) ?:
+		      be.ops->fence(&be, sp, i, &t[i]);
+	}
+	ns = 0;
+	for (i = 0; i < nl && !err; i++) {
+		if ((got[i] = wait_ns(sp, i, t[i])) < 0)
+			err = (int)got[i];
+		else
+			ns += (uint64_t)got[i];
+	}
+	wall = now_us() - t0;
+	check(!err && ns >= BUSY_NS * 9 / 10 && ns <= (uint64_t)(wall * 1e3),
+	      "dev %u: %u overlapping untimed kernels: estimates add up to no more than the wall time (%llu ns of %.0f, %d)",
+	      dev, nl, (unsigned long long)ns, wall * 1e3, err);
 
 	/* bad arguments */
 	one_launch(&l, 0, NULL, NULL);
@@ -975,27 +1012,37 @@ static void test_fence_timing(void *sp, const char *ptx, size_t ptx_len)
 	double t0, t1, t2;
 	int i, err;
 
+	int untimed;
+
 	err = load_kernels(sp, ptx, ptx_len, names, k, 1);
 	empty_launch(&l);
-	for (i = -100; i < TIMING_RUNS && !err; i++) {
-		t0 = now_us();
-		err = be.ops->launch(&be, sp, 0, k[0], &l);
-		t1 = now_us();
-		err = err ?: be.ops->fence(&be, sp, 0, &t);
-		t2 = now_us();
-		if (!err && be.ops->fence_wait(&be, sp, 0, t, NULL) != 1)
-			err = -EIO;
-		if (i >= 0) {
-			tl[i] = t1 - t0;
-			tf[i] = t2 - t1;
-			tw[i] = now_us() - t0;
+	for (untimed = 0; untimed < 2; untimed++) {
+		l.untimed = untimed;
+		for (i = -100; i < TIMING_RUNS && !err; i++) {
+			t0 = now_us();
+			err = be.ops->launch(&be, sp, 0, k[0], &l);
+			t1 = now_us();
+			err = err ?: be.ops->fence(&be, sp, 0, &t);
+			t2 = now_us();
+			if (!err &&
+			    be.ops->fence_wait(&be, sp, 0, t, NULL) != 1)
+				err = -EIO;
+			if (i >= 0) {
+				tl[i] = t1 - t0;
+				tf[i] = t2 - t1;
+				tw[i] = now_us() - t0;
+			}
 		}
-	}
-	check(!err, "launch + fence + fence_wait timed (%d)", err);
-	if (!err) {
-		printf("backend_launch_cpu_us=%.2f\n", median(tl, TIMING_RUNS));
-		printf("backend_fence_cpu_us=%.2f\n", median(tf, TIMING_RUNS));
-		printf("backend_launch_fence_wait_us=%.2f\n", median(tw, TIMING_RUNS));
+		check(!err, "launch (%s) + fence + fence_wait timed (%d)",
+		      untimed ? "untimed" : "timed", err);
+		if (err)
+			break;
+		printf("backend_launch%s_cpu_us=%.2f\n",
+		       untimed ? "_untimed" : "", median(tl, TIMING_RUNS));
+		printf("backend_fence%s_cpu_us=%.2f\n",
+		       untimed ? "_untimed" : "", median(tf, TIMING_RUNS));
+		printf("backend_launch%s_fence_wait_us=%.2f\n",
+		       untimed ? "_untimed" : "", median(tw, TIMING_RUNS));
 	}
 	unload_kernels(sp, k, 1);
 }
