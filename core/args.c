@@ -163,8 +163,19 @@ static int check_port_open(const struct ptask_port_open *a)
 
 static int check_channel_open(const struct ptask_channel_open *a)
 {
-	if (a->flags)
+	if (a->flags & ~PTASK_CHANNEL_FLAGS_ALL || a->reserved)
 		return -EINVAL;
+	if (!a->flags &&
+	    (a->tunnel_bytes || a->tunnel_records || a->tunnel_timeout_ns))
+		return -EINVAL;
+	if (a->tunnel_bytes > PTASK_DATABLOCK_MAX_BYTES ||
+	    a->tunnel_timeout_ns > PTASK_TUNNEL_MAX_TIMEOUT_NS)
+		return -EINVAL;
+	/* New settings for an open tunnel: @handle names it, nothing else. */
+	if (a->flags & PTASK_CHANNEL_TUNNEL_SET)
+		return a->flags != PTASK_CHANNEL_TUNNEL_SET || !a->handle ||
+		       a->graph || a->src || a->dst || a->capacity ||
+		       a->template || a->name[0] ? -EINVAL : 0;
 	if (!a->capacity || a->capacity > PTASK_CHANNEL_MAX_CAPACITY)
 		return -EINVAL;
 	if (!a->src && !a->dst)

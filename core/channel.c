@@ -19,6 +19,8 @@
  */
 bool ptask_channel_full(const struct ptask_channel *ch)
 {
+	if (ch->tunnel)
+		return ptask_tunnel_full(ch);
 	return ch->count == ch->capacity;
 }
 
@@ -34,6 +36,9 @@ void ptask_channel_put(struct ptask_channel *ch, struct ptask_datablock *db)
 		ptask_datablock_put(ch->graph->ns, db);
 		return;
 	}
+	/* A tunnel's output end takes it by batch, not in its slots. */
+	if (ch->tunnel && ptask_tunnel_put(ch, db))
+		return;
 	ch->slots[(ch->head + ch->count) % ch->capacity] = db;
 	ch->count++;
 	if (ch->dst)
@@ -80,6 +85,8 @@ void ptask_channel_room(struct ptask_channel *ch)
  */
 void ptask_channel_flush(struct ptask_channel *ch)
 {
+	if (ch->tunnel)
+		ptask_tunnel_flush(ch);
 	while (ch->count)
 		ptask_datablock_put(ch->graph->ns, ptask_channel_take(ch));
 }
@@ -161,7 +168,9 @@ static int channel_resolve(struct ptask_client *c,
  *
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL (an end of the
  * wrong direction or graph), -EPROTOTYPE (templates disagree), -EBUSY
- * (the input port has its channel) or -ENOMEM.
+ * (the input port has its channel) or -ENOMEM; with PTASK_CHANNEL_TUNNEL
+ * also what ptask_tunnel_attach() returns, with PTASK_CHANNEL_TUNNEL_SET what
+ * ptask_core_tunnel_set() does.
  */
 int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *arg)
 {
@@ -170,6 +179,8 @@ int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *a
 	int err;
 
 	ptask_os_assert_locked(c->ns);
+	if (arg->flags & PTASK_CHANNEL_TUNNEL_SET)
+		return ptask_core_tunnel_set(c, arg);
 	memset(&e, 0, sizeof(e));
 	err = channel_resolve(c, arg, &e);
 	if (err)
@@ -190,6 +201,11 @@ int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *a
 	ch->dst = e.dst;
 	ch->tmpl = e.tmpl;
 	ch->capacity = arg->capacity;
+	if (arg->flags & PTASK_CHANNEL_TUNNEL) {
+		err = ptask_tunnel_attach(ch, arg);
+		if (err)
+			goto err_remove;
+	}
 	memcpy(ch->name, arg->name, sizeof(ch->name));
 	ptask_list_add_tail(&ch->node, &e.graph->channels);
 	ptask_list_init(&ch->src_node);
@@ -201,6 +217,8 @@ int ptask_core_channel_open(struct ptask_client *c, struct ptask_channel_open *a
 	arg->handle = ch->obj.handle;
 	return 0;
 
+err_remove:
+	ptask_ns_remove(c->ns, &ch->obj);
 err_free_slots:
 	ptask_os_free(ch->slots);
 err_free_channel:
@@ -258,6 +276,8 @@ int ptask_core_channel_push(struct ptask_client *c, struct ptask_push *arg)
 							db->records;
 	if (!push_fits(ch, db, records))
 		return -EPROTOTYPE;
+	if (ch->tunnel)
+		return ptask_tunnel_push(c, ch, db, records);
 	if (ptask_channel_full(ch))
 		return -EAGAIN;
 	db->records = records;
@@ -288,6 +308,11 @@ int ptask_core_channel_pull(struct ptask_client *c, struct ptask_pull *arg)
 		return err;
 	if (ch->dst)
 		return -EINVAL;
+	/* A tunnel's output is pulled by slice, and only by slice. */
+	if (!ch->tunnel != !(arg->flags & PTASK_PULL_SLICE))
+		return -EINVAL;
+	if (ch->tunnel)
+		return ptask_tunnel_pull(c, ch, arg);
 	if (!ch->count)
 		return -EAGAIN;
 	db = ch->slots[ch->head];
@@ -313,6 +338,8 @@ void ptask_channel_free(struct ptask_channel *ch)
 	struct ptask_ns *ns = ch->graph->ns;
 
 	ptask_channel_flush(ch);
+	if (ch->tunnel)
+		ptask_tunnel_close(ch);
 	if (ch->dst)
 		ch->dst->in = NULL;
 	ptask_list_del(&ch->src_node);

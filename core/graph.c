@@ -411,6 +411,9 @@ void ptask_core_graph_close(struct ptask_open *o)
 	ptask_os_assert_locked(g->ns);
 	ptask_list_del(&o->graph_node);
 	ptask_list_del(&o->client_node);
+	/* Its tunnel slices will not be pulled now: the batches let go. */
+	if (!ptask_client_has_open(o->client, g))
+		ptask_tunnel_client_gone(o->client, g);
 	/* A thread of this client sleeping on the graph must look again. */
 	ptask_client_wake(o->client);
 	ptask_os_free(o);

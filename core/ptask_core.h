@@ -43,6 +43,7 @@ struct ptask_channel;
 struct ptask_template;
 struct ptask_datablock;
 struct ptask_invocation_rec;
+struct ptask_tunnel;
 
 /**
  * struct ptask_obj - header of every object that has a handle
@@ -147,6 +148,18 @@ struct ptask_sched {
 };
 
 /**
+ * struct ptask_tunnel_ns - tunnels' state in a namespace (tunnel.c)
+ * @default_bytes: threshold for a tunnel whose own is 0 (0: the uapi's)
+ * @default_timeout_ns: timeout likewise
+ * @timer_ns: when the shell's tunnel timer was last asked to fire (0: not)
+ */
+struct ptask_tunnel_ns {
+	u64 default_bytes;
+	u64 default_timeout_ns;
+	u64 timer_ns;
+};
+
+/**
  * struct ptask_ns - one namespace of objects
  * @htab: handle hash buckets (@hmask + 1 of them)
  * @hmask: bucket count - 1 (a power of two minus one)
@@ -161,6 +174,7 @@ struct ptask_sched {
  * @counts: live objects per enum ptask_count (the shell keeps BUFFERS)
  * @sched: PTSched: budgets and per-process accounting
  * @next_client_id: the id the next client gets (fdinfo's drm-client-id)
+ * @tunnel: record-stream tunnels' defaults and timer (tunnel.c)
  * @os: the shell's data
  */
 struct ptask_ns {
@@ -177,6 +191,7 @@ struct ptask_ns {
 	u64 counts[__PTASK_COUNT_MAX];
 	struct ptask_sched sched;
 	u64 next_client_id;
+	struct ptask_tunnel_ns tunnel;
 	void *os;
 };
 
@@ -345,6 +360,7 @@ struct ptask_channel {
 	u32 count;
 	struct ptask_datablock **slots;	/* ring of @capacity */
 	char name[PTASK_NAME_MAX];
+	struct ptask_tunnel *tunnel;	/* PTASK_CHANNEL_TUNNEL: tunnel.c */
 };
 
 struct ptask_datablock {
@@ -543,6 +559,24 @@ struct ptask_datablock *ptask_channel_take(struct ptask_channel *ch);
 void ptask_channel_room(struct ptask_channel *ch);
 void ptask_channel_flush(struct ptask_channel *ch);
 void ptask_channel_free(struct ptask_channel *ch);
+
+/* tunnel.c: record-stream tunnels (PTASK_CHANNEL_TUNNEL) */
+int ptask_tunnel_attach(struct ptask_channel *ch,
+			const struct ptask_channel_open *arg);
+int ptask_core_tunnel_set(struct ptask_client *c,
+			  const struct ptask_channel_open *arg);
+int ptask_tunnel_push(struct ptask_client *c, struct ptask_channel *ch,
+		      struct ptask_datablock *db, u64 records);
+int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
+		      struct ptask_pull *arg);
+bool ptask_tunnel_full(const struct ptask_channel *ch);
+bool ptask_tunnel_put(struct ptask_channel *ch, struct ptask_datablock *db);
+void ptask_tunnel_flush(struct ptask_channel *ch);
+void ptask_tunnel_close(struct ptask_channel *ch);
+void ptask_tunnel_client_gone(struct ptask_client *c, struct ptask_graph *g);
+void ptask_core_tunnel_tick(struct ptask_ns *ns);
+void ptask_core_tunnel_calibrate(struct ptask_ns *ns, u64 copy_knee_bytes,
+				 u64 copy_fixed_ns);
 
 /* datablock.c */
 int ptask_core_datablock_create(struct ptask_client *c,

@@ -102,6 +102,25 @@ void ptask_os_event(struct ptask_ns *ns, u32 event, u32 obj_type, u32 handle);
  */
 void ptask_os_sched_timer(struct ptask_ns *ns, u64 when_ns);
 
+/*
+ * Record-stream tunnels (core/tunnel.c) need a call to
+ * ptask_core_tunnel_tick() at CLOCK_MONOTONIC @when_ns (a batch's timeout);
+ * 0: none needed.  As ptask_os_sched_timer: called with the namespace lock
+ * held, the tick made later from a context that may take it.
+ */
+void ptask_os_tunnel_timer(struct ptask_ns *ns, u64 when_ns);
+
+/*
+ * Copy @bytes from @src at @src_off to @dst at @dst_off (a tunnel gathers
+ * pushes into a batch and splits its output); both ranges are inside the
+ * buffers.  Called with the namespace lock held; must not fail.
+ */
+void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
+		       struct ptask_buf *src, u64 src_off, u64 bytes);
+/* Likewise from core memory (a batch's struct ptask_tunnel_head). */
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes);
+
 /* Asserts the namespace lock is held (lockdep in the kernel). */
 void ptask_os_assert_locked(struct ptask_ns *ns);
 

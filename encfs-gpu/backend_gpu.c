@@ -39,8 +39,31 @@
  * request takes the first idle lane (lane 0 when requests come one by
  * one, so a sequential workload builds one), or waits for one.  Requests
  * in different lanes overlap their copies and round trips with each
- * other's kernels.  Batching concurrent FUSE requests into one datablock
- * instead would need a kernel that takes a length per unit.
+ * other's kernels.
+ *
+ * Tunnel: concurrent requests are batched instead, through a ptask tunnel
+ * (uapi/ptask.h, "Record-stream tunnels"; HiWayLib's batched copy): a
+ * third graph per direction,
+ *
+ *   records =tunnel=> [ xts_batch_encrypt | xts_batch_decrypt ] =tunnel=>
+ *   key (sticky, param 1) --/         (in/out, param 0; GPU_GRID x 256)
+ *
+ * where a request's units are records (struct xts_rec_head: its tweak
+ * and length, then up to 4 KiB of data; xts_params.h): the request pushes
+ * one datablock of its records on the input end and pulls, with that
+ * datablock as ticket, exactly its records back from the output end,
+ * whatever the other threads pushed.  ptaskd's core gathers the pushes of
+ * every thread until the tunnel's threshold (bytes) or timeout passes,
+ * both left at ptaskd's defaults, calibrated from the device's copy curve
+ * (EG_TUNNEL_BYTES and EG_TUNNEL_US override them), and one kernel launch
+ * does them all.  Which path a request takes (EG_GPU_TUNNEL): "auto",
+ * the default, sends a request that is alone in the backend down a lane
+ * (no batch to wait for: one invocation now) and requests that overlap
+ * others through the tunnel; "always" and "never" force one.  Requests
+ * whose units are over 4 KiB, or with more units than a batch holds
+ * (TUN_RECORDS), take a lane.  A request's datablock comes from a pool
+ * (TUN_POOL_RECORDS records each) and goes back once its slice is pulled,
+ * so steady state allocates only the slices ptaskd returns.
  *
  * Failure: any error on the ptask path (ptaskd killed: -ENOTCONN at once;
  * the graph failed: -EIO; no answer within GPU_TIMEOUT_NS) fails the
@@ -92,6 +115,12 @@ extern const uint64_t eg_xts_ptx_len;
 #define GPU_CACHE_MIN	4096u		/* the smallest size class */
 #define GPU_CLASSES	41		/* 4 KiB .. 4 MiB, four per power of two */
 #define GPU_CACHE_MAX	(GPU_CACHE_MIN << ((GPU_CLASSES - 1) / 4))
+#define TUN_RECORDS	1024		/* records a batch holds at most */
+#define TUN_PUSHES	256		/* requests a batch holds at most */
+#define TUN_POOL_RECORDS 16		/* records of a pooled datablock */
+#define TUN_POOL_MAX	64		/* pooled datablocks kept */
+
+enum tun_mode { TUN_AUTO, TUN_ALWAYS, TUN_NEVER };
 
 /* A datablock this backend holds, with its mapping. */
 struct gpu_db {
@@ -120,6 +149,28 @@ struct gpu_lane {
 	struct gpu_graph g[2];
 };
 
+/* One direction's tunnel graph. */
+struct gpu_tunnel {
+	uint32_t graph, ch_in, ch_out, ch_key;
+	struct gpu_db key;
+};
+
+/**
+ * struct gpu_tun - the tunnels, on the current connection
+ * @lock: guards @built, @t and @pool (inside gb->conn, read)
+ * @built: @t exist on the current connection
+ * @t: [0] decrypt, [1] encrypt
+ * @pool: datablocks of TUN_POOL_RECORDS records, not in a request
+ * @npool: entries in @pool
+ */
+struct gpu_tun {
+	pthread_mutex_t lock;
+	bool built;
+	struct gpu_tunnel t[2];
+	struct gpu_db pool[TUN_POOL_MAX];
+	int npool;
+};
+
 /**
  * struct gpu_backend - the backend
  * @be: the interface
@@ -134,6 +185,11 @@ struct gpu_lane {
  * @next: the lane a request waits for when all are busy (atomic)
  * @failing: a failure was logged and no request has succeeded since
  *	(atomic)
+ * @tun: the tunnels
+ * @tun_mode: EG_GPU_TUNNEL; read-only after new
+ * @tun_bytes: EG_TUNNEL_BYTES (0: ptaskd's default); read-only after new
+ * @tun_timeout_ns: EG_TUNNEL_US in ns (0: ptaskd's); read-only after new
+ * @busy: requests in the backend now (atomic): "auto" tunnels when > 1
  */
 struct gpu_backend {
 	struct eg_backend be;
@@ -145,9 +201,15 @@ struct gpu_backend {
 	struct gpu_lane lane[GPU_LANES_MAX];
 	unsigned int next;
 	int failing;
+	struct gpu_tun tun;
+	enum tun_mode tun_mode;
+	uint64_t tun_bytes;
+	uint64_t tun_timeout_ns;
+	int busy;
 };
 
 static const char *const gpu_entry[2] = { "xts_decrypt", "xts_encrypt" };
+static const char *const tun_entry[2] = { "xts_batch_decrypt", "xts_batch_encrypt" };
 
 /* Class @c's size: 4 KiB << (c / 4), plus a quarter of that per c % 4. */
 static uint64_t class_bytes(int c)
@@ -218,6 +280,27 @@ static void lane_drop(struct gpu_backend *gb, struct gpu_lane *lane)
 }
 
 /*
+ * Drop the tunnels and the pool (ptaskd may be gone).  gb->tun.lock held,
+ * or @conn held for writing.
+ */
+static void tun_drop(struct gpu_backend *gb)
+{
+	for (int dir = 0; dir < 2; dir++) {
+		struct gpu_tunnel *t = &gb->tun.t[dir];
+
+		db_drop(gb->ctx, &t->key);
+		if (t->graph) {
+			ptask_graph_terminate(gb->ctx, t->graph);
+			ptask_graph_close(gb->ctx, t->graph);
+		}
+		memset(t, 0, sizeof(*t));
+	}
+	while (gb->tun.npool)
+		db_drop(gb->ctx, &gb->tun.pool[--gb->tun.npool]);
+	gb->tun.built = false;
+}
+
+/*
  * Close the connection and everything made on it (ptaskd may be gone).
  * @conn held for writing, or no other thread about (new, destroy).
  */
@@ -227,6 +310,7 @@ static void disconnect(struct gpu_backend *gb)
 		return;
 	for (int l = 0; l < gb->nlanes; l++)
 		lane_drop(gb, &gb->lane[l]);
+	tun_drop(gb);
 	ptask_ctx_close(gb->ctx);
 	gb->ctx = NULL;
 }
@@ -436,23 +520,205 @@ out:
 	return err;
 }
 
-/* One request, connecting first if need be; no lock held. */
-static int run_request(struct gpu_backend *gb, int enc, const struct eg_xts_req *r,
+/*
+ * One direction's tunnel graph: the batch kernel between the two ends of
+ * a tunnel, the key in its sticky port; running.  What was made is left
+ * in @t for tun_drop().
+ */
+static int tunnel_build(struct gpu_backend *gb, struct gpu_tunnel *t, int dir,
+			const char **what)
+{
+	static const uint32_t one[3] = { 1, 1, 1 }, recs[3] = { TUN_RECORDS, 1, 1 };
+	static const uint32_t grid[3] = { GPU_GRID, 1, 1 }, block[3] = { GPU_THREADS, 1, 1 };
+	struct ptask_ctx *ctx = gb->ctx;
+	uint32_t t_key, t_rec, pt, p_out, p_data, p_key;
+	int err;
+
+	*what = "ptask_graph_open (tunnel)";
+	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &t->graph);
+	if (err)
+		return err;
+	*what = "ptask_template_open (tunnel)";
+	err = ptask_template_open(ctx, t->graph, "xts_key", PTASK_TEMPLATE_ARRAY, PTASK_BIND_PARAM,
+				  sizeof(struct xts_key_param), one, &t_key);
+	err = err ? err : ptask_template_open(ctx, t->graph, "xts_rec", PTASK_TEMPLATE_RECORDS,
+					      PTASK_BIND_GLOBAL, XTS_REC_BYTES, recs, &t_rec);
+	if (err)
+		return err;
+	*what = "ptask_gpu_ptask_open (tunnel)";
+	err = ptask_gpu_ptask_open(ctx, t->graph, tun_entry[dir], eg_xts_ptx, eg_xts_ptx_len,
+				   tun_entry[dir], 3, &pt);
+	if (err)
+		return err;
+	*what = "ptask_port_open (tunnel)";
+	err = ptask_port_open(ctx, pt, "out", PTASK_PORT_OUTPUT, 0, 0, 0, 0, &p_out);
+	err = err ? err : ptask_port_open(ctx, pt, "batch", PTASK_PORT_INPUT, PTASK_PORT_INOUT,
+					  t_rec, 0, p_out, &p_data);
+	err = err ? err : ptask_port_open(ctx, pt, "key", PTASK_PORT_STICKY, 0, t_key, 1, 0,
+					  &p_key);
+	if (err)
+		return err;
+	*what = "ptask_set_geometry (tunnel)";
+	err = ptask_set_geometry(ctx, pt, grid, block, 0);
+	if (err)
+		return err;
+	*what = "ptask_tunnel_open";
+	err = ptask_tunnel_open(ctx, t->graph, "records", 0, p_data, TUN_PUSHES, 0,
+				gb->tun_bytes, 0, gb->tun_timeout_ns, &t->ch_in);
+	err = err ? err : ptask_tunnel_open(ctx, t->graph, "out", p_out, 0, 4, t_rec, 0, 0, 0,
+					    &t->ch_out);
+	err = err ? err : ptask_channel_open(ctx, t->graph, "key", 0, p_key, 1, t_key,
+					     &t->ch_key);
+	if (err)
+		return err;
+	*what = "ptask_graph_run (tunnel)";
+	err = ptask_graph_run(ctx, t->graph);
+	if (err)
+		return err;
+	*what = "the key datablock (tunnel)";
+	err = db_new(ctx, t_key, 0, &t->key);
+	if (err)
+		return err;
+	memcpy(t->key.p, &gb->keys, sizeof(gb->keys));
+	return ptask_push(ctx, t->ch_key, t->key.db, -1, GPU_TIMEOUT_NS);
+}
+
+/*
+ * The tunnels built, and a datablock of at least @records records (from
+ * the pool when it fits one); inside @conn held for reading.
+ */
+static int tun_get(struct gpu_backend *gb, uint64_t records, struct gpu_db *d,
+		   const char **what)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&gb->tun.lock);
+	for (int dir = 0; dir < 2 && !gb->tun.built && !err; dir++)
+		err = tunnel_build(gb, &gb->tun.t[dir], dir, what);
+	if (err) {
+		tun_drop(gb);
+	} else {
+		gb->tun.built = true;
+		if (records <= TUN_POOL_RECORDS && gb->tun.npool) {
+			*d = gb->tun.pool[--gb->tun.npool];
+			memset(&gb->tun.pool[gb->tun.npool], 0, sizeof(*d));
+		}
+	}
+	pthread_mutex_unlock(&gb->tun.lock);
+	if (err || d->db)
+		return err;
+	*what = "a datablock (tunnel)";
+	return db_new(gb->ctx, 0, (records <= TUN_POOL_RECORDS ? TUN_POOL_RECORDS : records) *
+			      (uint64_t)XTS_REC_BYTES, d);
+}
+
+/* @d back to the pool, or released. */
+static void tun_put(struct gpu_backend *gb, struct gpu_db *d)
+{
+	pthread_mutex_lock(&gb->tun.lock);
+	if (d->bytes == (uint64_t)TUN_POOL_RECORDS * XTS_REC_BYTES &&
+	    gb->tun.npool < TUN_POOL_MAX && gb->tun.built) {
+		gb->tun.pool[gb->tun.npool++] = *d;
+		memset(d, 0, sizeof(*d));
+	}
+	pthread_mutex_unlock(&gb->tun.lock);
+	db_drop(gb->ctx, d);
+}
+
+/*
+ * One request through the tunnel (inside @conn held for reading): its
+ * units as records, pushed; its records pulled back by ticket.  @r->data
+ * is written only once the result is in.
+ */
+static int tun_request(struct gpu_backend *gb, int enc, const struct eg_xts_req *r,
+		       const char **what)
+{
+	struct gpu_db d = { 0 };
+	struct ptask_db *res;
+	uint8_t *out;
+	int err;
+
+	err = tun_get(gb, r->nunits, &d, what);
+	if (err)
+		return err;
+	for (size_t u = 0; u < r->nunits; u++) {
+		uint8_t *rec = (uint8_t *)d.p + u * XTS_REC_BYTES;
+		size_t len = u + 1 == r->nunits ? r->last_len : r->unit_len;
+		struct xts_rec_head h = { .len = (uint32_t)len };
+
+		memcpy(h.tweak, r->tweaks + EG_TWEAK_LEN * u, EG_TWEAK_LEN);
+		memcpy(rec, &h, sizeof(h));
+		memcpy(rec + XTS_REC_HEAD_BYTES, r->data + u * r->unit_len, len);
+	}
+	*what = "ptask_push (tunnel)";
+	err = ptask_push(gb->ctx, gb->tun.t[enc].ch_in, d.db, (int64_t)r->nunits,
+			 GPU_TIMEOUT_NS);
+	if (err)
+		goto out;
+	*what = "ptask_pull_slice";
+	err = ptask_pull_slice(gb->ctx, gb->tun.t[enc].ch_out, d.db, GPU_TIMEOUT_NS, &res);
+	if (err)
+		goto out;
+	*what = "the slice (not the request's records)";
+	err = ptask_db_records(res) == r->nunits &&
+	      ptask_db_bytes(res) == r->nunits * (uint64_t)XTS_REC_BYTES ? 0 : -EPROTO;
+	if (!err) {
+		*what = "ptask_datablock_map (slice)";
+		err = ptask_datablock_map(gb->ctx, res, (void **)&out);
+	}
+	for (size_t u = 0; !err && u < r->nunits; u++) {
+		size_t len = u + 1 == r->nunits ? r->last_len : r->unit_len;
+
+		memcpy(r->data + u * r->unit_len, out + u * XTS_REC_BYTES + XTS_REC_HEAD_BYTES,
+		       len);
+	}
+	if (!err)
+		eg_wipe(out, ptask_db_bytes(res));
+	ptask_datablock_release(gb->ctx, res);
+out:
+	/* pushed or not, its slice is pulled or its batch failed: reusable */
+	if (err)
+		db_drop(gb->ctx, &d);
+	else
+		tun_put(gb, &d);
+	return err;
+}
+
+/* Does @r go through the tunnel?  @others: requests in the backend but it. */
+static bool use_tunnel(const struct gpu_backend *gb, const struct eg_xts_req *r, int others)
+{
+	if (gb->tun_mode == TUN_NEVER || r->unit_len > XTS_REC_DATA ||
+	    r->last_len > XTS_REC_DATA || r->nunits > TUN_RECORDS)
+		return false;
+	return gb->tun_mode == TUN_ALWAYS || others > 0;
+}
+
+/*
+ * One request, connecting first if need be; no lock held.  @via: -1 as
+ * use_tunnel() says, 0 a lane, 1 the tunnel (the self test's).
+ */
+static int run_request(struct gpu_backend *gb, int enc, const struct eg_xts_req *r, int via,
 		       const char **what)
 {
 	struct gpu_lane *lane;
 	unsigned long gen;
-	int err = conn_get(gb, what);
+	int others, err = conn_get(gb, what);
 
 	if (err)
 		return err;
-	lane = lane_get(gb);
-	err = lane_request(gb, lane, enc, r, what);
-	/* a failed lane is dropped at once, so a request that takes it
-	 * before the connection is dropped builds it anew */
-	if (err)
-		lane_drop(gb, lane);
-	pthread_mutex_unlock(&lane->lock);
+	others = __atomic_fetch_add(&gb->busy, 1, __ATOMIC_RELAXED);
+	if (via < 0 ? use_tunnel(gb, r, others) : via) {
+		err = tun_request(gb, enc, r, what);
+	} else {
+		lane = lane_get(gb);
+		err = lane_request(gb, lane, enc, r, what);
+		/* a failed lane is dropped at once, so a request that takes it
+		 * before the connection is dropped builds it anew */
+		if (err)
+			lane_drop(gb, lane);
+		pthread_mutex_unlock(&lane->lock);
+	}
+	__atomic_fetch_sub(&gb->busy, 1, __ATOMIC_RELAXED);
 	gen = gb->gen;
 	pthread_rwlock_unlock(&gb->conn);
 	if (err) {
@@ -474,7 +740,7 @@ static int gpu_crypt(struct eg_backend *be, int enc, const struct eg_xts_req *r)
 
 	if (ret || !r->nunits)
 		return ret;
-	ret = run_request(gb, !!enc, r, &what);
+	ret = run_request(gb, !!enc, r, -1, &what);
 	if (ret) {
 		if (!__atomic_exchange_n(&gb->failing, 1, __ATOMIC_RELAXED))
 			fprintf(stderr, "encfs-gpu: gpu backend: %s: %s; requests fail with EIO until ptaskd answers again\n",
@@ -504,6 +770,7 @@ static void gpu_destroy(struct eg_backend *be)
 	eg_wipe(&gb->keys, sizeof(gb->keys));
 	for (int l = 0; l < GPU_LANES_MAX; l++)
 		pthread_mutex_destroy(&gb->lane[l].lock);
+	pthread_mutex_destroy(&gb->tun.lock);
 	pthread_rwlock_destroy(&gb->conn);
 	free(gb);
 }
@@ -547,18 +814,25 @@ static int self_test(struct gpu_backend *gb, const uint8_t key[EG_XTS_KEY_LEN],
 	err = err ? err : eg_backend_crypt(cpu, 1, &rb);
 	if (err)
 		goto out;
-	err = run_request(gb, 1, &ra, what);
-	if (err)
-		goto out;
-	*what = "its result differs from OpenSSL's";
-	err = -EBADMSG;
-	if (memcmp(a, b, BYTES))
-		goto out;
-	err = run_request(gb, 0, &ra, what);
-	if (err)
-		goto out;
-	*what = "decrypting its own result gives other bytes";
-	err = memcmp(a, orig, BYTES) ? -EBADMSG : 0;
+	/* a lane, then (unless EG_GPU_TUNNEL=never) the tunnel */
+	for (int via = 0; via <= (gb->tun_mode != TUN_NEVER); via++) {
+		memcpy(a, orig, BYTES);
+		err = run_request(gb, 1, &ra, via, what);
+		if (err)
+			goto out;
+		*what = via ? "its result through the tunnel differs from OpenSSL's" :
+			      "its result differs from OpenSSL's";
+		err = -EBADMSG;
+		if (memcmp(a, b, BYTES))
+			goto out;
+		err = run_request(gb, 0, &ra, via, what);
+		if (err)
+			goto out;
+		*what = "decrypting its own result gives other bytes";
+		err = memcmp(a, orig, BYTES) ? -EBADMSG : 0;
+		if (err)
+			goto out;
+	}
 out:
 	eg_backend_destroy(cpu);
 	free(orig);
@@ -583,6 +857,41 @@ static int lanes_from_env(void)
 		return GPU_LANES;
 	}
 	return (int)n;
+}
+
+/* EG_GPU_TUNNEL: auto (default), always, never. */
+static enum tun_mode tun_mode_from_env(void)
+{
+	const char *env = getenv("EG_GPU_TUNNEL");
+
+	if (!env || !*env || !strcmp(env, "auto"))
+		return TUN_AUTO;
+	if (!strcmp(env, "always"))
+		return TUN_ALWAYS;
+	if (!strcmp(env, "never"))
+		return TUN_NEVER;
+	fprintf(stderr, "encfs-gpu: EG_GPU_TUNNEL=%s is not auto, always or never; using auto\n",
+		env);
+	return TUN_AUTO;
+}
+
+/* A number from @name in 0 .. @max, times @scale; 0 (ptaskd's default) if unset or bad. */
+static uint64_t u64_from_env(const char *name, uint64_t max, uint64_t scale)
+{
+	const char *env = getenv(name);
+	unsigned long long v;
+	char *end;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (*end || errno || v > max / scale) {
+		fprintf(stderr, "encfs-gpu: %s=%s is not 0..%llu; using ptaskd's default\n", name,
+			env, (unsigned long long)(max / scale));
+		return 0;
+	}
+	return v * scale;
 }
 
 /**
@@ -624,7 +933,11 @@ int eg_backend_gpu_new(const uint8_t key[EG_XTS_KEY_LEN], struct eg_backend **ou
 	pthread_rwlockattr_destroy(&attr);
 	for (int l = 0; l < GPU_LANES_MAX; l++)
 		pthread_mutex_init(&gb->lane[l].lock, NULL);
+	pthread_mutex_init(&gb->tun.lock, NULL);
 	gb->nlanes = lanes_from_env();
+	gb->tun_mode = tun_mode_from_env();
+	gb->tun_bytes = u64_from_env("EG_TUNNEL_BYTES", PTASK_DATABLOCK_MAX_BYTES, 1);
+	gb->tun_timeout_ns = u64_from_env("EG_TUNNEL_US", PTASK_TUNNEL_MAX_TIMEOUT_NS, 1000);
 	err = aes_ks_param(key, EG_XTS_KEY_LEN, &gb->keys);
 	if (err)
 		goto err_free;

@@ -8,6 +8,8 @@
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/highmem.h>
+#include <linux/minmax.h>
 #include <linux/overflow.h>
 #include "ptask_kmod.h"
 #include "compat.h"
@@ -47,6 +49,66 @@ err_free_pages:
 		__free_page(buf->pages[i]);
 	kvfree(buf);
 	return -ENOMEM;
+}
+
+/**
+ * ptask_os_buf_copy() - copy bytes between two buffers (a tunnel's
+ *	gather and split, core/tunnel.c)
+ * @dst: the buffer written
+ * @dst_off: first byte written
+ * @src: the buffer read
+ * @src_off: first byte read
+ * @bytes: how many; both ranges lie inside their buffers
+ *
+ * Context: the namespace mutex held; does not sleep.
+ */
+void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
+		       struct ptask_buf *src, u64 src_off, u64 bytes)
+{
+	if (WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off ||
+		    src_off > src->bytes || bytes > src->bytes - src_off))
+		return;
+	while (bytes) {
+		size_t so = offset_in_page(src_off), d_o = offset_in_page(dst_off);
+		size_t n = min3((u64)(PAGE_SIZE - so), (u64)(PAGE_SIZE - d_o),
+				bytes);
+		void *s = kmap_local_page(src->pages[src_off >> PAGE_SHIFT]);
+		void *d = kmap_local_page(dst->pages[dst_off >> PAGE_SHIFT]);
+
+		memcpy(d + d_o, s + so, n);
+		kunmap_local(d);
+		kunmap_local(s);
+		src_off += n;
+		dst_off += n;
+		bytes -= n;
+	}
+}
+
+/**
+ * ptask_os_buf_write() - copy bytes from the core into a buffer
+ * @dst: the buffer written
+ * @dst_off: first byte written
+ * @src: the bytes
+ * @bytes: how many; the range lies inside @dst
+ *
+ * Context: the namespace mutex held; does not sleep.
+ */
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes)
+{
+	if (WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off))
+		return;
+	while (bytes) {
+		size_t d_o = offset_in_page(dst_off);
+		size_t n = min_t(u64, PAGE_SIZE - d_o, bytes);
+		void *d = kmap_local_page(dst->pages[dst_off >> PAGE_SHIFT]);
+
+		memcpy(d + d_o, src, n);
+		kunmap_local(d);
+		src += n;
+		dst_off += n;
+		bytes -= n;
+	}
 }
 
 /**

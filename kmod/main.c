@@ -29,6 +29,7 @@ static int __init ptask_init(void)
 	mutex_init(&ptask_kernel.lock);
 	atomic64_set(&ptask_kernel.buffers, 0);
 	ptask_sched_timer_init();
+	ptask_tunnel_timer_init();
 	mutex_lock(&ptask_kernel.lock);
 	err = ptask_core_ns_init(&ptask_kernel.ns, &ptask_kernel);
 	mutex_unlock(&ptask_kernel.lock);
@@ -53,6 +54,7 @@ err_sysfs_exit:
 	ptask_sysfs_exit();
 err_destroy_ns:
 	ptask_sched_timer_exit();
+	ptask_tunnel_timer_exit();
 	mutex_lock(&ptask_kernel.lock);
 	ptask_core_ns_destroy(&ptask_kernel.ns);
 	mutex_unlock(&ptask_kernel.lock);
@@ -67,6 +69,7 @@ static void __exit ptask_exit(void)
 	ptask_netlink_exit();
 	ptask_sysfs_exit();
 	ptask_sched_timer_exit();
+	ptask_tunnel_timer_exit();
 	mutex_lock(&ptask_kernel.lock);
 	for (i = 0; i < __PTASK_COUNT_MAX; i++)
 		WARN(ptask_kernel.ns.counts[i], "ptask: %llu objects of kind %d leaked\n",

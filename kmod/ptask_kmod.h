@@ -123,5 +123,7 @@ void ptask_sysfs_objs_event(u32 event, u32 type, u32 key);
 
 void ptask_sched_timer_init(void);
 void ptask_sched_timer_exit(void);
+void ptask_tunnel_timer_init(void);
+void ptask_tunnel_timer_exit(void);
 
 #endif /* PTASK_KMOD_H */

@@ -169,6 +169,39 @@ int ptask_channel_open(struct ptask_ctx *ctx, uint32_t graph,
 	return err;
 }
 
+int ptask_tunnel_open(struct ptask_ctx *ctx, uint32_t graph,
+		      const char *name, uint32_t src, uint32_t dst,
+		      uint32_t capacity, uint32_t tmpl, uint64_t bytes,
+		      uint32_t records, uint64_t timeout_ns,
+		      uint32_t *channel)
+{
+	struct ptask_channel_open a = {
+		.size = sizeof(a), .flags = PTASK_CHANNEL_TUNNEL,
+		.graph = graph, .src = src, .dst = dst, .capacity = capacity,
+		.template = tmpl, .tunnel_bytes = bytes,
+		.tunnel_records = records, .tunnel_timeout_ns = timeout_ns,
+	};
+	int err = set_name(a.name, name);
+
+	if (!err)
+		err = call(ctx, PTASK_IOC_CHANNEL_OPEN, &a);
+	if (!err && channel)
+		*channel = a.handle;
+	return err;
+}
+
+int ptask_tunnel_set(struct ptask_ctx *ctx, uint32_t channel, uint64_t bytes,
+		     uint32_t records, uint64_t timeout_ns)
+{
+	struct ptask_channel_open a = {
+		.size = sizeof(a), .flags = PTASK_CHANNEL_TUNNEL_SET,
+		.handle = channel, .tunnel_bytes = bytes,
+		.tunnel_records = records, .tunnel_timeout_ns = timeout_ns,
+	};
+
+	return call(ctx, PTASK_IOC_CHANNEL_OPEN, &a);
+}
+
 int ptask_lookup(struct ptask_ctx *ctx, uint32_t graph, uint32_t type,
 		 const char *name, uint32_t *handle)
 {

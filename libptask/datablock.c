@@ -145,6 +145,40 @@ int ptask_pull(struct ptask_ctx *ctx, uint32_t channel, int64_t timeout_ns,
 	return 0;
 }
 
+int ptask_pull_slice(struct ptask_ctx *ctx, uint32_t channel,
+		     const struct ptask_db *pushed, int64_t timeout_ns,
+		     struct ptask_db **out)
+{
+	struct ptask_pull a = {
+		.size = sizeof(a), .flags = PTASK_PULL_SLICE,
+		.channel = channel,
+	};
+	struct ptask_db *db;
+	int err;
+
+	if (!pushed)
+		return -EINVAL;
+	a.datablock = pushed->handle;
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return -ENOMEM;
+	if (timeout_ns == PTASK_NOWAIT)
+		a.flags |= PTASK_NONBLOCK;
+	else
+		a.timeout_ns = lp_deadline(timeout_ns);
+	err = lp_call_mem(ctx, PTASK_IOC_PULL, &a, &db->mem);
+	if (err) {
+		free(db);
+		return err;
+	}
+	db->handle = a.datablock;
+	db->bytes = a.bytes;
+	db->records = a.records;
+	db->mmap_offset = a.mmap_offset;
+	*out = db;
+	return 0;
+}
+
 long long ptask_push_pull_copy(struct ptask_ctx *ctx, uint32_t in_channel,
 			       const void *in, size_t in_bytes,
 			       uint32_t out_channel, void *out,

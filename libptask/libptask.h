@@ -250,6 +250,40 @@ int ptask_push(struct ptask_ctx *ctx, uint32_t channel, struct ptask_db *db,
 int ptask_pull(struct ptask_ctx *ctx, uint32_t channel, int64_t timeout_ns,
 	       struct ptask_db **out);
 
+/* --- record-stream tunnels (uapi/ptask.h "Record-stream tunnels") ---------- */
+
+/**
+ * ptask_tunnel_open() - open one end of a tunnel (PTASK_CHANNEL_TUNNEL)
+ * @src: 0 for the input end (clients push), or an output port
+ * @dst: an input port for the input end, or 0 for the output end
+ * @capacity: input end: pushes one batch holds at most; output end:
+ *	batches back and not wholly pulled
+ * @tmpl: 0 or a record-stream template
+ * @bytes: input end: threshold in bytes (0: the calibrated default)
+ * @records: input end: threshold in records (0: none)
+ * @timeout_ns: input end: the longest a push waits for its batch (0:
+ *	default)
+ */
+int ptask_tunnel_open(struct ptask_ctx *ctx, uint32_t graph,
+		      const char *name, uint32_t src, uint32_t dst,
+		      uint32_t capacity, uint32_t tmpl, uint64_t bytes,
+		      uint32_t records, uint64_t timeout_ns,
+		      uint32_t *channel);
+
+/* New threshold and timeout for a tunnel's input end (0: default). */
+int ptask_tunnel_set(struct ptask_ctx *ctx, uint32_t channel, uint64_t bytes,
+		     uint32_t records, uint64_t timeout_ns);
+
+/**
+ * ptask_pull_slice() - pull the records that came from one push
+ * @channel: a tunnel's output end
+ * @pushed: the datablock the caller pushed on the input end (the ticket)
+ * @out: a new datablock with that push's records of the output
+ */
+int ptask_pull_slice(struct ptask_ctx *ctx, uint32_t channel,
+		     const struct ptask_db *pushed, int64_t timeout_ns,
+		     struct ptask_db **out);
+
 /*
  * push + pull of a buffer: copies @in_bytes from @in into a new datablock,
  * pushes it, pulls one result and copies up to @out_cap bytes of it to

@@ -262,6 +262,82 @@
  *	-ENOENT, -ENOSPC, -EFAULT.
  *
  * ======================================================================
+ * Record-stream tunnels (issue 12, item 5; HiWayLib's batched copy)
+ * ======================================================================
+ *
+ * A *tunnel* batches the small pushes of many concurrent clients into one
+ * datablock, so one invocation (one copy in, one kernel launch, one copy
+ * out) serves all of them.  It is a pair of channels opened with
+ * PTASK_CHANNEL_TUNNEL around one ptask P:
+ *
+ *   the input end: @src 0 (clients push), @dst an input port of P;
+ *   the output end: @src an output port of P, @dst 0 (clients pull).
+ *
+ * Both ends need a record-stream template (PTASK_TEMPLATE_RECORDS) on the
+ * channel or its port (-EPROTOTYPE without): a push is a whole number of
+ * records, and its slice of the output is the same number of records at
+ * the output's stride.  A ptask has at most one tunnel of each end
+ * (-EBUSY); the two ends find each other through P, in either order.
+ *
+ * Pushes on the input end are gathered: the core keeps a reference to each
+ * pushed datablock (its first @records x stride bytes count; the push
+ * returns at once, it does not wait for the batch) and, when the records
+ * gathered reach the threshold, or the oldest has waited for the
+ * timeout, copies them back to back into one new datablock, the *batch*,
+ * which enters the input port as one datablock: one invocation of P.  The
+ * batch begins with a struct ptask_tunnel_head (PTASK_TUNNEL_HEAD_BYTES:
+ * its record count and stride, so that a GPU kernel, which sees no
+ * datablock's size, knows how many records follow), then the records; its
+ * record count is theirs.  A
+ * batch also closes when it holds @capacity pushes or when the next push
+ * would pass the template's record capacity.  P must emit, on the output
+ * end's port, one datablock per batch with as many records as the batch
+ * had, laid out the same (the head, then one record per record in; a map
+ * from record i to record i, such as an in-place PTASK_PORT_INOUT port;
+ * the output's stride is its size less the head over its records; an
+ * output of record count 0, as an executor makes one by size, counts as
+ * having the batch's); a batch
+ * that comes back with another record count, or a size that is not the
+ * head and a whole number of records, gives -EPROTO to each of its
+ * pullers.  A slice holds the records alone, no head.
+ *
+ * The output is split back by *ticket*: the ticket of a push is the
+ * handle of the datablock pushed.  PTASK_IOC_PULL on the output end with
+ * PTASK_PULL_SLICE and @datablock set to that handle blocks (like any
+ * pull) until that push's batch has come back, then returns a new
+ * datablock holding exactly that push's records of the output (the
+ * caller holds it, as for any pull).  Only the client that pushed may
+ * pull its slice (-ENOMSG for anyone else, for a handle with no push
+ * waiting on this tunnel, and for a slice already pulled).  Slices may be
+ * pulled in any order, so a thread per request (a FUSE request thread)
+ * pushes its datablock and pulls with it as ticket, whatever the other
+ * threads do.  A datablock may be in one push of a tunnel at a time until
+ * its slice is pulled (-EBUSY); a push of no records is -EINVAL.  A plain
+ * pull on the output end is -EINVAL.  Poll's EPOLLIN does not report
+ * slices: pull with a timeout.  A client that dies (or closes the graph)
+ * with pushes in a batch loses only its slices: the batch still runs for
+ * the others, and its part of the output is dropped.  The output end
+ * counts batches that came back and still have slices to pull against
+ * its @capacity: when that is full, P's outputs wait (as on any full
+ * channel).
+ *
+ * Settings of the input end (the output end takes none: -EINVAL):
+ * @tunnel_bytes, the threshold in bytes of records gathered (0: the
+ * namespace's default: what the executor's copy curve says a copy needs
+ * to amortize its fixed cost, or PTASK_TUNNEL_DEFAULT_BYTES before an
+ * executor calibrated it); @tunnel_records, a threshold in records too
+ * (0: none), whichever is reached first; @tunnel_timeout_ns, the longest a
+ * pushed record waits for its batch to close (0: the default,
+ * PTASK_TUNNEL_DEFAULT_TIMEOUT_NS unless calibrated).  Limits: bytes up
+ * to PTASK_DATABLOCK_MAX_BYTES, timeout up to PTASK_TUNNEL_MAX_TIMEOUT_NS
+ * (-EINVAL past them).  PTASK_CHANNEL_OPEN with PTASK_CHANNEL_TUNNEL_SET
+ * changes them on an open input end: @handle names it (in), @graph,
+ * @src, @dst, @capacity and @template must be 0, @name empty; the new
+ * threshold applies from the next push, the new timeout from the next
+ * batch.  Errors: -EINVAL (not a tunnel's input end, settings out of
+ * range), -ENOENT, -EACCES, -ESHUTDOWN, -EIO.
+ *
+ * ======================================================================
  * Readiness (poll, epoll, select)
  * ======================================================================
  *
@@ -460,17 +536,47 @@ struct ptask_port_open {
 };
 #define PTASK_PORT_OPEN_SIZE_VER0	104
 
+/* struct ptask_channel_open.flags (see "Record-stream tunnels") */
+#define PTASK_CHANNEL_TUNNEL		(1U << 0)
+#define PTASK_CHANNEL_TUNNEL_SET	(1U << 1)
+#define PTASK_CHANNEL_FLAGS_ALL \
+	(PTASK_CHANNEL_TUNNEL | PTASK_CHANNEL_TUNNEL_SET)
+/* A tunnel's defaults before an executor calibrates them, and limits. */
+#define PTASK_TUNNEL_DEFAULT_BYTES	(256ULL << 10)
+#define PTASK_TUNNEL_DEFAULT_TIMEOUT_NS	(200ULL * 1000)
+#define PTASK_TUNNEL_MAX_TIMEOUT_NS	(1000ULL * 1000 * 1000)
+
+/**
+ * struct ptask_tunnel_head - the first bytes of a tunnel's batch
+ * @records: records that follow
+ * @stride: bytes per record (the input end's template's stride)
+ * @reserved: 0
+ */
+struct ptask_tunnel_head {
+	__u64 records;
+	__u32 stride;
+	__u32 reserved;
+};
+#define PTASK_TUNNEL_HEAD_BYTES		16
+
 /**
  * struct ptask_channel_open - argument of PTASK_IOC_CHANNEL_OPEN
  * @size: sizeof(struct ptask_channel_open)
- * @flags: must be 0
+ * @flags: 0, PTASK_CHANNEL_TUNNEL, or PTASK_CHANNEL_TUNNEL_SET alone
  * @graph: the graph
  * @src: an output port, or 0 for a graph input
  * @dst: an input or sticky port, or 0 for a graph output
  * @capacity: datablocks the channel holds (1..PTASK_CHANNEL_MAX_CAPACITY)
  * @template: 0 or a template of the graph
- * @handle: out: the channel
+ * @handle: out: the channel (in, with PTASK_CHANNEL_TUNNEL_SET)
  * @name: optional name for PTASK_IOC_LOOKUP
+ * @tunnel_bytes: a tunnel input end's threshold in bytes (0: default)
+ * @tunnel_timeout_ns: its timeout, relative (0: default)
+ * @tunnel_records: its threshold in records (0: none)
+ * @reserved: must be 0
+ *
+ * The tunnel fields came with PTASK_CHANNEL_OPEN_SIZE_VER1; a caller of
+ * VER0 size gets a plain channel or the defaults.
  */
 struct ptask_channel_open {
 	__u32 size;
@@ -482,8 +588,13 @@ struct ptask_channel_open {
 	__u32 template;
 	__u32 handle;
 	char name[PTASK_NAME_MAX];
+	__u64 tunnel_bytes;
+	__u64 tunnel_timeout_ns;
+	__u32 tunnel_records;
+	__u32 reserved;
 };
 #define PTASK_CHANNEL_OPEN_SIZE_VER0	96
+#define PTASK_CHANNEL_OPEN_SIZE_VER1	120
 
 enum ptask_object_type {
 	PTASK_OBJ_NONE = 0,
@@ -583,14 +694,17 @@ struct ptask_push {
 };
 #define PTASK_PUSH_SIZE_VER0		32
 
-#define PTASK_PULL_FLAGS_ALL		PTASK_NONBLOCK
+/* struct ptask_pull.flags: PTASK_PULL_SLICE: see "Record-stream tunnels" */
+#define PTASK_PULL_SLICE		(1U << 1)
+#define PTASK_PULL_FLAGS_ALL		(PTASK_NONBLOCK | PTASK_PULL_SLICE)
 
 /**
  * struct ptask_pull - argument of PTASK_IOC_PULL
  * @size: sizeof(struct ptask_pull)
- * @flags: PTASK_NONBLOCK
+ * @flags: PTASK_NONBLOCK, PTASK_PULL_SLICE
  * @channel: a graph output channel
- * @datablock: out: the datablock (the caller now holds a reference)
+ * @datablock: out: the datablock (the caller now holds a reference); in,
+ *	with PTASK_PULL_SLICE: the ticket (the datablock pushed)
  * @timeout_ns: absolute CLOCK_MONOTONIC deadline, 0 for none
  * @mmap_offset: out: where to mmap it
  * @bytes: out: its size

@@ -75,6 +75,28 @@ void ptask_os_buf_put(struct ptask_buf *buf)
 	free(buf);
 }
 
+/*
+ * A tunnel's gather and split (core/tunnel.c): both buffers are in the
+ * arenas ptaskd maps, so this is one memcpy.
+ */
+void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
+		       struct ptask_buf *src, u64 src_off, u64 bytes)
+{
+	if (PTASK_WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off ||
+			  src_off > src->bytes || bytes > src->bytes - src_off))
+		return;
+	memmove(dst->arena->base + dst->offset + dst_off,
+		src->arena->base + src->offset + src_off, bytes);
+}
+
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes)
+{
+	if (PTASK_WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off))
+		return;
+	memcpy(dst->arena->base + dst->offset + dst_off, src, bytes);
+}
+
 void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
 {
 	struct pd_ns *ns = buf->ns;

@@ -23,9 +23,35 @@ void ptask_os_sched_timer(struct ptask_ns *core_ns, u64 when_ns)
 	pthread_cond_signal(&ns->timer_cond);
 }
 
+/**
+ * ptask_os_tunnel_timer() - arm (or stop) the tunnels' timer
+ * @core_ns: the namespace (its lock held)
+ * @when_ns: CLOCK_MONOTONIC time of ptask_core_tunnel_tick(); 0: none
+ *
+ * The same thread as PTSched's waits for the earlier of the two.
+ */
+void ptask_os_tunnel_timer(struct ptask_ns *core_ns, u64 when_ns)
+{
+	struct pd_ns *ns = core_ns->os;
+
+	if (ns->timer_stop)
+		return;
+	ns->tunnel_at = when_ns;
+	pthread_cond_signal(&ns->timer_cond);
+}
+
+/* The earlier of the two deadlines, 0 when neither is set. */
+static u64 next_deadline(const struct pd_ns *ns)
+{
+	if (!ns->timer_at || (ns->tunnel_at && ns->tunnel_at < ns->timer_at))
+		return ns->tunnel_at;
+	return ns->timer_at;
+}
+
 /*
- * PTSched's timer: sleeps (on a CLOCK_MONOTONIC condition variable, the
- * namespace lock released) until the core's requested tick, then ticks.
+ * PTSched's and the tunnels' timer: sleeps (on a CLOCK_MONOTONIC
+ * condition variable, the namespace lock released) until the earlier
+ * requested tick, then ticks.
  */
 static void *timer_main(void *arg)
 {
@@ -34,6 +60,7 @@ static void *timer_main(void *arg)
 	pd_ns_lock(ns);
 	while (!ns->timer_stop) {
 		u64 now = ptask_os_now_ns();
+		u64 at = next_deadline(ns);
 		struct timespec ts;
 
 		if (ns->timer_at && ns->timer_at <= now) {
@@ -41,12 +68,17 @@ static void *timer_main(void *arg)
 			ptask_core_sched_tick(&ns->core);
 			continue;
 		}
+		if (ns->tunnel_at && ns->tunnel_at <= now) {
+			ns->tunnel_at = 0;
+			ptask_core_tunnel_tick(&ns->core);
+			continue;
+		}
 		ns->locked = false;
-		if (!ns->timer_at) {
+		if (!at) {
 			pthread_cond_wait(&ns->timer_cond, &ns->lock);
 		} else {
-			ts.tv_sec = (time_t)(ns->timer_at / 1000000000ull);
-			ts.tv_nsec = (long)(ns->timer_at % 1000000000ull);
+			ts.tv_sec = (time_t)(at / 1000000000ull);
+			ts.tv_nsec = (long)(at % 1000000000ull);
 			pthread_cond_timedwait(&ns->timer_cond, &ns->lock, &ts);
 		}
 		ns->owner = pthread_self();

@@ -163,6 +163,35 @@ static bool wait_slice(struct pd_client *c, u64 deadline)
 	return true;
 }
 
+/*
+ * Record-stream tunnels' defaults (core/tunnel.c) from the devices' copy
+ * curve: each device's inplace_max is where its copy stops costing less
+ * than its fixed cost (cuda: measured at init; sim: modelled), the knee
+ * ptask_core_tunnel_calibrate() wants; the smallest of them, so a batch
+ * amortizes the copy on every device.  A backend without copies (cpu:
+ * UINT64_MAX) or without a measurement (0) leaves the uapi's defaults.
+ * ptaskd's --inplace-max does not change it: it is the engine's.
+ */
+static void tunnel_calibrate(struct pd_ns *ns, const struct pd_backend *be)
+{
+	uint64_t knee = 0;
+
+	for (uint32_t d = 0; d < be->ndev; d++) {
+		uint64_t m = be->info[d].inplace_max;
+
+		if (m && m != UINT64_MAX && (!knee || m < knee))
+			knee = m;
+	}
+	pd_ns_lock(ns);
+	ptask_core_tunnel_calibrate(&ns->core, knee, 0);
+	if (knee)
+		pd_log_info("tunnels: default threshold %llu bytes (copy knee %llu), timeout %llu us",
+			    (unsigned long long)ns->core.tunnel.default_bytes,
+			    (unsigned long long)knee,
+			    (unsigned long long)ns->core.tunnel.default_timeout_ns / 1000);
+	pd_ns_unlock(ns);
+}
+
 int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 {
 	pthread_mutexattr_t attr;
@@ -185,6 +214,7 @@ int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 	if (err)
 		goto err_mutex;
 	pd_arenas_init(&ns->arenas, be, PD_ARENA_BYTES);
+	tunnel_calibrate(ns, be);
 	*out = ns;
 	return 0;
 

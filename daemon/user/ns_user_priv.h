@@ -47,6 +47,7 @@ struct ptask_buf {
  * @timer: PTSched's timer thread (ptask_core_sched_tick() at @timer_at)
  * @timer_cond: wakes @timer when @timer_at or @timer_stop change
  * @timer_at: CLOCK_MONOTONIC ns of the next tick, 0: none
+ * @tunnel_at: likewise for ptask_core_tunnel_tick() (the same thread)
  * @timer_stop: @timer must return
  * @call_spin_ns: how long a blocked call polls its client's wake_seq
  *	before it sleeps on the condition variable (pd_ns_set_call_spin)
@@ -65,6 +66,7 @@ struct pd_ns {
 	pthread_t timer;
 	pthread_cond_t timer_cond;
 	uint64_t timer_at;
+	uint64_t tunnel_at;
 	bool timer_stop;
 	uint64_t call_spin_ns;
 };

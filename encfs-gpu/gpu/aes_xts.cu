@@ -12,6 +12,12 @@
  * bytes (>= 16, any length); one 16-byte tweak per unit in `tweaks`.  In
  * place.
  *
+ * The batch kernels (xts_batch_encrypt, xts_batch_decrypt) take instead a
+ * ptask tunnel's batch (xts_params.h): the units of many requests, each
+ * a record with its own tweak and length, up to 4 KiB, so concurrent FUSE
+ * requests share one launch.  A record is one chunk (256 blocks at most),
+ * done by one block exactly as a chunk of xts_encrypt is (xts_chunk).
+ *
  * Design, after the published fast GPU AES work (T-table AES in shared
  * memory, one thread per 16-byte block):
  *  - One T-table (Te0, or Td0 to decrypt) in shared memory, replicated 32
@@ -335,6 +341,47 @@ __device__ __forceinline__ unsigned long long chunks_of(unsigned int len)
 	return (len / 16 + XTS_THREADS - 1) / XTS_THREADS;
 }
 
+/*
+ * One chunk: blocks 256 cw .. 256 cw + 255 of the unit of @len bytes at
+ * @unit, whose tweak is at @tw.  Every thread of the block calls it.
+ */
+template <bool ENC>
+__device__ void xts_chunk(const tables &tb, uint8_t *unit, const uint8_t *tw,
+			  unsigned int len, unsigned long long cw, gf128 *s_base)
+{
+	unsigned int t = threadIdx.x;
+	unsigned int m = len / 16, s = len % 16;
+	unsigned long long j = cw * XTS_THREADS + t;
+
+	if (t == 0)
+		*s_base = tweak_base<ENC>(tb, tw, cw);
+	__syncthreads();
+	gf128 base = *s_base;
+
+	if (j < m && !(s && j == m - 1)) {
+		uint4 v = *(uint4 *)(unit + 16 * j);
+
+		xex<ENC>(tb, v, mulx(base, t));
+		*(uint4 *)(unit + 16 * j) = v;
+	} else if (s && j == m - 1) {
+		/* ciphertext stealing over blocks m-1 (full) and m (s bytes) */
+		gf128 ta = mulx(base, t), tb2 = mulx_k(ta, 1);
+		union { uint4 v; uint8_t b[16]; } x, y;
+		uint8_t *last = unit + 16 * (unsigned long long)m;
+
+		x.v = *(uint4 *)(unit + 16 * j);
+		/* encrypt: T_{m-1} first; decrypt: T_m first */
+		xex<ENC>(tb, x.v, ENC ? ta : tb2);
+		for (unsigned int i = 0; i < 16; i++)
+			y.b[i] = i < s ? last[i] : x.b[i];
+		xex<ENC>(tb, y.v, ENC ? tb2 : ta);
+		for (unsigned int i = 0; i < s; i++)
+			last[i] = x.b[i];
+		*(uint4 *)(unit + 16 * j) = y.v;
+	}
+	__syncthreads();	/* s_base is rewritten by the next chunk */
+}
+
 template <bool ENC>
 __device__ void xts_body(const tables &tb, uint8_t *data, const uint8_t *tweaks,
 			 unsigned long long nunits, unsigned int unit_len, unsigned int last_len,
@@ -342,7 +389,6 @@ __device__ void xts_body(const tables &tb, uint8_t *data, const uint8_t *tweaks,
 {
 	unsigned long long cpu = nunits > 1 ? chunks_of(unit_len) : 0;
 	unsigned long long total = (nunits - 1) * cpu + chunks_of(last_len);
-	unsigned int t = threadIdx.x;
 
 	for (unsigned long long c = blockIdx.x; c < total; c += gridDim.x) {
 		unsigned long long u, cw;
@@ -355,37 +401,28 @@ __device__ void xts_body(const tables &tb, uint8_t *data, const uint8_t *tweaks,
 			cw = c - (nunits - 1) * cpu;
 		}
 		unsigned int len = u + 1 == nunits ? last_len : unit_len;
-		unsigned int m = len / 16, s = len % 16;
-		unsigned long long j = cw * XTS_THREADS + t;
-		uint8_t *unit = data + u * unit_len;
 
-		if (t == 0)
-			*s_base = tweak_base<ENC>(tb, tweaks + 16 * u, cw);
-		__syncthreads();
-		gf128 base = *s_base;
+		xts_chunk<ENC>(tb, data + u * unit_len, tweaks + 16 * u, len, cw, s_base);
+	}
+}
 
-		if (j < m && !(s && j == m - 1)) {
-			uint4 v = *(uint4 *)(unit + 16 * j);
+/*
+ * A batch: record r (grid-stride over the records) is one chunk.  A
+ * record whose length is out of range is left alone (uniform over the
+ * block: the length is the block's record's).
+ */
+template <bool ENC>
+__device__ void xts_batch_body(const tables &tb, uint8_t *batch, unsigned long long records,
+			       gf128 *s_base)
+{
+	for (unsigned long long r = blockIdx.x; r < records; r += gridDim.x) {
+		uint8_t *rec = batch + XTS_BATCH_HEAD_BYTES + r * XTS_REC_BYTES;
+		const xts_rec_head *h = (const xts_rec_head *)rec;
+		unsigned int len = h->len;
 
-			xex<ENC>(tb, v, mulx(base, t));
-			*(uint4 *)(unit + 16 * j) = v;
-		} else if (s && j == m - 1) {
-			/* ciphertext stealing over blocks m-1 (full) and m (s bytes) */
-			gf128 ta = mulx(base, t), tb2 = mulx_k(ta, 1);
-			union { uint4 v; uint8_t b[16]; } x, y;
-			uint8_t *last = unit + 16 * (unsigned long long)m;
-
-			x.v = *(uint4 *)(unit + 16 * j);
-			/* encrypt: T_{m-1} first; decrypt: T_m first */
-			xex<ENC>(tb, x.v, ENC ? ta : tb2);
-			for (unsigned int i = 0; i < 16; i++)
-				y.b[i] = i < s ? last[i] : x.b[i];
-			xex<ENC>(tb, y.v, ENC ? tb2 : ta);
-			for (unsigned int i = 0; i < s; i++)
-				last[i] = x.b[i];
-			*(uint4 *)(unit + 16 * j) = y.v;
-		}
-		__syncthreads();	/* s_base is rewritten by the next chunk */
+		if (len < 16 || len > XTS_REC_DATA)
+			continue;
+		xts_chunk<ENC>(tb, rec + XTS_REC_HEAD_BYTES, h->tweak, len, 0, s_base);
 	}
 }
 
@@ -416,17 +453,11 @@ __device__ void build_sboxes(uint8_t *sb, uint8_t *isb_tmp)
 	__syncthreads();
 }
 
-extern "C" __global__ void __launch_bounds__(XTS_THREADS)
-xts_encrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_key_param keys,
-	    const xts_shape_param shape)
+/* Te0 replicated 32 times, built by the block (see the top comment). */
+__device__ void enc_tables(uint32_t *s_te, uint8_t *s_sb)
 {
-	__shared__ uint32_t s_te[256 * 32];
-	__shared__ uint8_t s_sb[256];
-	__shared__ gf128 s_base;
 	uint32_t t = threadIdx.x;
 
-	if (!block_has_work(shape))
-		return;
 	build_sboxes(s_sb, NULL);
 	for (int k = 0; k < 32; k++) {
 		uint32_t idx = t + 256 * k;
@@ -434,24 +465,14 @@ xts_encrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_ke
 		s_te[idx] = te0(s_sb[idx >> 5]);
 	}
 	__syncthreads();
-	tables tb = { s_te, NULL, NULL, t & 31, &keys };
-
-	xts_body<true>(tb, data, tweaks, shape.nunits, shape.unit_len, shape.last_len, &s_base);
 }
 
-extern "C" __global__ void __launch_bounds__(XTS_THREADS)
-xts_decrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_key_param keys,
-	    const xts_shape_param shape)
+/* Td0 replicated, the packed inverse S-box and one plain Te0 (tweaks). */
+__device__ void dec_tables(uint32_t *s_td, uint32_t *s_isp, uint32_t *s_te1, uint8_t *s_sb,
+			   uint8_t *s_isb)
 {
-	__shared__ uint32_t s_td[256 * 32];
-	__shared__ uint32_t s_isp[64 * 32];
-	__shared__ uint32_t s_te1[256];
-	__shared__ uint8_t s_sb[256], s_isb[256];
-	__shared__ gf128 s_base;
 	uint32_t t = threadIdx.x;
 
-	if (!block_has_work(shape))
-		return;
 	build_sboxes(s_sb, s_isb);
 	s_te1[t] = te0(s_sb[t]);
 	for (int k = 0; k < 32; k++) {
@@ -466,7 +487,86 @@ xts_decrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_ke
 			     (uint32_t)s_isb[e + 3] << 24;
 	}
 	__syncthreads();
-	tables tb = { s_td, s_isp, s_te1, t & 31, &keys };
+}
+
+/*
+ * A batch's records, or 0 when this block has none (a grid larger than
+ * the batch) or the head is not this kernel's (another stride).  Uniform
+ * over the block.
+ */
+__device__ __forceinline__ unsigned long long batch_records(const uint8_t *batch)
+{
+	const xts_batch_head *h = (const xts_batch_head *)batch;
+
+	if (h->stride != XTS_REC_BYTES || blockIdx.x >= h->records)
+		return 0;
+	return h->records;
+}
+
+extern "C" __global__ void __launch_bounds__(XTS_THREADS)
+xts_encrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_key_param keys,
+	    const xts_shape_param shape)
+{
+	__shared__ uint32_t s_te[256 * 32];
+	__shared__ uint8_t s_sb[256];
+	__shared__ gf128 s_base;
+
+	if (!block_has_work(shape))
+		return;
+	enc_tables(s_te, s_sb);
+	tables tb = { s_te, NULL, NULL, threadIdx.x & 31, &keys };
+
+	xts_body<true>(tb, data, tweaks, shape.nunits, shape.unit_len, shape.last_len, &s_base);
+}
+
+extern "C" __global__ void __launch_bounds__(XTS_THREADS)
+xts_decrypt(uint8_t *data, const uint8_t *tweaks, const __grid_constant__ xts_key_param keys,
+	    const xts_shape_param shape)
+{
+	__shared__ uint32_t s_td[256 * 32];
+	__shared__ uint32_t s_isp[64 * 32];
+	__shared__ uint32_t s_te1[256];
+	__shared__ uint8_t s_sb[256], s_isb[256];
+	__shared__ gf128 s_base;
+
+	if (!block_has_work(shape))
+		return;
+	dec_tables(s_td, s_isp, s_te1, s_sb, s_isb);
+	tables tb = { s_td, s_isp, s_te1, threadIdx.x & 31, &keys };
 
 	xts_body<false>(tb, data, tweaks, shape.nunits, shape.unit_len, shape.last_len, &s_base);
+}
+
+extern "C" __global__ void __launch_bounds__(XTS_THREADS)
+xts_batch_encrypt(uint8_t *batch, const __grid_constant__ xts_key_param keys)
+{
+	__shared__ uint32_t s_te[256 * 32];
+	__shared__ uint8_t s_sb[256];
+	__shared__ gf128 s_base;
+	unsigned long long records = batch_records(batch);
+
+	if (!records)
+		return;
+	enc_tables(s_te, s_sb);
+	tables tb = { s_te, NULL, NULL, threadIdx.x & 31, &keys };
+
+	xts_batch_body<true>(tb, batch, records, &s_base);
+}
+
+extern "C" __global__ void __launch_bounds__(XTS_THREADS)
+xts_batch_decrypt(uint8_t *batch, const __grid_constant__ xts_key_param keys)
+{
+	__shared__ uint32_t s_td[256 * 32];
+	__shared__ uint32_t s_isp[64 * 32];
+	__shared__ uint32_t s_te1[256];
+	__shared__ uint8_t s_sb[256], s_isb[256];
+	__shared__ gf128 s_base;
+	unsigned long long records = batch_records(batch);
+
+	if (!records)
+		return;
+	dec_tables(s_td, s_isp, s_te1, s_sb, s_isb);
+	tables tb = { s_td, s_isp, s_te1, threadIdx.x & 31, &keys };
+
+	xts_batch_body<false>(tb, batch, records, &s_base);
 }

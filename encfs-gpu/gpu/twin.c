@@ -11,6 +11,13 @@
  *   xts_encrypt(uint8_t *data, const uint8_t *tweaks,
  *               struct xts_key_param keys, struct xts_shape_param shape)
  *   xts_decrypt(same)
+ *   xts_batch_encrypt(uint8_t *batch, struct xts_key_param keys)
+ *   xts_batch_decrypt(same)
+ *
+ * The batch twins take a tunnel's batch (xts_params.h): a head, then
+ * records of XTS_REC_BYTES, each one unit with its own tweak and length;
+ * a record of a length out of range, or a head of another stride, is
+ * left alone as the kernel leaves it.
  *
  * Parameters exactly as the CUDA kernels take them (the structs are
  * encfs-gpu/gpu/xts_params.h, shared with the kernel and the client):
@@ -146,6 +153,102 @@ out_wipe:
 	return err;
 }
 
+/* A cipher context for K1 || K2 of @k; NULL and *@err set on failure. */
+static EVP_CIPHER_CTX *xts_ctx(const struct xts_key_param *k, int enc, int *err)
+{
+	EVP_CIPHER_CTX *ctx;
+	uint8_t key[64];
+	int keylen = xts_key(k, key);
+
+	if (keylen < 0) {
+		*err = keylen;
+		return NULL;
+	}
+	ctx = EVP_CIPHER_CTX_new();
+	if (!ctx)
+		*err = -ENOMEM;
+	else if (EVP_CipherInit_ex2(ctx, keylen == 64 ? EVP_aes_256_xts() : EVP_aes_128_xts(),
+				    key, NULL, enc, NULL) != 1) {
+		EVP_CIPHER_CTX_free(ctx);
+		ctx = NULL;
+		*err = -EINVAL;		/* K1 == K2 */
+	}
+	OPENSSL_cleanse(key, sizeof(key));
+	return ctx;
+}
+
+/* The batch's head and its records, checked against the buffer. */
+static uint8_t *xts_batch(const struct ptask_twin_call *call, uint64_t *records, int *err)
+{
+	struct xts_batch_head h;
+	uint8_t *batch = ptask_twin_buf(call, 0, sizeof(h), err);
+
+	if (*err)
+		return NULL;
+	memcpy(&h, batch, sizeof(h));
+	*records = h.stride == XTS_REC_BYTES ? h.records : 0;
+	if (*records > (UINT64_MAX - sizeof(h)) / XTS_REC_BYTES)
+		*err = -EINVAL;
+	else
+		batch = ptask_twin_buf(call, 0, sizeof(h) + *records * XTS_REC_BYTES, err);
+	return *err ? NULL : batch;
+}
+
+static int xts_batch_run(const struct ptask_twin_call *call, int enc)
+{
+	const struct xts_key_param *k;
+	EVP_CIPHER_CTX *ctx;
+	uint64_t records = 0;
+	int err = 0, outl;
+	uint8_t *batch = xts_batch(call, &records, &err);
+
+	k = param_val(call, 1, sizeof(*k), &err);
+	if (err)
+		return err;
+	if (!records)
+		return 0;
+	ctx = xts_ctx(k, enc, &err);
+	if (!ctx)
+		return err;
+	for (uint64_t r = 0; r < records && !err; r++) {
+		uint8_t *rec = batch + XTS_BATCH_HEAD_BYTES + r * XTS_REC_BYTES;
+		uint8_t *p = rec + XTS_REC_HEAD_BYTES;
+		struct xts_rec_head h;
+
+		memcpy(&h, rec, sizeof(h));
+		if (h.len < 16 || h.len > XTS_REC_DATA)
+			continue;
+		if (EVP_CipherInit_ex2(ctx, NULL, NULL, h.tweak, enc, NULL) != 1 ||
+		    EVP_CipherUpdate(ctx, p, &outl, p, (int)h.len) != 1 || outl != (int)h.len)
+			err = -EIO;
+	}
+	EVP_CIPHER_CTX_free(ctx);
+	return err;
+}
+
+static int xts_batch_encrypt_run(const struct ptask_twin_call *call)
+{
+	return xts_batch_run(call, 1);
+}
+
+static int xts_batch_decrypt_run(const struct ptask_twin_call *call)
+{
+	return xts_batch_run(call, 0);
+}
+
+static int xts_batch_cost(const struct ptask_twin_call *call, struct ptask_twin_cost *cost)
+{
+	uint64_t records = 0;
+	int err = 0;
+
+	xts_batch(call, &records, &err);
+	if (err)
+		return err;
+	cost->flops = XTS_OPS_PER_BYTE * XTS_REC_DATA * records;
+	cost->bytes = 2 * XTS_REC_BYTES * records;
+	return 0;
+}
+
 static int xts_encrypt_run(const struct ptask_twin_call *call)
 {
 	return xts_run(call, 1);
@@ -177,5 +280,9 @@ extern const char eg_xts_ptx[], eg_xts_ptx_end[];
 static const struct ptask_twin xts_twins[] = {
 	{ "xts_encrypt", eg_xts_ptx, eg_xts_ptx_end, xts_encrypt_run, xts_cost },
 	{ "xts_decrypt", eg_xts_ptx, eg_xts_ptx_end, xts_decrypt_run, xts_cost },
+	{ "xts_batch_encrypt", eg_xts_ptx, eg_xts_ptx_end, xts_batch_encrypt_run,
+	  xts_batch_cost },
+	{ "xts_batch_decrypt", eg_xts_ptx, eg_xts_ptx_end, xts_batch_decrypt_run,
+	  xts_batch_cost },
 };
 PTASK_TWIN_LIBRARY(encfs_xts_twin_table, xts_twins);

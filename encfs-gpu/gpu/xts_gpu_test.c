@@ -15,7 +15,12 @@
  *     random data of random lengths from 16 bytes to 4 MiB: as one data
  *     unit (long units: chunk tweaks through the alpha-power table), and
  *     cut into 4 KiB units the way encfs-gpu does (odd last unit);
- *  4. throughput, for information (not a pass/fail).
+ *  4. the batch kernels (xts_batch_encrypt, xts_batch_decrypt: a ptask
+ *     tunnel's batch of records, each its own unit, tweak and length, as
+ *     encfs-gpu's gpu backend sends them): the IEEE vectors one record
+ *     each, random batches of random lengths against OpenSSL both ways,
+ *     records of a bad length and a head of another stride left alone;
+ *  5. throughput, for information (not a pass/fail).
  * Exit 0: all passed; 1: a failure; 77: skipped, no GPU (no libcuda.so.1,
  * no device, or the driver cannot start).
  */
@@ -43,11 +48,13 @@ static struct pc_cuda_api *const cu = &gpu.cu;
 
 #define MAX_BYTES	(4u << 20)
 #define MAX_UNITS	(MAX_BYTES / 16)
+#define MAX_RECORDS	1024
+#define BATCH_BYTES	(XTS_BATCH_HEAD_BYTES + (size_t)MAX_RECORDS * XTS_REC_BYTES)
 
 static struct {
 	CUmodule mod;
-	CUfunction enc, dec;
-	CUdeviceptr d_data, d_tweaks;
+	CUfunction enc, dec, benc, bdec;
+	CUdeviceptr d_data, d_tweaks, d_batch;
 	struct xts_key_param keys;	/* the kernel's by-value key parameter */
 	int sms;
 } g;
@@ -134,7 +141,12 @@ static int setup(const char *ptx_path)
 		return -1;
 	if (!cuok(cu->ModuleGetFunction(&g.dec, g.mod, "xts_decrypt"), "xts_decrypt") ||
 	    !cuok(cu->MemAlloc(&g.d_data, MAX_BYTES + 64), "cuMemAlloc") ||
-	    !cuok(cu->MemAlloc(&g.d_tweaks, 16 * (size_t)MAX_UNITS), "cuMemAlloc"))
+	    !cuok(cu->MemAlloc(&g.d_tweaks, 16 * (size_t)MAX_UNITS), "cuMemAlloc") ||
+	    !cuok(cu->ModuleGetFunction(&g.benc, g.mod, "xts_batch_encrypt"),
+		  "xts_batch_encrypt") ||
+	    !cuok(cu->ModuleGetFunction(&g.bdec, g.mod, "xts_batch_decrypt"),
+		  "xts_batch_decrypt") ||
+	    !cuok(cu->MemAlloc(&g.d_batch, BATCH_BYTES), "cuMemAlloc"))
 		return -1;
 	return 0;
 }
@@ -298,6 +310,139 @@ static void random_vs_openssl(int per_4k, int iters)
 	free(tw);
 }
 
+/* A batch of @records records on the GPU, in place; the grid as encfs-gpu's. */
+static int gpu_batch(int enc, uint8_t *batch, size_t records)
+{
+	size_t bytes = XTS_BATCH_HEAD_BYTES + records * XTS_REC_BYTES;
+	void *args[] = { &g.d_batch, &g.keys };
+	unsigned int grid = (unsigned int)g.sms * 8;
+
+	if (!cuok(cu->MemcpyHtoD(g.d_batch, batch, bytes), "upload batch") ||
+	    !cuok(cu->LaunchKernel(enc ? g.benc : g.bdec, grid, 1, 1, 256, 1, 1, 0, NULL, args,
+				   NULL), "cuLaunchKernel (batch)") ||
+	    !cuok(cu->CtxSynchronize(), "batch kernel") ||
+	    !cuok(cu->MemcpyDtoH(batch, g.d_batch, bytes), "download batch"))
+		return -1;
+	return 0;
+}
+
+static uint8_t *rec_at(uint8_t *batch, size_t r)
+{
+	return batch + XTS_BATCH_HEAD_BYTES + r * XTS_REC_BYTES;
+}
+
+static void batch_head(uint8_t *batch, size_t records, uint32_t stride)
+{
+	struct xts_batch_head h = { .records = records, .stride = stride };
+
+	memcpy(batch, &h, sizeof(h));
+}
+
+static void rec_set(uint8_t *batch, size_t r, const uint8_t *tweak, uint32_t len,
+		    const uint8_t *data)
+{
+	struct xts_rec_head h = { .len = len };
+
+	memcpy(h.tweak, tweak, 16);
+	memcpy(rec_at(batch, r), &h, sizeof(h));
+	if (data)
+		memcpy(rec_at(batch, r) + XTS_REC_HEAD_BYTES, data, len);
+}
+
+/* The IEEE vectors of at most 4 KiB, one record each, both ways. */
+static void batch_vectors(const struct xv_vector *vs, size_t n)
+{
+	uint8_t *batch = calloc(1, XTS_BATCH_HEAD_BYTES + XTS_REC_BYTES);
+	size_t bad = 0, done = 0;
+
+	for (size_t i = 0; batch && i < n; i++) {
+		const struct xv_vector *v = &vs[i];
+		uint8_t *d = rec_at(batch, 0) + XTS_REC_HEAD_BYTES;
+
+		if (v->len > XTS_REC_DATA || v->len < 16 || set_key(v->key, v->keylen))
+			continue;
+		batch_head(batch, 1, XTS_REC_BYTES);
+		rec_set(batch, 0, v->tweak, (uint32_t)v->len, v->pt);
+		done++;
+		if (gpu_batch(1, batch, 1) || memcmp(d, v->ct, v->len) ||
+		    gpu_batch(0, batch, 1) || memcmp(d, v->pt, v->len)) {
+			if (bad++ < 5)
+				printf("# batch: %s differs\n", v->name);
+		}
+	}
+	tap(batch && done && !bad, "batch kernels: %zu IEEE vectors as one record each, %zu wrong",
+	    done, bad);
+	free(batch);
+}
+
+/*
+ * Random batches (1 .. MAX_RECORDS records of 16 .. 4096 bytes) against
+ * OpenSSL unit by unit, both ways; a record of length 0, one of 4097 and
+ * the bytes past each record's length must come back untouched.
+ */
+static void batch_vs_openssl(int iters)
+{
+	uint8_t key[64], *a = malloc(BATCH_BYTES), *b = malloc(BATCH_BYTES);
+	int bad = 0;
+
+	RAND_bytes(key, sizeof(key));
+	if (!a || !b || set_key(key, sizeof(key))) {
+		tap(0, "batch: setup");
+		goto out;
+	}
+	for (int it = 0; it < iters; it++) {
+		uint32_t r32;
+		size_t records;
+
+		RAND_bytes((uint8_t *)&r32, sizeof(r32));
+		records = 1 + r32 % (it < iters / 2 ? 64 : MAX_RECORDS);
+		RAND_bytes(a, (int)(XTS_BATCH_HEAD_BYTES + records * XTS_REC_BYTES));
+		batch_head(a, records, XTS_REC_BYTES);
+		for (size_t r = 0; r < records; r++) {
+			uint8_t tw[16];
+			uint32_t len;
+
+			RAND_bytes(tw, sizeof(tw));
+			RAND_bytes((uint8_t *)&len, sizeof(len));
+			len = 16 + len % (XTS_REC_DATA - 15);
+			if (r == records / 2 && records > 2)
+				len = 0;		/* left alone */
+			if (r == records / 3 && records > 3)
+				len = XTS_REC_DATA + 1;	/* likewise */
+			rec_set(a, r, tw, len, NULL);
+		}
+		memcpy(b, a, XTS_BATCH_HEAD_BYTES + records * XTS_REC_BYTES);
+		for (int enc = 1; enc >= 0; enc--) {
+			for (size_t r = 0; r < records; r++) {
+				struct xts_rec_head h;
+
+				memcpy(&h, rec_at(b, r), sizeof(h));
+				if (h.len >= 16 && h.len <= XTS_REC_DATA &&
+				    ossl_xts(enc, key, rec_at(b, r) + XTS_REC_HEAD_BYTES, h.tweak,
+					     1, h.len, h.len))
+					bad++;
+			}
+			if (gpu_batch(enc, a, records) ||
+			    memcmp(a, b, XTS_BATCH_HEAD_BYTES + records * XTS_REC_BYTES)) {
+				if (bad++ < 5)
+					printf("# batch %s differs: %zu records\n",
+					       enc ? "encrypt" : "decrypt", records);
+				break;
+			}
+		}
+	}
+	tap(!bad, "batch kernels == OpenSSL, %d random batches of up to %d records, both ways",
+	    iters, MAX_RECORDS);
+	/* A head of another stride: the kernel leaves the batch alone. */
+	batch_head(a, 4, XTS_REC_BYTES + 16);
+	memcpy(b, a, XTS_BATCH_HEAD_BYTES + 4 * XTS_REC_BYTES);
+	tap(!gpu_batch(1, a, 4) && !memcmp(a, b, XTS_BATCH_HEAD_BYTES + 4 * XTS_REC_BYTES),
+	    "batch kernel: a head of another stride is left alone");
+out:
+	free(a);
+	free(b);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -337,6 +482,27 @@ static void throughput(void)
 		       "OpenSSL 1 core %8.1f us (%5.2f GB/s)\n", sizes[i], kern * 1e6,
 		       sizes[i] / kern / 1e9, full * 1e6, cpu * 1e6, sizes[i] / cpu / 1e9);
 	}
+	/* The batch kernel on n records of 4 KiB, copies included. */
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i] / 4096, bytes = XTS_BATCH_HEAD_BYTES + n * XTS_REC_BYTES;
+		uint8_t *batch = calloc(1, bytes);
+		double t0, full;
+		int reps = 20;
+
+		if (!batch)
+			break;
+		batch_head(batch, n, XTS_REC_BYTES);
+		for (size_t r = 0; r < n; r++)
+			rec_set(batch, r, tw + 16 * r, XTS_REC_DATA, NULL);
+		gpu_batch(1, batch, n);
+		t0 = now();
+		for (int r = 0; r < reps; r++)
+			gpu_batch(1, batch, n);
+		full = (now() - t0) / reps;
+		printf("# %7u bytes as %zu batch records: with copies %8.1f us\n", sizes[i], n,
+		       full * 1e6);
+		free(batch);
+	}
 	free(buf);
 	free(tw);
 }
@@ -365,9 +531,12 @@ int main(int argc, char **argv)
 	cavp("tweak-dataunitseqno/XTSGenAES256.rsp");
 	random_vs_openssl(0, 60);
 	random_vs_openssl(1, 60);
+	batch_vectors(ieee, n);
+	batch_vs_openssl(40);
 	throughput();
 	cu->MemFree(g.d_data);
 	cu->MemFree(g.d_tweaks);
+	cu->MemFree(g.d_batch);
 	cu->ModuleUnload(g.mod);
 	pc_cuda_dev_close(&gpu);
 	printf("1..%d\n", tap_n);

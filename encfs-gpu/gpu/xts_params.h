@@ -7,11 +7,21 @@
  * ptaskd's cpu and sim backends run.  C and CUDA; fixed-width types, no implicit padding (checked
  * below), so gcc and nvcc agree on every offset.
  *
- * The kernels' signature (aes_xts.cu):
+ * The kernels' signatures (aes_xts.cu):
  *
  *   xts_encrypt(uint8_t *data, const uint8_t *tweaks,
  *               const struct xts_key_param keys, struct xts_shape_param shape)
  *   xts_decrypt(same)
+ *   xts_batch_encrypt(uint8_t *batch, const struct xts_key_param keys)
+ *   xts_batch_decrypt(same)
+ *
+ * The batch kernels take a ptask tunnel's batch (uapi/ptask.h,
+ * "Record-stream tunnels"): a struct xts_batch_head (the tunnel's struct
+ * ptask_tunnel_head, laid out again here so that nvcc needs no kernel
+ * header), then head.records records of XTS_REC_BYTES, each a struct
+ * xts_rec_head (the unit's tweak and length) and XTS_REC_DATA bytes of
+ * data: one data unit of up to 4 KiB per record, from whichever request
+ * pushed it.
  *
  * Both structs are passed by value because ptaskd passes a datablock whose
  * template binds PTASK_BIND_PARAM as the parameter's bytes (4 KiB at most,
@@ -67,15 +77,49 @@ struct xts_shape_param {
 	uint32_t last_len;
 };
 
+/**
+ * struct xts_batch_head - the head of a tunnel's batch (struct
+ *	ptask_tunnel_head, uapi/ptask.h)
+ * @records: records that follow
+ * @stride: bytes per record: XTS_REC_BYTES, else the kernel does nothing
+ * @reserved: 0
+ */
+struct xts_batch_head {
+	uint64_t records;
+	uint32_t stride;
+	uint32_t reserved;
+};
+
+/**
+ * struct xts_rec_head - one data unit's record in a batch, before its data
+ * @tweak: the unit's tweak (IEEE 1619's data unit sequence number)
+ * @len: the unit's bytes, 16 .. XTS_REC_DATA (ciphertext stealing past the
+ *	last whole block); a record of another length is left alone
+ * @reserved: 0
+ */
+struct xts_rec_head {
+	uint8_t tweak[16];
+	uint32_t len;
+	uint32_t reserved[3];
+};
+
 #define XTS_KEY_PARAM_BYTES	1112
 #define XTS_SHAPE_PARAM_BYTES	16
+#define XTS_BATCH_HEAD_BYTES	16
+#define XTS_REC_HEAD_BYTES	32
+#define XTS_REC_DATA		4096
+#define XTS_REC_BYTES		(XTS_REC_HEAD_BYTES + XTS_REC_DATA)
 
 #ifdef __cplusplus
 static_assert(sizeof(struct xts_key_param) == XTS_KEY_PARAM_BYTES, "key param layout");
 static_assert(sizeof(struct xts_shape_param) == XTS_SHAPE_PARAM_BYTES, "shape param layout");
+static_assert(sizeof(struct xts_batch_head) == XTS_BATCH_HEAD_BYTES, "batch head layout");
+static_assert(sizeof(struct xts_rec_head) == XTS_REC_HEAD_BYTES, "record head layout");
 #else
 _Static_assert(sizeof(struct xts_key_param) == XTS_KEY_PARAM_BYTES, "key param layout");
 _Static_assert(sizeof(struct xts_shape_param) == XTS_SHAPE_PARAM_BYTES, "shape param layout");
+_Static_assert(sizeof(struct xts_batch_head) == XTS_BATCH_HEAD_BYTES, "batch head layout");
+_Static_assert(sizeof(struct xts_rec_head) == XTS_REC_HEAD_BYTES, "record head layout");
 #endif
 
 #endif

@@ -1048,4 +1048,229 @@ TEST_F(e2e, ring_scribbler_gets_errors_and_ptaskd_lives)
 				     "scribblers gone"));
 }
 
+/* --- record-stream tunnels --------------------------------------------------- */
+
+#define TUN_STRIDE	64	/* bytes per record */
+#define TUN_CAP		256	/* records a batch may hold */
+#define TUN_THREADS	6
+#define TUN_ROUNDS	24
+
+/* The tunnel's ptask, a CPU ptask here: every byte of a batch's records
+ * + 1, the head kept, into a new output with the batch's records. */
+static int tun_body(struct ptask_cpu_call *call, void *arg)
+{
+	const uint8_t *in = call->ports[0].data;
+	uint64_t bytes = call->ports[0].bytes, i;
+	uint8_t *out;
+	int err;
+
+	(void)arg;
+	if (!in || bytes < PTASK_TUNNEL_HEAD_BYTES ||
+	    ((const struct ptask_tunnel_head *)in)->records !=
+		    call->ports[0].records)
+		return -EINVAL;
+	err = ptask_cpu_output(call, 1, bytes, (void **)&out);
+	if (err)
+		return err;
+	memcpy(out, in, PTASK_TUNNEL_HEAD_BYTES);
+	for (i = PTASK_TUNNEL_HEAD_BYTES; i < bytes; i++)
+		out[i] = (uint8_t)(in[i] + 1);
+	call->ports[1].records = call->ports[0].records;
+	return 0;
+}
+
+struct tun_graph {
+	uint32_t graph, in, out;
+};
+
+/* push -> tunnel -> [tun_body] -> tunnel -> pull by slice, running. */
+static int tun_build(struct ptask_ctx *ctx, struct tun_graph *t,
+		     uint64_t bytes, uint64_t timeout_ns)
+{
+	uint32_t tmpl, p, pin, pout;
+	int err;
+
+	err = ptask_graph_open(ctx, "tunnel", PTASK_GRAPH_CREATE, 0600,
+			       &t->graph);
+	err = err ?: ptask_template_open(ctx, t->graph, "rec",
+					 PTASK_TEMPLATE_RECORDS,
+					 PTASK_BIND_GLOBAL, TUN_STRIDE,
+					 (const uint32_t[3]){ TUN_CAP, 1, 1 },
+					 &tmpl);
+	err = err ?: ptask_cpu_ptask_open(ctx, t->graph, "plus1", 2, tun_body,
+					  NULL, &p);
+	err = err ?: ptask_port_open(ctx, p, "in", PTASK_PORT_INPUT, 0, tmpl,
+				     0, 0, &pin);
+	err = err ?: ptask_port_open(ctx, p, "out", PTASK_PORT_OUTPUT, 0, 0,
+				     1, 0, &pout);
+	err = err ?: ptask_tunnel_open(ctx, t->graph, "in", 0, pin, 32, 0,
+				       bytes, 0, timeout_ns, &t->in);
+	err = err ?: ptask_tunnel_open(ctx, t->graph, "out", pout, 0, 8, tmpl,
+				       0, 0, 0, &t->out);
+	return err ?: ptask_graph_run(ctx, t->graph);
+}
+
+struct tun_thread {
+	struct ptask_ctx *ctx;
+	struct tun_graph *t;
+	int id;
+	int err;
+	const char *what;
+};
+
+/* A request: @records records, byte k of record r = id, round, r, k. */
+static uint8_t tun_byte(int id, int round, uint64_t r, uint64_t k)
+{
+	return (uint8_t)(id * 37 + round * 11 + r * 5 + k);
+}
+
+static void *tun_requests(void *arg)
+{
+	struct tun_thread *th = arg;
+	int round;
+
+	for (round = 0; round < TUN_ROUNDS && !th->err; round++) {
+		uint64_t records = 1 + (uint64_t)(th->id + round) % 4, r, k;
+		struct ptask_db *db, *res;
+		uint8_t *p;
+
+		th->what = "create";
+		th->err = ptask_datablock_create(th->ctx, 0,
+						 records * TUN_STRIDE, records,
+						 &db);
+		if (th->err)
+			break;
+		th->err = ptask_datablock_map(th->ctx, db, (void **)&p);
+		for (r = 0; !th->err && r < records; r++)
+			for (k = 0; k < TUN_STRIDE; k++)
+				p[r * TUN_STRIDE + k] =
+					tun_byte(th->id, round, r, k);
+		th->what = "push";
+		th->err = th->err ?: ptask_push(th->ctx, th->t->in, db,
+						(int64_t)records,
+						30 * E2E_SEC);
+		th->what = "pull_slice";
+		th->err = th->err ?: ptask_pull_slice(th->ctx, th->t->out, db,
+						      30 * E2E_SEC, &res);
+		ptask_datablock_release(th->ctx, db);
+		if (th->err)
+			break;
+		th->what = "slice";
+		if (ptask_db_records(res) != records ||
+		    ptask_db_bytes(res) != records * TUN_STRIDE)
+			th->err = -EPROTO;
+		th->err = th->err ?: ptask_datablock_map(th->ctx, res,
+							 (void **)&p);
+		for (r = 0; !th->err && r < records; r++)
+			for (k = 0; k < TUN_STRIDE; k++)
+				if (p[r * TUN_STRIDE + k] !=
+				    (uint8_t)(tun_byte(th->id, round, r, k) + 1))
+					th->err = -EBADMSG;
+		ptask_datablock_release(th->ctx, res);
+	}
+	return NULL;
+}
+
+/*
+ * Concurrent requests through a tunnel, some on a context of their own,
+ * the others sharing one (as a FUSE daemon's threads share its
+ * connection): every request gets back exactly its own records, whether
+ * its batch closed at the threshold or at the timeout.
+ */
+TEST_F(e2e, tunnel_concurrent_requests)
+{
+	struct tun_thread th[TUN_THREADS];
+	pthread_t tid[TUN_THREADS];
+	struct ptask_ctx *own[TUN_THREADS] = { NULL };
+	struct tun_graph t;
+	uint32_t g;
+	int i;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_ctx_open(&self->d, &self->fg.ctx));
+	/* A threshold of 6 records: most batches close there, the rest at
+	 * 2 ms. */
+	ASSERT_PT(0, tun_build(self->ch.ctx, &t, 6 * TUN_STRIDE, 2000000));
+	for (i = 0; i < TUN_THREADS; i++) {
+		th[i] = (struct tun_thread){ .ctx = self->fg.ctx, .t = &t,
+					     .id = i };
+		if (i % 2) {
+			ASSERT_PT(0, e2e_ctx_open(&self->d, &own[i]));
+			ASSERT_PT(0, ptask_graph_open(own[i], "tunnel", 0, 0,
+						      &g));
+			th[i].ctx = own[i];
+		}
+	}
+	ASSERT_PT(0, ptask_graph_open(self->fg.ctx, "tunnel", 0, 0, &g));
+	for (i = 0; i < TUN_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&tid[i], NULL, tun_requests, &th[i]));
+	for (i = 0; i < TUN_THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(tid[i], NULL));
+		if (th[i].err)
+			TH_LOG("thread %d: %s: %d", i, th[i].what, th[i].err);
+		EXPECT_PT(0, th[i].err);
+	}
+	/* The settings change while open; the defaults come back with 0. */
+	EXPECT_PT(0, ptask_tunnel_set(self->ch.ctx, t.in, 0, 3, 0));
+	EXPECT_PT(-EINVAL, ptask_tunnel_set(self->ch.ctx, t.out, 0, 3, 0));
+	EXPECT_PT(-EINVAL, ptask_tunnel_set(self->ch.ctx, t.in, 0, 0,
+					    PTASK_TUNNEL_MAX_TIMEOUT_NS + 1));
+	for (i = 0; i < TUN_THREADS; i++)
+		if (own[i])
+			ptask_ctx_close(own[i]);
+}
+
+/* A client that dies with its records in a batch: the others' come back. */
+TEST_F(e2e, tunnel_pusher_dies_mid_batch)
+{
+	struct tun_graph t;
+	struct ptask_db *db, *res;
+	uint8_t *p;
+	pid_t pid;
+	int status;
+
+	START(NULL);
+	OPEN_CTX();
+	/* Only the timeout (1 s) or 8 records close a batch. */
+	ASSERT_PT(0, tun_build(self->ch.ctx, &t, 8 * TUN_STRIDE, 1000000000));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct ptask_ctx *ctx;
+		uint32_t g;
+		int err;
+
+		err = e2e_ctx_open(&self->d, &ctx);
+		err = err ?: ptask_graph_open(ctx, "tunnel", 0, 0, &g);
+		err = err ?: ptask_datablock_create(ctx, 0, 4 * TUN_STRIDE, 4,
+						    &db);
+		err = err ?: ptask_push(ctx, t.in, db, 4, 30 * E2E_SEC);
+		_exit(err ? 1 : 0);	/* dies with its push gathered */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	/* 4 of the dead client's records + 4 of ours: the threshold. */
+	ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0, 4 * TUN_STRIDE, 4,
+					    &db));
+	ASSERT_PT(0, ptask_datablock_map(self->ch.ctx, db, (void **)&p));
+	memset(p, 0x40, 4 * TUN_STRIDE);
+	ASSERT_PT(0, ptask_push(self->ch.ctx, t.in, db, 4, 30 * E2E_SEC));
+	ASSERT_PT(0, ptask_pull_slice(self->ch.ctx, t.out, db, 30 * E2E_SEC,
+				      &res));
+	EXPECT_EQ(4u, ptask_db_records(res));
+	ASSERT_PT(0, ptask_datablock_map(self->ch.ctx, res, (void **)&p));
+	EXPECT_EQ(0x41, p[0]);
+	EXPECT_EQ(0x41, p[4 * TUN_STRIDE - 1]);
+	/* (a mapping left behind would keep ptask.ko's client alive) */
+	ptask_datablock_release(self->ch.ctx, res);
+	/* Its ticket is no ticket twice. */
+	EXPECT_PT(-ENOMSG, ptask_pull_slice(self->ch.ctx, t.out, db,
+					    PTASK_NOWAIT, &res));
+	ptask_datablock_release(self->ch.ctx, db);
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "tunnel gone"));
+}
+
 TEST_HARNESS_MAIN

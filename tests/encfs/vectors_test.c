@@ -17,8 +17,14 @@
  *     IEEE stealing vectors 15..18, then the backend checked against it on
  *     random multi-unit requests with odd last units: the standard has no
  *     XTS-AES-256 stealing vectors, this covers that path.
+ *  4. (gpu) one request larger than the backend's datablock cache, and
+ *     many threads' concurrent requests, each checked against the cpu
+ *     backend (OpenSSL) on its own bytes: with EG_GPU_TUNNEL at auto
+ *     (the default) and at always, they are batched through the tunnel,
+ *     several requests to a kernel launch, and split back by ticket.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,6 +246,101 @@ static void big_request(void)
 	free(tw);
 }
 
+#define CONC_THREADS	16
+#define CONC_ROUNDS	40
+#define CONC_MAX_UNITS	9
+
+struct conc {
+	struct eg_backend *be, *cpu;
+	unsigned int id;
+	int bad;		/* requests whose bytes were not their own */
+	int failed;		/* requests that returned an error */
+};
+
+/*
+ * A thread of FUSE requests: each its own data (the thread and round in
+ * every byte pattern), 1..9 units of 4 KiB with an odd last one now and
+ * then, its own tweaks; encrypted by the backend under test and by the
+ * cpu backend, compared, then decrypted back to the original.
+ */
+static void *conc_thread(void *arg)
+{
+	struct conc *c = arg;
+	size_t cap = CONC_MAX_UNITS * 4096;
+	uint8_t *a = malloc(cap), *b = malloc(cap), *orig = malloc(cap);
+	uint8_t tw[16 * CONC_MAX_UNITS];
+
+	for (int round = 0; a && b && orig && round < CONC_ROUNDS; round++) {
+		uint32_t r;
+		struct eg_xts_req ra = { .data = a, .tweaks = tw, .unit_len = 4096 };
+		struct eg_xts_req rb;
+		size_t bytes;
+
+		RAND_bytes((uint8_t *)&r, sizeof(r));
+		ra.nunits = 1 + r % CONC_MAX_UNITS;
+		ra.last_len = (r >> 8) % 3 ? 4096 : 16 + (r >> 12) % 4080;
+		bytes = eg_xts_req_bytes(&ra);
+		for (size_t i = 0; i < bytes; i++)
+			orig[i] = (uint8_t)(c->id * 131 + round * 17 + i * 7 + (i >> 12));
+		RAND_bytes(tw, (int)(16 * ra.nunits));
+		memcpy(a, orig, bytes);
+		memcpy(b, orig, bytes);
+		rb = ra;
+		rb.data = b;
+		if (eg_backend_crypt(c->be, 1, &ra) || eg_backend_crypt(c->cpu, 1, &rb)) {
+			c->failed++;
+			continue;
+		}
+		if (memcmp(a, b, bytes))
+			c->bad++;
+		if (eg_backend_crypt(c->be, 0, &ra)) {
+			c->failed++;
+			continue;
+		}
+		if (memcmp(a, orig, bytes))
+			c->bad++;
+	}
+	free(a);
+	free(b);
+	free(orig);
+	return NULL;
+}
+
+/* CONC_THREADS threads of CONC_ROUNDS requests each at once. */
+static void concurrent_requests(const char *tunnel)
+{
+	struct conc c[CONC_THREADS];
+	pthread_t th[CONC_THREADS];
+	struct eg_backend *be = NULL, *cpu = NULL;
+	uint8_t key[64];
+	int bad = 0, failed = 0, ok;
+
+	setenv("EG_GPU_TUNNEL", tunnel, 1);
+	RAND_bytes(key, sizeof(key));
+	ok = !backend_new(key, &be) && !eg_backend_cpu_new(key, &cpu);
+	for (unsigned int i = 0; ok && i < CONC_THREADS; i++) {
+		c[i] = (struct conc){ .be = be, .cpu = cpu, .id = i };
+		if (pthread_create(&th[i], NULL, conc_thread, &c[i])) {
+			ok = 0;
+			while (i--)
+				pthread_join(th[i], NULL);
+			break;
+		}
+	}
+	for (unsigned int i = 0; ok && i < CONC_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		bad += c[i].bad;
+		failed += c[i].failed;
+	}
+	tap_ok(ok && !bad && !failed,
+	       "%s backend (EG_GPU_TUNNEL=%s): %d threads x %d concurrent requests, each its own "
+	       "bytes back == cpu backend, both ways (%d wrong, %d failed)", kind, tunnel,
+	       CONC_THREADS, CONC_ROUNDS, bad, failed);
+	eg_backend_destroy(be);
+	eg_backend_destroy(cpu);
+	unsetenv("EG_GPU_TUNNEL");
+}
+
 int main(int argc, char **argv)
 {
 	struct xv_vector ieee[16];
@@ -274,7 +375,11 @@ int main(int argc, char **argv)
 	cavp("tweak-128hexstr/XTSGenAES256.rsp");
 	cavp("tweak-dataunitseqno/XTSGenAES256.rsp");
 	random_requests();
-	if (!strcmp(kind, "gpu"))
+	if (!strcmp(kind, "gpu")) {
 		big_request();
+		concurrent_requests("auto");
+		concurrent_requests("always");
+		concurrent_requests("never");
+	}
 	return tap_done();
 }

@@ -15,6 +15,9 @@
  *	extra bytes	EXEC_COMPLETE: n_outputs (index, datablock) pairs (clean
  *			mode keeps its AHEAD and SETTLE flags, made valid)
  *
+ * Besides the calls, an op may close a client, map a datablock, walk the
+ * objects, or let time pass and tick the tunnels' timer (do_record()).
+ *
  * Handle fields are folded into 0..next_handle (every live handle, 0 and
  * one never given out) unless mode bit 6 says not to, so most calls name
  * real objects.  Sizes are folded small unless mode bit 2 says not to, and
@@ -218,12 +221,20 @@ static void fixup(unsigned int cmd, union ptask_args *a, u8 mode)
 			a->channel_open.dst = fold(a->channel_open.dst);
 			a->channel_open.template =
 				fold(a->channel_open.template);
+			a->channel_open.handle = fold(a->channel_open.handle);
 		}
-		if (small)
+		if (small) {
 			a->channel_open.capacity %= 9;
+			/* Tunnels: thresholds of a few 8-byte records, timeouts
+			 * of a few ticks (case 6 of do_record advances them). */
+			a->channel_open.tunnel_bytes %= 129;
+			a->channel_open.tunnel_records %= 9;
+			a->channel_open.tunnel_timeout_ns %= 4000;
+		}
 		if (clean) {
 			fix_name(a->channel_open.name);
-			a->channel_open.flags = 0;
+			a->channel_open.flags &= PTASK_CHANNEL_FLAGS_ALL;
+			a->channel_open.reserved = 0;
 		}
 		break;
 	case PTASK_IOC_LOOKUP:
@@ -265,8 +276,11 @@ static void fixup(unsigned int cmd, union ptask_args *a, u8 mode)
 			a->push.flags &= PTASK_PUSH_FLAGS_ALL;
 		break;
 	case PTASK_IOC_PULL:
-		if (f)
+		if (f) {
 			a->pull.channel = fold(a->pull.channel);
+			/* PTASK_PULL_SLICE: the ticket is a datablock's handle. */
+			a->pull.datablock = fold(a->pull.datablock);
+		}
 		if (clean)
 			a->pull.flags &= PTASK_PULL_FLAGS_ALL;
 		break;
@@ -427,7 +441,7 @@ static void do_walk(u8 mode)
 static void do_record(struct reader *r)
 {
 	const unsigned int sizebits = _IOC_SIZEMASK << _IOC_SIZESHIFT;
-	u8 op = rd8(r), mode = rd8(r), sel = op % (NCMDS + 6);
+	u8 op = rd8(r), mode = rd8(r), sel = op % (NCMDS + 7);
 	struct ptask_client **c = &clients[mode & 1];
 
 	if (sel < NCMDS) {
@@ -461,6 +475,12 @@ static void do_record(struct reader *r)
 	case 5:
 		do_walk(mode);
 		break;
+	case 6:		/* time passes (0..255 us); the tunnels' timer */
+		if (!os_user_clock_ns)
+			os_user_clock_ns = ptask_os_now_ns();
+		os_user_clock_ns += 1000ull * mode + 1;
+		ptask_core_tunnel_tick(&ns);
+		break;
 	}
 }
 
@@ -483,6 +503,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		trace = getenv("ARGS_FUZZ_TRACE") != NULL;
 	}
 	os_user_locked = 1;
+	os_user_clock_ns = 0;	/* real time until an op lets time pass */
 	os_user_fail_alloc_after = -1;
 	os_user_fail_alloc_once = 0;
 	os_user_buf_limit = 64ULL << 20;

@@ -85,7 +85,7 @@ _Static_assert(sizeof(struct ptask_graph_open) == PTASK_GRAPH_OPEN_SIZE_VER0, ""
 _Static_assert(sizeof(struct ptask_template_open) == PTASK_TEMPLATE_OPEN_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_ptask_open) == PTASK_PTASK_OPEN_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_port_open) == PTASK_PORT_OPEN_SIZE_VER0, "");
-_Static_assert(sizeof(struct ptask_channel_open) == PTASK_CHANNEL_OPEN_SIZE_VER0, "");
+_Static_assert(sizeof(struct ptask_channel_open) == PTASK_CHANNEL_OPEN_SIZE_VER1, "");
 _Static_assert(sizeof(struct ptask_lookup) == PTASK_LOOKUP_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_datablock_create) == PTASK_DATABLOCK_CREATE_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_datablock_release) == PTASK_DATABLOCK_RELEASE_SIZE_VER0, "");
@@ -411,7 +411,8 @@ TEST_F(errors, unknown_flags_einval)
 		.kind = PTASK_KIND_CPU, .nports = 1,
 	};
 	struct ptask_channel_open ch = {
-		.size = sizeof(ch), .flags = 1, .graph = self->g.graph,
+		/* bits 0 and 1 are the tunnel flags */
+		.size = sizeof(ch), .flags = 1U << 7, .graph = self->g.graph,
 		.src = self->g.out_port[0], .capacity = 1,
 	};
 	struct ptask_lookup l = {
@@ -447,7 +448,7 @@ TEST_F(errors, unknown_flags_einval)
 	ASSERT_PT(-EINVAL, pt_push(self->fd, self->g.in_chan[0], self->db,
 				   PTASK_NONBLOCK | (1U << 2), 0, 0));
 	ASSERT_PT(-EINVAL, pt_pull(self->fd, self->g.out_chan[0],
-				   PTASK_NONBLOCK | (1U << 1), 0, NULL));
+				   PTASK_NONBLOCK | (1U << 2), 0, NULL));
 	ASSERT_EQ(-1, ioctl(self->fd, PTASK_IOC_GRAPH_RUN, &c));
 	ASSERT_EQ(EINVAL, errno);
 	ASSERT_EQ(-1, ioctl(self->fd, PTASK_IOC_GRAPH_TERMINATE, &c));

@@ -231,7 +231,29 @@ static void test_channel_open_rules(void)
 	GOOD(v, C, (void)0);
 	GOOD(v, C, (a->src = 0, a->dst = 4));
 	GOOD(v, C, a->capacity = PTASK_CHANNEL_MAX_CAPACITY);
-	BAD(v, C, a->flags = 1);
+	BAD(v, C, a->flags = 1u << 2);
+	/* Tunnels: settings only with the flag, within their limits. */
+	GOOD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL, a->tunnel_bytes = 4096,
+		    a->tunnel_records = 3, a->tunnel_timeout_ns = 1000));
+	GOOD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL,
+		    a->tunnel_bytes = PTASK_DATABLOCK_MAX_BYTES,
+		    a->tunnel_timeout_ns = PTASK_TUNNEL_MAX_TIMEOUT_NS));
+	BAD(v, C, a->tunnel_bytes = 4096);
+	BAD(v, C, a->tunnel_records = 1);
+	BAD(v, C, a->tunnel_timeout_ns = 1);
+	BAD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL,
+		   a->tunnel_bytes = PTASK_DATABLOCK_MAX_BYTES + 1));
+	BAD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL,
+		   a->tunnel_timeout_ns = PTASK_TUNNEL_MAX_TIMEOUT_NS + 1));
+	BAD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL, a->reserved = 1));
+	/* TUNNEL_SET: the handle and the settings, nothing else. */
+	BAD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL_SET, a->handle = 9));
+	GOOD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL_SET, a->handle = 9,
+		    a->src = 0, a->capacity = 0, a->tunnel_bytes = 1));
+	BAD(v, C, (a->flags = PTASK_CHANNEL_TUNNEL_SET, a->src = 0,
+		   a->capacity = 0));
+	BAD(v, C, (a->flags = PTASK_CHANNEL_FLAGS_ALL, a->handle = 9,
+		   a->src = 0, a->capacity = 0));
 	BAD(v, C, a->capacity = 0);
 	BAD(v, C, a->capacity = PTASK_CHANNEL_MAX_CAPACITY + 1);
 	BAD(v, C, a->src = 0);
@@ -296,7 +318,8 @@ static void test_push_pull_rules(void)
 	BAD(p, P, a->records = 3);		/* records without the flag */
 	GOOD(q, Q, (void)0);
 	GOOD(q, Q, (a->flags = 0, a->datablock = 7, a->bytes = 1));
-	BAD(q, Q, a->flags |= 1u << 1);
+	GOOD(q, Q, (a->flags = PTASK_PULL_SLICE, a->datablock = 7));
+	BAD(q, Q, a->flags |= 1u << 2);
 	BAD(q, Q, a->flags = 1u << 31);
 }
 

@@ -128,6 +128,31 @@ void ptask_os_buf_bind(struct ptask_buf *buf, u32 handle)
 	(void)handle;
 }
 
+u64 os_user_tunnel_timer_ns;
+
+void ptask_os_tunnel_timer(struct ptask_ns *ns, u64 when_ns)
+{
+	(void)ns;
+	os_user_tunnel_timer_ns = when_ns;
+}
+
+void ptask_os_buf_copy(struct ptask_buf *dst, u64 dst_off,
+		       struct ptask_buf *src, u64 src_off, u64 bytes)
+{
+	if (PTASK_WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off ||
+			  src_off > src->bytes || bytes > src->bytes - src_off))
+		return;
+	memmove(dst->data + dst_off, src->data + src_off, bytes);
+}
+
+void ptask_os_buf_write(struct ptask_buf *dst, u64 dst_off, const void *src,
+			u64 bytes)
+{
+	if (PTASK_WARN_ON(dst_off > dst->bytes || bytes > dst->bytes - dst_off))
+		return;
+	memcpy(dst->data + dst_off, src, bytes);
+}
+
 void *os_user_buf_data(struct ptask_buf *buf)
 {
 	return buf->data;

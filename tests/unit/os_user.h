@@ -20,6 +20,7 @@ extern unsigned long long os_user_buf_limit;	/* 0: none; else buffers
 extern u64 os_user_clock_ns;		/* 0: CLOCK_MONOTONIC; else the time */
 extern u64 os_user_timer_ns;		/* last ptask_os_sched_timer() value */
 extern unsigned long os_user_timer_calls;
+extern u64 os_user_tunnel_timer_ns;	/* last ptask_os_tunnel_timer() value */
 
 void *os_user_buf_data(struct ptask_buf *buf);
 
