@@ -2454,12 +2454,17 @@ int main(void)
 	struct pd_engine_config fifo_no_ahead = {
 		.policy = PD_POLICY_FIFO, .no_ahead = true,
 	};
-	const char *sim_slow = "devices=1;launch_ns=3000000;time_scale=1";
+	/*
+	 * Kernels of 20 ms: "ahead" means the next hop is launched less than
+	 * a kernel's time after the last; 3 ms was once not enough for a
+	 * loaded 2-core machine's scheduling delay (3.4 ms).
+	 */
+	const char *sim_slow = "devices=1;launch_ns=20000000;time_scale=1";
 	struct chain_args chain3 = { 3, 3, -1, true,
-					3000000, false, false, false };
+					20000000, false, false, false };
 	struct chain_args chain10 = { 10, 2, -1, true,
-					3000000, false, false, false };
-	struct chain_args chain3_none = { 3, 2, -1, true, 3000000, false,
+					20000000, false, false, false };
+	struct chain_args chain3_none = { 3, 2, -1, true, 20000000, false,
 					  true, false };
 	struct chain_args chain10_cpu = { 10, 16, -1, false,
 					0, false, false, false };
