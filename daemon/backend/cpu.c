@@ -79,6 +79,7 @@
 #include "uapi/ptask.h"
 #include "daemon/backend/host.h"
 #include "daemon/backend/twins.h"
+#include "daemon/log.h"
 
 /* Fences remembered per space and lane. */
 #define CPU_FENCE_RING	1024
@@ -193,6 +194,8 @@ struct cpu_split {
  * @split_lock: guards @splits and the splits' counters
  * @split_cond: a split's last range is done
  * @splits: splits with ranges nobody took yet
+ * @nsplit: launches split so far (split_lock; logged at fini)
+ * @nsplit_threads: threads that ran their ranges, summed (likewise)
  * @lanes: their threads
  */
 struct cpu_state {
@@ -202,6 +205,8 @@ struct cpu_state {
 	pthread_mutex_t split_lock;
 	pthread_cond_t split_cond;
 	struct cpu_split *splits;
+	uint64_t nsplit;
+	uint64_t nsplit_threads;
 	struct cpu_lane lanes[PD_MAX_LANES];
 };
 
@@ -427,6 +432,8 @@ static int run_split(struct cpu_state *cpu, const struct cpu_item *it,
 	while (sp.finished < sp.parts)
 		pthread_cond_wait(&cpu->split_cond, &cpu->split_lock);
 	*used = 1 + (uint32_t)__builtin_popcount(sp.helpers);
+	cpu->nsplit++;
+	cpu->nsplit_threads += *used;
 	pthread_mutex_unlock(&cpu->split_lock);
 	return sp.err;
 }
@@ -739,6 +746,10 @@ static void cpu_fini(struct pd_backend *be)
 	struct cpu_state *cpu = be->priv;
 
 	lanes_stop(cpu, cpu->nlanes);
+	if (cpu->nsplit)
+		pd_log_info("cpu: %llu launches ran in block ranges, on %.2f threads each on average",
+			    (unsigned long long)cpu->nsplit,
+			    (double)cpu->nsplit_threads / (double)cpu->nsplit);
 	pd_hostspace_fini(&cpu->reg.ranges);
 	pthread_cond_destroy(&cpu->split_cond);
 	pthread_mutex_destroy(&cpu->split_lock);
