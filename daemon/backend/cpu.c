@@ -41,18 +41,22 @@
  *
  * Block ranges: a GPU runs one launch's thread blocks across its
  * multiprocessors; this device runs a large launch's blocks across its
- * idle lanes, when its twin has a block-range entry (uapi/ptask_twin.h,
+ * lanes, when its twin has a block-range entry (uapi/ptask_twin.h,
  * "Block ranges").  The thread that runs the launch (its lane's, or a
- * fence_wait helping) counts the lane threads that sleep with nothing
- * to do, cuts the grid into that many contiguous ranges plus one (at
- * most one per lane), publishes them (struct cpu_split) and wakes those
- * threads; every thread takes ranges until none is left, and the launch
- * ends, and the items after it on its lane run, once every range is
- * done.  A sleeping lane thread takes one range at a time and looks at
- * its own queue in between, so a lane's own work waits for one range at
- * most.  The launch's device time is its wall time times the threads
- * that ran its ranges (pd_device_info.capacity is the lanes, so the
- * engine's charge stays a share of the device), and an error in any
+ * fence_wait helping) cuts the grid into CPU_SPLIT_PER_LANE contiguous
+ * ranges per lane, publishes them (struct cpu_split) and wakes the lane
+ * threads that sleep with nothing to do; it takes ranges itself until
+ * none is left, and the launch ends, and the items after it on its lane
+ * run, once every range is done.  A lane thread takes a range whenever
+ * it has nothing of its own to run, one at a time, looking at its own
+ * queue in between: so a lane busy when the launch began joins it as
+ * soon as its own work is done (a pipeline's stage that owns a lane
+ * now and then still gets the whole device), and a lane's own work
+ * waits for one range at most.  The launch's device time is what it
+ * kept the lanes busy: its own thread's wall time plus the time the
+ * other threads spent on its ranges (the wall time times the threads
+ * when they all start at once); pd_device_info.capacity is the lanes,
+ * so the engine's charge stays a share of the device.  An error in any
  * range is the launch's.  A launch is only split when the twin's cost
  * (flops + bytes) reaches split_min (CPU_SPLIT_MIN by default; waking a
  * thread costs 50-100 us on a busy VM), and never with "split=off".  A
@@ -89,6 +93,12 @@
  * flops and 8 bytes per ns), several times a thread's wake-up.
  */
 #define CPU_SPLIT_MIN	(4ULL << 20)
+/*
+ * Ranges per lane of a split launch: more than one, so that lanes that
+ * become free while it runs still find work in it; few, since each range
+ * checks the twin's parameters again (gesture_filter: about 1.6 ms each).
+ */
+#define CPU_SPLIT_PER_LANE	4
 
 enum cpu_op { CO_COPY, CO_LAUNCH, CO_FENCE, CO_WAIT_FENCE, CO_WAIT_SEQ };
 
@@ -164,10 +174,11 @@ struct cpu_lane {
  * @run_blocks: the twin's block-range entry
  * @call: the launch
  * @nblocks: blocks in its grid
- * @parts: ranges it is cut into (2..nlanes)
+ * @parts: ranges it is cut into (2..CPU_SPLIT_PER_LANE x nlanes)
  * @taken: ranges handed out so far
  * @finished: ranges done
  * @helpers: lanes whose threads ran a range (bit per lane)
+ * @helper_ns: the time other threads spent on its ranges
  * @err: the first error a range returned
  * @next: the next open split (cpu->splits)
  *
@@ -181,6 +192,7 @@ struct cpu_split {
 	uint32_t taken;
 	uint32_t finished;
 	uint32_t helpers;
+	uint64_t helper_ns;
 	int err;
 	struct cpu_split *next;
 };
@@ -320,16 +332,25 @@ static struct cpu_split *split_take_locked(struct cpu_state *cpu,
 	return sp;
 }
 
-/* Run range @part of @sp (no lock held), then count it done. */
+/*
+ * Run range @part of @sp (no lock held), then count it done; lane
+ * @helper's thread, or the launch's own (@helper UINT32_MAX).
+ */
 static void split_run_part(struct cpu_state *cpu, struct cpu_split *sp,
-			   uint32_t part)
+			   uint32_t part, uint32_t helper)
 {
 	uint64_t first = sp->nblocks * part / sp->parts;
 	uint64_t end = sp->nblocks * (part + 1) / sp->parts;
+	uint64_t t0 = pd_now_ns();
 	int err = end > first ?
 		  sp->run_blocks(&sp->call, first, end - first) : 0;
 
+	t0 = pd_now_ns() - t0;
 	pthread_mutex_lock(&cpu->split_lock);
+	if (helper != UINT32_MAX) {
+		sp->helpers |= 1U << helper;
+		sp->helper_ns += t0;
+	}
 	if (err && !sp->err)
 		sp->err = err;
 	if (++sp->finished == sp->parts)
@@ -348,12 +369,10 @@ static bool split_help(struct cpu_state *cpu, uint32_t l)
 
 	pthread_mutex_lock(&cpu->split_lock);
 	sp = split_take_locked(cpu, NULL, &part);
-	if (sp)
-		sp->helpers |= 1U << l;
 	pthread_mutex_unlock(&cpu->split_lock);
 	if (!sp)
 		return false;
-	split_run_part(cpu, sp, part);
+	split_run_part(cpu, sp, part, l);
 	return true;
 }
 
@@ -376,27 +395,26 @@ static uint32_t idle_lanes(struct cpu_state *cpu)
 }
 
 /*
- * Run launch @it (by whichever thread runs its lane's head) across the idle lanes, in block ranges, or whole when no lane is idle.
- * Returns when every range is done: its error, or 0; *@used the threads
- * that ran ranges (its device time is its wall time times them).
+ * Run launch @it (by whichever thread runs its lane's head) in block
+ * ranges, with every lane thread that has nothing else to do.  Returns
+ * when every range is done: its error, or 0; *@helper_ns the time other
+ * threads spent on it (its device time is its wall time plus that).
  */
 static int run_split(struct cpu_state *cpu, const struct cpu_item *it,
-		     const struct ptask_twin_call *call, uint32_t *used)
+		     const struct ptask_twin_call *call, uint64_t *helper_ns)
 {
-	uint32_t idle = idle_lanes(cpu), l2, part, parts;
+	uint32_t idle = idle_lanes(cpu), l2, part;
 	struct cpu_split sp;
 
-	parts = 1 + (uint32_t)__builtin_popcount(idle);
-	if (parts > cpu->nlanes)
-		parts = cpu->nlanes;
 	sp = (struct cpu_split){
 		.run_blocks = it->run_blocks, .call = *call,
-		.nblocks = ptask_twin_blocks(call), .parts = parts,
+		.nblocks = ptask_twin_blocks(call),
+		.parts = CPU_SPLIT_PER_LANE * cpu->nlanes,
 	};
-	if (parts > sp.nblocks)
-		sp.parts = parts = (uint32_t)sp.nblocks;
-	*used = 1;
-	if (parts < 2)
+	if (sp.parts > sp.nblocks)
+		sp.parts = (uint32_t)sp.nblocks;
+	*helper_ns = 0;
+	if (sp.parts < 2 || cpu->nlanes < 2)
 		return it->twin->run(call);
 	pthread_mutex_lock(&cpu->split_lock);
 	sp.next = NULL;
@@ -426,14 +444,14 @@ static int run_split(struct cpu_state *cpu, const struct cpu_item *it,
 		pthread_mutex_unlock(&cpu->split_lock);
 		if (!took)
 			break;
-		split_run_part(cpu, &sp, part);
+		split_run_part(cpu, &sp, part, UINT32_MAX);
 	}
 	pthread_mutex_lock(&cpu->split_lock);
 	while (sp.finished < sp.parts)
 		pthread_cond_wait(&cpu->split_cond, &cpu->split_lock);
-	*used = 1 + (uint32_t)__builtin_popcount(sp.helpers);
+	*helper_ns = sp.helper_ns;
 	cpu->nsplit++;
-	cpu->nsplit_threads += *used;
+	cpu->nsplit_threads += 1 + (uint32_t)__builtin_popcount(sp.helpers);
 	pthread_mutex_unlock(&cpu->split_lock);
 	return sp.err;
 }
@@ -444,8 +462,7 @@ static void run_item(struct cpu_state *cpu, uint32_t l, struct cpu_item *it)
 	struct cpu_lane *ln = &cpu->lanes[l];
 	struct cpu_flane *fl = &it->space->fl[l];
 	struct ptask_twin_call call;
-	uint64_t start;
-	uint32_t used;
+	uint64_t start, helper_ns;
 	int err;
 
 	switch (it->op) {
@@ -455,10 +472,10 @@ static void run_item(struct cpu_state *cpu, uint32_t l, struct cpu_item *it)
 	case CO_LAUNCH:
 		pd_twin_call_init(&call, &it->launch, cpu_extent, it->space);
 		start = pd_now_ns();
-		used = 1;
-		err = it->run_blocks ? run_split(cpu, it, &call, &used) :
+		helper_ns = 0;
+		err = it->run_blocks ? run_split(cpu, it, &call, &helper_ns) :
 				       it->twin->run(&call);
-		start = (pd_now_ns() - start) * used;
+		start = pd_now_ns() - start + helper_ns;
 		pthread_mutex_lock(&ln->lock);
 		fl->pending_ns += start;
 		if (err && !fl->pending_err)
