@@ -2236,8 +2236,9 @@ static int rows_launch(struct pd_backend *be, void *space, void *kernel,
 /*
  * A split launch (cpu, two lanes, split_min=0): its ranges cover the grid
  * once on two threads, the bytes are right, its fence passes only once
- * the slowest range is done and reports its wall time times the threads;
- * an error in one range fails the launch (and not the next); a twin
+ * the slowest range is done and reports the time it kept the threads
+ * busy (its wall time plus the other thread's ranges); an error in one
+ * range fails the launch (and not the next); a twin
  * without block ranges, one lane, split=off and a one-block grid run
  * whole.  Splitting needs the other lane's thread asleep, which it is
  * within a few ms of starting; the split is retried for up to a second
@@ -2340,7 +2341,8 @@ static bool split_test(void)
 	TRY(threads == 2);
 	/*
 	 * Device time: the launch's wall time (gated for 30 ms from about
-	 * when it started) times two threads.
+	 * when it started) plus the other thread's ranges (one of them
+	 * gated about as long).
 	 */
 	TRY(ns >= 2 * 20000000ULL && ns <= 2 * wall);
 	/* An error in one range fails the launch, not the next one. */
@@ -2652,7 +2654,7 @@ int main(void)
 	result(twin_abi_test(), "twins: ABI 1 and 2 tables load, others are refused; block entries found");
 	result(split_config_test(), "cpu: split=on|off and split_min=N, each once, else refused");
 	result(split_test(),
-	       "cpu: a launch split in block ranges: every block once, right bytes, fence after the slowest, time x threads, one range's error fails it; whole when it cannot split");
+	       "cpu: a launch split in block ranges: every block once, right bytes, fence after the slowest, time of both threads, one range's error fails it; whole when it cannot split");
 	result(split_sgemm_test(), "cpu: sgemm split across four lanes gives the bytes of the whole run");
 	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
