@@ -94,11 +94,13 @@
  */
 #define CPU_SPLIT_MIN	(4ULL << 20)
 /*
- * Ranges per lane of a split launch: more than one, so that lanes that
- * become free while it runs still find work in it; few, since each range
- * checks the twin's parameters again (gesture_filter: about 1.6 ms each).
+ * Ranges per lane of a split launch: several, so that lanes that become
+ * free while it runs still find work in it; not many, since each range
+ * checks the twin's parameters again and takes split_lock twice.  (The
+ * gesture demo, 2 lanes: 8 gave 67-72 fps, 4 gave 62-71; gesture_filter
+ * ranges are then about 0.8 ms each.)
  */
-#define CPU_SPLIT_PER_LANE	4
+#define CPU_SPLIT_PER_LANE	8
 
 enum cpu_op { CO_COPY, CO_LAUNCH, CO_FENCE, CO_WAIT_FENCE, CO_WAIT_SEQ };
 
