@@ -379,9 +379,8 @@ static bool split_help(struct cpu_state *cpu, uint32_t l)
 }
 
 /*
- * The lanes whose threads sleep with nothing to run (bit per lane): a
- * snapshot, which is all a split needs (a range nobody takes is run by
- * the launch's own thread).
+ * The lanes whose threads sleep with nothing to run (bit per lane), to
+ * be woken for a split just published.
  */
 static uint32_t idle_lanes(struct cpu_state *cpu)
 {
@@ -405,7 +404,7 @@ static uint32_t idle_lanes(struct cpu_state *cpu)
 static int run_split(struct cpu_state *cpu, const struct cpu_item *it,
 		     const struct ptask_twin_call *call, uint64_t *helper_ns)
 {
-	uint32_t idle = idle_lanes(cpu), l2, part;
+	uint32_t idle, l2, part;
 	struct cpu_split sp;
 
 	sp = (struct cpu_split){
@@ -430,6 +429,11 @@ static int run_split(struct cpu_state *cpu, const struct cpu_item *it,
 		at->next = &sp;
 	}
 	pthread_mutex_unlock(&cpu->split_lock);
+	/*
+	 * Asleep now (after the split is out): a lane thread either saw it
+	 * before sleeping, or sleeps with @idle set under its lock already.
+	 */
+	idle = idle_lanes(cpu);
 	for (l2 = 0; l2 < cpu->nlanes; l2++) {
 		if (!(idle & (1U << l2)))
 			continue;
@@ -552,9 +556,9 @@ static void *lane_main(void *arg)
 		if (helped || (ln->head && !ln->running))
 			continue;
 		/*
-		 * Sleeping counts as idle only from here: a split published
-		 * after split_help looked sees @idle under this lock and
-		 * wakes the thread (split_lock is taken inside it).
+		 * A split published after split_help looked: take it.  One
+		 * published after this look finds @idle set (under this lock,
+		 * held until the wait) and wakes the thread.
 		 */
 		pthread_mutex_lock(&ln->cpu->split_lock);
 		helped = ln->cpu->splits != NULL;
