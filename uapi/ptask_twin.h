@@ -308,6 +308,26 @@ static inline uint64_t ptask_twin_blocks(const struct ptask_twin_call *call)
  * every unit exactly once, whatever the grid.  0, or -EINVAL when the
  * range is empty or outside the grid.
  */
+/*
+ * floor(@units * @b / @n) for @b <= @n: exact, and monotonic in @b, so
+ * that ranges meeting at a block meet at a unit.
+ */
+static inline uint64_t ptask_twin_share_(uint64_t units, uint64_t b,
+					 uint64_t n)
+{
+#ifdef __SIZEOF_INT128__
+	__extension__ typedef unsigned __int128 ptask_twin_u128_;
+
+	return (uint64_t)((ptask_twin_u128_)units * b / n);
+#else
+	uint64_t p;
+
+	if (!__builtin_mul_overflow(units, b, &p))
+		return p / n;
+	return (units / n) * b + (uint64_t)((long double)(units % n) * b / n);
+#endif
+}
+
 static inline int ptask_twin_block_span(const struct ptask_twin_call *call,
 					uint64_t first, uint64_t count,
 					uint64_t units, uint64_t *lo,
@@ -317,8 +337,8 @@ static inline int ptask_twin_block_span(const struct ptask_twin_call *call,
 
 	if (!n || !count || first >= n || count > n - first)
 		return -EINVAL;
-	*lo = (uint64_t)((unsigned __int128)units * first / n);
-	*hi = (uint64_t)((unsigned __int128)units * (first + count) / n);
+	*lo = ptask_twin_share_(units, first, n);
+	*hi = ptask_twin_share_(units, first + count, n);
 	return 0;
 }
 
