@@ -39,6 +39,29 @@
  * rest of that range (an arena, which belongs to one uid: arena.h), not
  * other memory.
  *
+ * Block ranges: a GPU runs one launch's thread blocks across its
+ * multiprocessors; this device runs a large launch's blocks across its
+ * lanes, when its twin has a block-range entry (uapi/ptask_twin.h,
+ * "Block ranges").  The thread that runs the launch (its lane's, or a
+ * fence_wait helping) cuts the grid into CPU_SPLIT_PER_LANE contiguous
+ * ranges per lane, publishes them (struct cpu_split) and wakes the lane
+ * threads that sleep with nothing to do; it takes ranges itself until
+ * none is left, and the launch ends, and the items after it on its lane
+ * run, once every range is done.  A lane thread takes a range whenever
+ * it has nothing of its own to run, one at a time, looking at its own
+ * queue in between: so a lane busy when the launch began joins it as
+ * soon as its own work is done (a pipeline's stage that owns a lane
+ * now and then still gets the whole device), and a lane's own work
+ * waits for one range at most.  The launch's device time is what it
+ * kept the lanes busy: its own thread's wall time plus the time the
+ * other threads spent on its ranges (the wall time times the threads
+ * when they all start at once); pd_device_info.capacity is the lanes,
+ * so the engine's charge stays a share of the device.  An error in any
+ * range is the launch's.  A launch is only split when the twin's cost
+ * (flops + bytes) reaches split_min (CPU_SPLIT_MIN by default; waking a
+ * thread costs 50-100 us on a busy VM), and never with "split=off".  A
+ * twin without the entry, or a grid of one block, runs whole.
+ *
  * Device memory has no budget but the host's: pd_device_info.memory is
  * the machine's physical memory, and an allocation fails only when
  * malloc does.  The engine's device_memory_limit still applies.
@@ -47,6 +70,10 @@
  * fence state of that lane (struct cpu_flane); its cond is broadcast
  * when work arrives or a fence or item is done.  A thread waiting on
  * another lane takes only that lane's mutex (never two at once).
+ * cpu->split_lock guards the open splits and every struct cpu_split's
+ * counters; it is taken inside a lane's mutex (a lane thread looking
+ * for a range before it sleeps), never the other way round, and
+ * split_cond is broadcast when a split's last range is done.
  */
 #include <errno.h>
 #include <sched.h>
@@ -55,9 +82,25 @@
 #include <unistd.h>
 #include "uapi/ptask.h"
 #include "daemon/backend/host.h"
+#include "daemon/backend/twins.h"
+#include "daemon/log.h"
 
 /* Fences remembered per space and lane. */
 #define CPU_FENCE_RING	1024
+/*
+ * Least work (a twin's cost: flops + bytes) split across lanes: about
+ * 0.2-1 ms of a core for the twins measured (gesture_filter does some 6
+ * flops and 8 bytes per ns), several times a thread's wake-up.
+ */
+#define CPU_SPLIT_MIN	(4ULL << 20)
+/*
+ * Ranges per lane of a split launch: several, so that lanes that become
+ * free while it runs still find work in it; not many, since each range
+ * checks the twin's parameters again and takes split_lock twice.  (The
+ * gesture demo, 2 lanes: 8 gave 67-72 fps, 4 gave 62-71; gesture_filter
+ * ranges are then about 0.8 ms each.)
+ */
+#define CPU_SPLIT_PER_LANE	8
 
 enum cpu_op { CO_COPY, CO_LAUNCH, CO_FENCE, CO_WAIT_FENCE, CO_WAIT_SEQ };
 
@@ -72,6 +115,8 @@ struct cpu_space;
  * @dst, @src, @bytes: CO_COPY
  * @twin, @launch, @args: CO_LAUNCH (@args holds the parameter values,
  *	copied at launch as cuLaunchKernel does)
+ * @run_blocks: CO_LAUNCH: the twin's block-range entry when the launch
+ *	may be split (large enough, more than one block), else NULL
  * @ticket: CO_FENCE: the fence; CO_WAIT_FENCE: the fence of lane @from
  * @from: CO_WAIT_FENCE, CO_WAIT_SEQ: the lane waited for
  * @upto: CO_WAIT_SEQ: the item sequence number waited for
@@ -85,6 +130,7 @@ struct cpu_item {
 	const void *src;
 	size_t bytes;
 	const struct ptask_twin *twin;
+	ptask_twin_blocks_fn run_blocks;
 	struct pd_launch launch;
 	uint64_t ticket;
 	uint32_t from;
@@ -102,6 +148,8 @@ struct cpu_item {
  * @done: sequence number of the last item done
  * @running: a thread (the lane's, or a fence_wait helping) runs the
  *	item at the head now: nobody else takes one meanwhile
+ * @idle: the lane thread sleeps with nothing it could run: a split
+ *	launch may give it a range
  * @stop: the thread must return once its queue is empty
  * @thread: the thread
  * @cpu: the backend
@@ -114,6 +162,7 @@ struct cpu_lane {
 	uint64_t queued;
 	uint64_t done;
 	bool running;
+	bool idle;
 	bool stop;
 	pthread_t thread;
 	struct cpu_state *cpu;
@@ -121,14 +170,57 @@ struct cpu_lane {
 };
 
 /**
+ * struct cpu_split - one launch run as block ranges by several threads
+ *	(on the stack of the thread that runs the launch, which returns
+ *	only once every range is done)
+ * @run_blocks: the twin's block-range entry
+ * @call: the launch
+ * @nblocks: blocks in its grid
+ * @parts: ranges it is cut into (2..CPU_SPLIT_PER_LANE x nlanes)
+ * @taken: ranges handed out so far
+ * @finished: ranges done
+ * @helpers: lanes whose threads ran a range (bit per lane)
+ * @helper_ns: the time other threads spent on its ranges
+ * @err: the first error a range returned
+ * @next: the next open split (cpu->splits)
+ *
+ * The counters, @err and @next are under cpu->split_lock.
+ */
+struct cpu_split {
+	ptask_twin_blocks_fn run_blocks;
+	struct ptask_twin_call call;
+	uint64_t nblocks;
+	uint32_t parts;
+	uint32_t taken;
+	uint32_t finished;
+	uint32_t helpers;
+	uint64_t helper_ns;
+	int err;
+	struct cpu_split *next;
+};
+
+/**
  * struct cpu_state - the backend (pd_backend.priv)
  * @reg: host_register ranges (first: pd_hostreg_* take be->priv)
  * @nlanes: lanes
+ * @split_min: least cost (flops + bytes) of a launch split across lanes;
+ *	UINT64_MAX: never ("split=off")
+ * @split_lock: guards @splits and the splits' counters
+ * @split_cond: a split's last range is done
+ * @splits: splits with ranges nobody took yet
+ * @nsplit: launches split so far (split_lock; logged at fini)
+ * @nsplit_threads: threads that ran their ranges, summed (likewise)
  * @lanes: their threads
  */
 struct cpu_state {
 	struct pd_hostreg reg;
 	uint32_t nlanes;
+	uint64_t split_min;
+	pthread_mutex_t split_lock;
+	pthread_cond_t split_cond;
+	struct cpu_split *splits;
+	uint64_t nsplit;
+	uint64_t nsplit_threads;
 	struct cpu_lane lanes[PD_MAX_LANES];
 };
 
@@ -213,13 +305,170 @@ static bool seq_done(struct cpu_lane *ln, const void *arg)
 	return ln->done >= *(const uint64_t *)arg;
 }
 
+/* @sp has no range left to take: off the open list.  split_lock held. */
+static void split_unlink_locked(struct cpu_state *cpu, struct cpu_split *sp)
+{
+	struct cpu_split **at = &cpu->splits;
+
+	while (*at && *at != sp)
+		at = &(*at)->next;
+	if (*at)
+		*at = sp->next;
+}
+
+/*
+ * Take a range of @sp (NULL: of the first open split): *@part its index;
+ * the split, or NULL when none is open.  split_lock held.
+ */
+static struct cpu_split *split_take_locked(struct cpu_state *cpu,
+					   struct cpu_split *sp,
+					   uint32_t *part)
+{
+	if (!sp)
+		sp = cpu->splits;
+	if (!sp || sp->taken == sp->parts)
+		return NULL;
+	*part = sp->taken++;
+	if (sp->taken == sp->parts)
+		split_unlink_locked(cpu, sp);
+	return sp;
+}
+
+/*
+ * Run range @part of @sp (no lock held), then count it done; lane
+ * @helper's thread, or the launch's own (@helper UINT32_MAX).
+ */
+static void split_run_part(struct cpu_state *cpu, struct cpu_split *sp,
+			   uint32_t part, uint32_t helper)
+{
+	uint64_t first = sp->nblocks * part / sp->parts;
+	uint64_t end = sp->nblocks * (part + 1) / sp->parts;
+	uint64_t t0 = pd_now_ns();
+	int err = end > first ?
+		  sp->run_blocks(&sp->call, first, end - first) : 0;
+
+	t0 = pd_now_ns() - t0;
+	pthread_mutex_lock(&cpu->split_lock);
+	if (helper != UINT32_MAX) {
+		sp->helpers |= 1U << helper;
+		sp->helper_ns += t0;
+	}
+	if (err && !sp->err)
+		sp->err = err;
+	if (++sp->finished == sp->parts)
+		pthread_cond_broadcast(&cpu->split_cond);
+	pthread_mutex_unlock(&cpu->split_lock);
+}
+
+/*
+ * Lane @l's thread, with nothing of its own to run: one range of an open
+ * split, if there is one.  false when there was none.
+ */
+static bool split_help(struct cpu_state *cpu, uint32_t l)
+{
+	struct cpu_split *sp;
+	uint32_t part;
+
+	pthread_mutex_lock(&cpu->split_lock);
+	sp = split_take_locked(cpu, NULL, &part);
+	pthread_mutex_unlock(&cpu->split_lock);
+	if (!sp)
+		return false;
+	split_run_part(cpu, sp, part, l);
+	return true;
+}
+
+/*
+ * The lanes whose threads sleep with nothing to run (bit per lane), to
+ * be woken for a split just published.
+ */
+static uint32_t idle_lanes(struct cpu_state *cpu)
+{
+	uint32_t mask = 0, l;
+
+	for (l = 0; l < cpu->nlanes; l++) {
+		pthread_mutex_lock(&cpu->lanes[l].lock);
+		if (cpu->lanes[l].idle)
+			mask |= 1U << l;
+		pthread_mutex_unlock(&cpu->lanes[l].lock);
+	}
+	return mask;
+}
+
+/*
+ * Run launch @it (by whichever thread runs its lane's head) in block
+ * ranges, with every lane thread that has nothing else to do.  Returns
+ * when every range is done: its error, or 0; *@helper_ns the time other
+ * threads spent on it (its device time is its wall time plus that).
+ */
+static int run_split(struct cpu_state *cpu, const struct cpu_item *it,
+		     const struct ptask_twin_call *call, uint64_t *helper_ns)
+{
+	uint32_t idle, l2, part;
+	struct cpu_split sp;
+
+	sp = (struct cpu_split){
+		.run_blocks = it->run_blocks, .call = *call,
+		.nblocks = ptask_twin_blocks(call),
+		.parts = CPU_SPLIT_PER_LANE * cpu->nlanes,
+	};
+	if (sp.parts > sp.nblocks)
+		sp.parts = (uint32_t)sp.nblocks;
+	*helper_ns = 0;
+	if (sp.parts < 2 || cpu->nlanes < 2)
+		return it->twin->run(call);
+	pthread_mutex_lock(&cpu->split_lock);
+	sp.next = NULL;
+	if (!cpu->splits) {
+		cpu->splits = &sp;
+	} else {
+		struct cpu_split *at = cpu->splits;
+
+		while (at->next)
+			at = at->next;
+		at->next = &sp;
+	}
+	pthread_mutex_unlock(&cpu->split_lock);
+	/*
+	 * Asleep now (after the split is out): a lane thread either saw it
+	 * before sleeping, or sleeps with @idle set under its lock already.
+	 */
+	idle = idle_lanes(cpu);
+	for (l2 = 0; l2 < cpu->nlanes; l2++) {
+		if (!(idle & (1U << l2)))
+			continue;
+		pthread_mutex_lock(&cpu->lanes[l2].lock);
+		pthread_cond_broadcast(&cpu->lanes[l2].cond);
+		pthread_mutex_unlock(&cpu->lanes[l2].lock);
+	}
+	/* This thread takes ranges too, until none is left. */
+	for (;;) {
+		bool took;
+
+		pthread_mutex_lock(&cpu->split_lock);
+		took = split_take_locked(cpu, &sp, &part);
+		pthread_mutex_unlock(&cpu->split_lock);
+		if (!took)
+			break;
+		split_run_part(cpu, &sp, part, UINT32_MAX);
+	}
+	pthread_mutex_lock(&cpu->split_lock);
+	while (sp.finished < sp.parts)
+		pthread_cond_wait(&cpu->split_cond, &cpu->split_lock);
+	*helper_ns = sp.helper_ns;
+	cpu->nsplit++;
+	cpu->nsplit_threads += 1 + (uint32_t)__builtin_popcount(sp.helpers);
+	pthread_mutex_unlock(&cpu->split_lock);
+	return sp.err;
+}
+
 /* Run @it on lane @l's thread (no lock held). */
 static void run_item(struct cpu_state *cpu, uint32_t l, struct cpu_item *it)
 {
 	struct cpu_lane *ln = &cpu->lanes[l];
 	struct cpu_flane *fl = &it->space->fl[l];
 	struct ptask_twin_call call;
-	uint64_t start;
+	uint64_t start, helper_ns;
 	int err;
 
 	switch (it->op) {
@@ -229,8 +478,10 @@ static void run_item(struct cpu_state *cpu, uint32_t l, struct cpu_item *it)
 	case CO_LAUNCH:
 		pd_twin_call_init(&call, &it->launch, cpu_extent, it->space);
 		start = pd_now_ns();
-		err = it->twin->run(&call);
-		start = pd_now_ns() - start;
+		helper_ns = 0;
+		err = it->run_blocks ? run_split(cpu, it, &call, &helper_ns) :
+				       it->twin->run(&call);
+		start = pd_now_ns() - start + helper_ns;
 		pthread_mutex_lock(&ln->lock);
 		fl->pending_ns += start;
 		if (err && !fl->pending_err)
@@ -288,6 +539,7 @@ static void run_head_locked(struct cpu_lane *ln)
 static void *lane_main(void *arg)
 {
 	struct cpu_lane *ln = arg;
+	bool helped;
 
 	pthread_mutex_lock(&ln->lock);
 	for (;;) {
@@ -297,7 +549,29 @@ static void *lane_main(void *arg)
 		}
 		if (!ln->head && ln->stop)
 			break;
+		/* Nothing of its own: a range of a split launch, if any. */
+		pthread_mutex_unlock(&ln->lock);
+		helped = split_help(ln->cpu, ln->index);
+		pthread_mutex_lock(&ln->lock);
+		if (helped || (ln->head && !ln->running))
+			continue;
+		/*
+		 * A split published after split_help looked: take it.  One
+		 * published after this look finds @idle set (under this lock,
+		 * held until the wait) and wakes the thread.
+		 */
+		pthread_mutex_lock(&ln->cpu->split_lock);
+		helped = ln->cpu->splits != NULL;
+		pthread_mutex_unlock(&ln->cpu->split_lock);
+		/*
+		 * A stop set while the lock was dropped for split_help was
+		 * broadcast to nobody: look at it again before sleeping.
+		 */
+		if (helped || ln->stop)
+			continue;
+		ln->idle = true;
 		pthread_cond_wait(&ln->cond, &ln->lock);
+		ln->idle = false;
 	}
 	pthread_mutex_unlock(&ln->lock);
 	return NULL;
@@ -350,22 +624,72 @@ static void lanes_stop(struct cpu_state *cpu, uint32_t n)
 	}
 }
 
-/* "" or "lanes=N" (1..PD_MAX_LANES); 0 when not given. */
-static int parse_config(const char *config, uint32_t *lanes)
+/* A decimal number from @s to the next ',' or the end; -EINVAL if none. */
+static int parse_number(const char *s, const char **next,
+			unsigned long long *v)
 {
-	unsigned long n;
 	char *end;
 
-	*lanes = 0;
-	if (!config || !config[0])
-		return 0;
-	if (strncmp(config, "lanes=", 6))
+	if (*s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
-	n = strtoul(config + 6, &end, 10);
-	if (errno || end == config + 6 || *end || n < 1 || n > PD_MAX_LANES)
+	*v = strtoull(s, &end, 10);
+	if (errno || (*end && *end != ','))
 		return -EINVAL;
-	*lanes = (uint32_t)n;
+	*next = end;
+	return 0;
+}
+
+/*
+ * The config: keys separated by commas, each at most once: "lanes=N"
+ * (1..PD_MAX_LANES; *@lanes 0 when not given), "split=on" or "split=off"
+ * (block ranges across lanes), "split_min=N" (least cost split; implies
+ * split=on).  "" for the defaults.
+ */
+static int parse_config(const char *config, uint32_t *lanes,
+			uint64_t *split_min)
+{
+	bool seen_lanes = false, seen_split = false, seen_min = false;
+	const char *at = config ? config : "";
+	unsigned long long n;
+	bool off = false;
+	int err;
+
+	*lanes = 0;
+	*split_min = CPU_SPLIT_MIN;
+	while (*at) {
+		if (!strncmp(at, "lanes=", 6) && !seen_lanes) {
+			seen_lanes = true;
+			err = parse_number(at + 6, &at, &n);
+			if (err || n < 1 || n > PD_MAX_LANES)
+				return -EINVAL;
+			*lanes = (uint32_t)n;
+		} else if (!strncmp(at, "split_min=", 10) && !seen_min) {
+			seen_min = true;
+			err = parse_number(at + 10, &at, &n);
+			if (err)
+				return err;
+			*split_min = n;
+		} else if (!strncmp(at, "split=", 6) && !seen_split) {
+			seen_split = true;
+			at += 6;
+			if (!strncmp(at, "on", 2) && (!at[2] || at[2] == ','))
+				at += 2;
+			else if (!strncmp(at, "off", 3) &&
+				 (!at[3] || at[3] == ','))
+				off = true, at += 3;
+			else
+				return -EINVAL;
+		} else {
+			return -EINVAL;
+		}
+		if (*at == ',' && !*++at)
+			return -EINVAL;		/* a trailing comma */
+	}
+	if (off && seen_min)
+		return -EINVAL;			/* split=off,split_min=N */
+	if (off)
+		*split_min = UINT64_MAX;
 	return 0;
 }
 
@@ -375,10 +699,11 @@ static int cpu_init(struct pd_backend *be, const char *config)
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct cpu_state *cpu;
+	uint64_t split_min;
 	uint32_t lanes, l;
 	int err;
 
-	err = parse_config(config, &lanes);
+	err = parse_config(config, &lanes, &split_min);
 	if (err)
 		return err;
 	if (!lanes)
@@ -387,9 +712,16 @@ static int cpu_init(struct pd_backend *be, const char *config)
 	cpu = calloc(1, sizeof(*cpu));
 	if (!cpu)
 		return -ENOMEM;
-	err = pd_hostspace_init(&cpu->reg.ranges);
+	cpu->split_min = split_min;
+	err = -pthread_mutex_init(&cpu->split_lock, NULL);
 	if (err)
 		goto err_free;
+	err = -pthread_cond_init(&cpu->split_cond, NULL);
+	if (err)
+		goto err_split_lock;
+	err = pd_hostspace_init(&cpu->reg.ranges);
+	if (err)
+		goto err_split_cond;
 	cpu->reg.ranges.borrowed = true;
 	for (l = 0; l < lanes; l++) {
 		struct cpu_lane *ln = &cpu->lanes[l];
@@ -427,6 +759,10 @@ static int cpu_init(struct pd_backend *be, const char *config)
 err_lanes:
 	lanes_stop(cpu, l);
 	pd_hostspace_fini(&cpu->reg.ranges);
+err_split_cond:
+	pthread_cond_destroy(&cpu->split_cond);
+err_split_lock:
+	pthread_mutex_destroy(&cpu->split_lock);
 err_free:
 	free(cpu);
 	return err;
@@ -437,7 +773,13 @@ static void cpu_fini(struct pd_backend *be)
 	struct cpu_state *cpu = be->priv;
 
 	lanes_stop(cpu, cpu->nlanes);
+	if (cpu->nsplit)
+		pd_log_info("cpu: %llu launches ran in block ranges, on %.2f threads each on average",
+			    (unsigned long long)cpu->nsplit,
+			    (double)cpu->nsplit_threads / (double)cpu->nsplit);
 	pd_hostspace_fini(&cpu->reg.ranges);
+	pthread_cond_destroy(&cpu->split_cond);
+	pthread_mutex_destroy(&cpu->split_lock);
 	free(cpu);
 	be->priv = NULL;
 }
@@ -591,6 +933,7 @@ static int cpu_copy_d2d(struct pd_backend *be, void *dst_space,
 static int cpu_launch(struct pd_backend *be, void *space, uint32_t lane,
 		      void *kernel, const struct pd_launch *launch)
 {
+	struct cpu_state *cpu = be->priv;
 	struct cpu_space *s = space;
 	const struct ptask_twin *k = kernel;
 	struct ptask_twin_call call;
@@ -615,6 +958,11 @@ static int cpu_launch(struct pd_backend *be, void *space, uint32_t lane,
 	if (!it)
 		return -ENOMEM;
 	it->twin = k;
+	/* Worth splitting?  (The sum saturates: no overflow to a small one.) */
+	if (cpu->split_min != UINT64_MAX && ptask_twin_blocks(&call) > 1 &&
+	    (cost.flops >= cpu->split_min || cost.bytes >= cpu->split_min ||
+	     cost.flops + cost.bytes >= cpu->split_min))
+		it->run_blocks = pd_twin_run_blocks(k);
 	it->launch = *launch;
 	for (i = 0; i < launch->nparams; i++) {
 		memcpy(it->args + at, launch->params[i],

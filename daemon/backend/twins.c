@@ -30,8 +30,16 @@
 #define PD_TWINS_MAX		256
 #define PD_TWIN_LIBS_MAX	64
 
+/**
+ * struct pd_twin_slot - one twin ptaskd knows
+ * @twin: the twin
+ * @run_blocks: its block-range entry, or NULL (an ABI 1 table's twins,
+ *	and twins that run whole)
+ * @origin: the library (or the program) it came from
+ */
 struct pd_twin_slot {
 	const struct ptask_twin *twin;
+	ptask_twin_blocks_fn run_blocks;
 	const char *origin;
 };
 
@@ -71,7 +79,8 @@ static int table_check(const struct ptask_twin_table *table)
 {
 	uint32_t i;
 
-	if (table->abi != PTASK_TWIN_ABI || !table->count || !table->twins)
+	if ((table->abi != PTASK_TWIN_ABI && table->abi != PTASK_TWIN_ABI_V1) ||
+	    !table->count || !table->twins)
 		return -EINVAL;
 	for (i = 0; i < table->count; i++) {
 		const struct ptask_twin *t = &table->twins[i];
@@ -108,8 +117,13 @@ int pd_twins_add(const struct ptask_twin_table *table, const char *origin)
 		}
 	}
 	for (i = 0; i < table->count; i++) {
-		pd_twins[pd_twins_n].twin = &table->twins[i];
-		pd_twins[pd_twins_n++].origin = origin;
+		struct pd_twin_slot *slot = &pd_twins[pd_twins_n++];
+
+		slot->twin = &table->twins[i];
+		/* An ABI 1 table ends before run_blocks: never read it. */
+		slot->run_blocks = table->abi >= 2 && table->run_blocks ?
+				   table->run_blocks[i] : NULL;
+		slot->origin = origin;
 	}
 out:
 	pthread_mutex_unlock(&pd_twins_lock);
@@ -133,6 +147,22 @@ int pd_twin_find(const char *entry, const void *code, size_t code_len,
 		pd_log_err("twins: kernel '%s': no host twin of that name: it cannot run on this backend",
 			   entry);
 	return -ENOENT;
+}
+
+ptask_twin_blocks_fn pd_twin_run_blocks(const struct ptask_twin *twin)
+{
+	ptask_twin_blocks_fn fn = NULL;
+	unsigned int i;
+
+	pthread_mutex_lock(&pd_twins_lock);
+	for (i = 0; i < pd_twins_n; i++) {
+		if (pd_twins[i].twin == twin) {
+			fn = pd_twins[i].run_blocks;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pd_twins_lock);
+	return fn;
 }
 
 /* May ptaskd trust what @st describes?  NULL, or why not. */
@@ -164,8 +194,8 @@ static int load_one(const char *path)
 		goto err_close;
 	}
 	if (table_check(table)) {
-		pd_log_err("twins: refusing %s: its table is not twin ABI %d, or has an incomplete twin",
-			   path, PTASK_TWIN_ABI);
+		pd_log_err("twins: refusing %s: its table is not twin ABI %d or %d, or has an incomplete twin",
+			   path, PTASK_TWIN_ABI_V1, PTASK_TWIN_ABI);
 		err = -ENOEXEC;
 		goto err_close;
 	}
@@ -180,8 +210,8 @@ static int load_one(const char *path)
 	pthread_mutex_lock(&pd_twins_lock);
 	pd_twin_libs[pd_twin_libs_n++] = lib;
 	pthread_mutex_unlock(&pd_twins_lock);
-	pd_log_info("twins: %s: %u twin(s), the first '%s'", path,
-		    table->count, table->twins[0].entry);
+	pd_log_info("twins: %s: %u twin(s), the first '%s' (ABI %u)", path,
+		    table->count, table->twins[0].entry, table->abi);
 	return 0;
 err_close:
 	dlclose(lib);

@@ -32,8 +32,9 @@ int pd_twins_load_dir(const char *dir, bool required);
 
 /*
  * Add the twins of @table, linked into the program (tests; a static
- * ptaskd, which cannot dlopen).  @origin names it in the log.  -EINVAL
- * for a table with the wrong ABI or an incomplete twin, -EEXIST when
+ * ptaskd, which cannot dlopen).  @origin names it in the log.  A table
+ * of PTASK_TWIN_ABI or PTASK_TWIN_ABI_V1 (its twins run whole).  -EINVAL
+ * for a table with another ABI or an incomplete twin, -EEXIST when
  * a twin for the same entry and code is there already, -ENOSPC when
  * the table is full.
  */
@@ -46,6 +47,13 @@ int pd_twins_add(const struct ptask_twin_table *table, const char *origin);
  */
 int pd_twin_find(const char *entry, const void *code, size_t code_len,
 		 const struct ptask_twin **twin);
+
+/*
+ * The block-range entry of @twin (one pd_twin_find gave), or NULL when
+ * it has none (its library is ABI 1, or its table gives none for it):
+ * then it runs whole.  Any thread.
+ */
+ptask_twin_blocks_fn pd_twin_run_blocks(const struct ptask_twin *twin);
 
 /* Forget every twin and close the libraries (at exit). */
 void pd_twins_unload_all(void);

@@ -2417,6 +2417,430 @@ static bool chain_body(struct rig *r, void *arg)
 	return true;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Block ranges: one launch split across the cpu backend's idle lanes.     */
+
+/*
+ * test_rows(unsigned *out, int n): out[i] = 3 * i + 1 for i < n.  Its
+ * block ranges write their share of the rows and record each call
+ * (thread, range).  The range at block 0 (which the launch's own thread
+ * takes first) naps 10 ms, so that a lane thread woken for the split has
+ * the time to take the next one even on a busy machine; a range not
+ * starting at block 0 waits for the gate (gate_reset) and fails with
+ * -EDOM while rows_fail.  test_whole is the same computation with no
+ * block-range entry.
+ */
+#define ROWS_CALLS_MAX	64
+static pthread_mutex_t rows_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { pthread_t tid; uint64_t first, count; } rows_calls[ROWS_CALLS_MAX];
+static int rows_ncalls, rows_whole_runs;
+static bool rows_fail;
+
+static int rows_fill(const struct ptask_twin_call *call, bool whole,
+		     uint64_t first, uint64_t count)
+{
+	uint64_t n, bytes, lo = 0, hi, i;
+	int err = ptask_twin_count(call, 1, 1, sizeof(uint32_t), &n, &bytes);
+	uint32_t *out;
+
+	if (err)
+		return err;
+	out = ptask_twin_buf(call, 0, bytes, &err);
+	if (err)
+		return err;
+	hi = n;
+	if (!whole) {
+		err = ptask_twin_block_span(call, first, count, n, &lo, &hi);
+		if (err)
+			return err;
+	}
+	for (i = lo; i < hi; i++)
+		out[i] = 3 * (uint32_t)i + 1;
+	return 0;
+}
+
+/* Run whole (as a launch that found no idle lane): gated, failing alike. */
+static int rows_run(const struct ptask_twin_call *call)
+{
+	bool fail;
+
+	pthread_mutex_lock(&rows_lock);
+	rows_whole_runs++;
+	fail = rows_fail;
+	pthread_mutex_unlock(&rows_lock);
+	gate_run(call);		/* returns at once unless gated */
+	return fail ? -EDOM : rows_fill(call, true, 0, 0);
+}
+
+static int rows_blocks(const struct ptask_twin_call *call, uint64_t first,
+		       uint64_t count)
+{
+	bool fail;
+
+	pthread_mutex_lock(&rows_lock);
+	if (rows_ncalls < ROWS_CALLS_MAX) {
+		rows_calls[rows_ncalls].tid = pthread_self();
+		rows_calls[rows_ncalls].first = first;
+		rows_calls[rows_ncalls++].count = count;
+	}
+	fail = rows_fail && first > 0;
+	pthread_mutex_unlock(&rows_lock);
+	if (first > 0)
+		gate_run(call);		/* returns at once unless gated */
+	else
+		usleep(10000);
+	return fail ? -EDOM : rows_fill(call, false, first, count);
+}
+
+static int rows_cost(const struct ptask_twin_call *call,
+		     struct ptask_twin_cost *cost)
+{
+	uint64_t n, bytes;
+	int err = ptask_twin_count(call, 1, 1, sizeof(uint32_t), &n, &bytes);
+
+	cost->flops = n;
+	cost->bytes = bytes;
+	return err;
+}
+
+static const struct ptask_twin split_twins[] = {
+	{ "test_rows", TEST_CODE, rows_run, rows_cost },
+	{ "test_whole", TEST_CODE, rows_run, rows_cost },
+};
+static const ptask_twin_blocks_fn split_blocks[] = { rows_blocks, NULL };
+PTASK_TWIN_LIBRARY_BLOCKS(split_twin_table, split_twins, split_blocks);
+
+static void rows_reset(bool gated, bool fail)
+{
+	pthread_mutex_lock(&rows_lock);
+	rows_ncalls = rows_whole_runs = 0;
+	rows_fail = fail;
+	pthread_mutex_unlock(&rows_lock);
+	if (gated)
+		gate_reset();
+	else
+		gate_release();
+}
+
+/*
+ * The launch ran whole once, or its recorded ranges cover blocks [0,
+ * @nblocks) exactly once; *@threads the distinct threads that ran them
+ * (1 when whole).
+ */
+static bool rows_cover(uint64_t nblocks, int *threads)
+{
+	uint64_t next = 0;
+	int i, j, distinct = 0, n;
+	bool ok = true;
+
+	pthread_mutex_lock(&rows_lock);
+	n = rows_ncalls;
+	if (!n && rows_whole_runs == 1) {
+		pthread_mutex_unlock(&rows_lock);
+		*threads = 1;
+		return true;
+	}
+	ok = !rows_whole_runs;
+	/* sort by first (few entries) */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && rows_calls[j].first < rows_calls[j - 1].first; j--) {
+			__typeof__(rows_calls[0]) t = rows_calls[j];
+
+			rows_calls[j] = rows_calls[j - 1];
+			rows_calls[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		if (rows_calls[i].first != next || !rows_calls[i].count)
+			ok = false;
+		next = rows_calls[i].first + rows_calls[i].count;
+		for (j = 0; j < i && !pthread_equal(rows_calls[j].tid, rows_calls[i].tid); j++)
+			;
+		distinct += j == i;
+	}
+	pthread_mutex_unlock(&rows_lock);
+	*threads = distinct;
+	return ok && next == nblocks;
+}
+
+/*
+ * Launch @kernel on lane 0 of @space over @n rows of @buf with a grid of
+ * @gx x @gy blocks, fence, and (unless @nowait) wait: the fence's result.
+ */
+static int rows_launch(struct pd_backend *be, void *space, void *kernel,
+		       uint64_t buf, int32_t n, uint32_t gx, uint32_t gy,
+		       bool nowait, uint64_t *ticket, uint64_t *ns)
+{
+	struct pd_launch l = {
+		.grid = { gx, gy, 1 }, .block = { 32, 1, 1 }, .nparams = 2,
+		.params = { &buf, &n }, .param_bytes = { 8, 4 },
+	};
+	int err = be->ops->launch(be, space, 0, kernel, &l);
+
+	err = err ?: be->ops->fence(be, space, 0, ticket);
+	if (err || nowait)
+		return err;
+	return be->ops->fence_wait(be, space, 0, *ticket, ns);
+}
+
+/*
+ * A split launch (cpu, two lanes, split_min=0): its ranges cover the grid
+ * once on two threads, the bytes are right, its fence passes only once
+ * the slowest range is done and reports the time it kept the threads
+ * busy (its wall time plus the other thread's ranges); an error in one
+ * range fails the launch (and not the next); a twin
+ * without block ranges, one lane, split=off and a one-block grid run
+ * whole.  Splitting needs the other lane's thread asleep, which it is
+ * within a few ms of starting; the split is retried for up to a second
+ * on a busy machine.
+ */
+static bool split_run(const char *config, const char *entry, uint32_t gx,
+		      uint32_t gy, int *whole_runs, int *ncalls)
+{
+	struct pd_backend be = { .ops = &pd_backend_cpu };
+	void *space = NULL, *k = NULL;
+	uint64_t buf, t, ns;
+	uint32_t out[4000];
+	bool ok = false;
+	int i;
+
+	CHECK_EQ(be.ops->init(&be, config), 0);
+	TRY(!be.ops->space_open(&be, 0, 1, &space));
+	TRY(!be.ops->mem_alloc(&be, space, sizeof(out), &buf));
+	TRY(!be.ops->kernel_load(&be, space, ptask_test_code,
+				 sizeof(ptask_test_code), entry, &k));
+	usleep(20000);
+	rows_reset(false, false);
+	TRY(rows_launch(&be, space, k, buf, 4000, gx, gy, false, &t, &ns) == 1);
+	TRY(!be.ops->copy_d2h(&be, space, 0, out, buf, sizeof(out)));
+	TRY(!be.ops->fence(&be, space, 0, &t));
+	TRY(be.ops->fence_wait(&be, space, 0, t, NULL) == 1);
+	for (i = 0; i < 4000; i++)
+		TRY(out[i] == 3 * (uint32_t)i + 1);
+	pthread_mutex_lock(&rows_lock);
+	*whole_runs = rows_whole_runs;
+	*ncalls = rows_ncalls;
+	pthread_mutex_unlock(&rows_lock);
+	ok = true;
+out:
+	if (space)
+		be.ops->space_close(&be, space);
+	be.ops->fini(&be);
+	return ok;
+}
+
+static bool split_test(void)
+{
+	struct pd_backend be = { .ops = &pd_backend_cpu };
+	void *space = NULL, *rows = NULL;
+	uint64_t buf, t, t2, ns = 0, t0, wall = 0;
+	uint32_t out[4000];
+	int threads = 0, tries, whole, calls, i;
+	bool ok = false;
+
+	/* Whole: no entry, one lane, split=off, one block, too little work. */
+	CHECK(split_run("lanes=2,split_min=0", "test_whole", 40, 3, &whole, &calls));
+	CHECK(whole == 1 && calls == 0);
+	CHECK(split_run("lanes=1,split_min=0", "test_rows", 40, 3, &whole, &calls));
+	CHECK(whole == 1 && calls == 0);
+	CHECK(split_run("lanes=2,split=off", "test_rows", 40, 3, &whole, &calls));
+	CHECK(whole == 1 && calls == 0);
+	CHECK(split_run("lanes=2,split_min=0", "test_rows", 1, 1, &whole, &calls));
+	CHECK(whole == 1 && calls == 0);
+	CHECK(split_run("lanes=2,split_min=100000", "test_rows", 40, 3, &whole,
+			&calls));
+	CHECK(whole == 1 && calls == 0);
+
+	CHECK_EQ(be.ops->init(&be, "lanes=2,split_min=0"), 0);
+	TRY(!be.ops->space_open(&be, 0, 1, &space));
+	TRY(!be.ops->mem_alloc(&be, space, sizeof(out), &buf));
+	TRY(!be.ops->kernel_load(&be, space, ptask_test_code,
+				 sizeof(ptask_test_code), "test_rows", &rows));
+	/* Split: right bytes, every block once, on two threads. */
+	for (tries = 0; tries < 50 && threads < 2; tries++) {
+		usleep(20000);
+		rows_reset(false, false);
+		TRY(rows_launch(&be, space, rows, buf, 4000, 40, 3, false, &t,
+				NULL) == 1);
+		TRY(rows_cover(120, &threads));
+	}
+	/* Two lanes, and the thread waiting for the fence may help. */
+	TRY(threads >= 2);
+	TRY(!be.ops->copy_d2h(&be, space, 0, out, buf, sizeof(out)));
+	TRY(!be.ops->fence(&be, space, 0, &t));
+	TRY(be.ops->fence_wait(&be, space, 0, t, NULL) == 1);
+	for (i = 0; i < 4000; i++)
+		TRY(out[i] == 3 * (uint32_t)i + 1);
+	/*
+	 * The fence waits for the slowest range: the second range waits at
+	 * the gate (on whichever thread took it) while the first is done.
+	 */
+	for (tries = 0, threads = 0; tries < 50 && threads < 2; tries++) {
+		usleep(20000);
+		rows_reset(true, false);
+		t0 = now_ns();
+		TRY(!rows_launch(&be, space, rows, buf, 4000, 40, 3, true, &t,
+				 NULL));
+		usleep(30000);
+		TRY(be.ops->fence_poll(&be, space, 0, t, NULL) == 0);
+		gate_release();
+		ns = 0;
+		TRY(be.ops->fence_wait(&be, space, 0, t, &ns) == 1);
+		wall = now_ns() - t0;
+		TRY(rows_cover(120, &threads));
+	}
+	TRY(threads >= 2);
+	/*
+	 * Device time: the launch's wall time (gated for 30 ms from about
+	 * when it started) plus the other thread's ranges (one of them
+	 * gated about as long).
+	 */
+	TRY(ns >= 2 * 20000000ULL && ns <= (uint64_t)threads * wall);
+	/* An error in one range fails the launch, not the next one. */
+	for (tries = 0, threads = 0; tries < 50 && threads < 2; tries++) {
+		usleep(20000);
+		rows_reset(false, true);
+		TRY(rows_launch(&be, space, rows, buf, 4000, 40, 3, false, &t,
+				NULL) == -EDOM);
+		TRY(rows_cover(120, &threads));
+	}
+	rows_reset(false, false);
+	TRY(rows_launch(&be, space, rows, buf, 4000, 40, 3, true, &t2, NULL) == 0);
+	TRY(be.ops->fence_wait(&be, space, 0, t2, NULL) == 1);
+	TRY(be.ops->fence_poll(&be, space, 0, t, NULL) == -EDOM);
+	ok = true;
+out:
+	gate_release();
+	if (space)
+		be.ops->space_close(&be, space);
+	be.ops->fini(&be);
+	return ok;
+}
+
+/* Every buffer of split_sgemm_test is big enough (they are n x n). */
+static uint64_t sgemm_extent(void *ctx, const void *p)
+{
+	(void)p;
+	return *(const uint64_t *)ctx;
+}
+
+/*
+ * sgemm (examples/gemm twin) split across four lanes gives exactly the
+ * bytes of the same launch run whole (split=off); so does its block-range
+ * entry called directly, range by range in reverse order (7 ranges of
+ * the 36 blocks).
+ */
+static bool split_sgemm_test(void)
+{
+	const uint32_t n = 96;
+	const size_t bytes = (size_t)n * n * sizeof(float);
+	float *a = malloc(bytes), *b = malloc(bytes), *c[2] = {
+		malloc(bytes), malloc(bytes) };
+	const char *configs[2] = { "lanes=4,split=off", "lanes=4,split_min=0" };
+	bool ok = a && b && c[0] && c[1];
+	uint32_t i, pass;
+
+	for (i = 0; ok && i < n * n; i++) {
+		a[i] = seed_value(1, 2, i);
+		b[i] = seed_value(3, 4, i);
+	}
+	for (pass = 0; ok && pass < 2; pass++) {
+		struct pd_backend be = { .ops = &pd_backend_cpu };
+		uint64_t da, db, dc, t;
+		int32_t nn = (int32_t)n;
+		struct pd_launch l = {
+			.grid = { n / 16, n / 16, 1 }, .block = { 16, 16, 1 },
+			.nparams = 4, .params = { &da, &db, &dc, &nn },
+			.param_bytes = { 8, 8, 8, 4 },
+		};
+		void *space = NULL, *k = NULL;
+
+		ok = false;
+		CHECK_EQ(be.ops->init(&be, configs[pass]), 0);
+		usleep(20000);	/* the other lanes asleep: free to help */
+		TRY(!be.ops->space_open(&be, 0, 1, &space));
+		TRY(!be.ops->mem_alloc(&be, space, bytes, &da));
+		TRY(!be.ops->mem_alloc(&be, space, bytes, &db));
+		TRY(!be.ops->mem_alloc(&be, space, bytes, &dc));
+		TRY(!be.ops->kernel_load(&be, space, gemm_ptx, gemm_ptx_len,
+					 "sgemm", &k));
+		TRY(!be.ops->copy_h2d(&be, space, 0, da, a, bytes));
+		TRY(!be.ops->copy_h2d(&be, space, 0, db, b, bytes));
+		TRY(!be.ops->launch(&be, space, 0, k, &l));
+		TRY(!be.ops->copy_d2h(&be, space, 0, c[pass], dc, bytes));
+		TRY(!be.ops->fence(&be, space, 0, &t));
+		TRY(be.ops->fence_wait(&be, space, 0, t, NULL) == 1);
+		ok = true;
+out:
+		if (space)
+			be.ops->space_close(&be, space);
+		be.ops->fini(&be);
+	}
+	ok = ok && !memcmp(c[0], c[1], bytes);
+	if (ok) {
+		const struct ptask_twin *tw;
+		ptask_twin_blocks_fn fn = NULL;
+		uint64_t pa = (uintptr_t)a, pb = (uintptr_t)b,
+			 pc = (uintptr_t)c[1], ext = bytes;
+		int32_t nn = (int32_t)n;
+		void *const params[4] = { &pa, &pb, &pc, &nn };
+		const uint32_t pbytes[4] = { 8, 8, 8, 4 };
+		struct ptask_twin_call call = {
+			.grid = { n / 16, n / 16, 1 }, .block = { 16, 16, 1 },
+			.nparams = 4, .param_bytes = pbytes, .params = params,
+			.extent = sgemm_extent, .ctx = &ext,
+		};
+		int r;
+
+		memset(c[1], 0xff, bytes);
+		ok = !pd_twin_find("sgemm", gemm_ptx, gemm_ptx_len, &tw) &&
+		     (fn = pd_twin_run_blocks(tw)) != NULL;
+		for (r = 6; ok && r >= 0; r--)
+			ok = !fn(&call, 36 * (uint64_t)r / 7,
+				 36 * (uint64_t)(r + 1) / 7 - 36 * (uint64_t)r / 7);
+		ok = ok && fn(&call, 30, 7) == -EINVAL && fn(&call, 0, 0) == -EINVAL;
+		ok = ok && !memcmp(c[0], c[1], bytes);
+		if (!ok)
+			diag("sgemm's block ranges called directly differ");
+	}
+	free(a);
+	free(b);
+	free(c[0]);
+	free(c[1]);
+	return ok;
+}
+
+/* The cpu backend's split keys: in range, each once, else refused. */
+static bool split_config_test(void)
+{
+	static const char *const good[] = {
+		"split=on", "split=off", "split_min=0", "lanes=2,split=off",
+		"split_min=123,lanes=3", "split=on,split_min=7,lanes=1",
+	};
+	static const char *const bad[] = {
+		"split=maybe", "split=", "split_min=", "split_min=-1",
+		"split_min=1x", "split=off,split_min=5", "lanes=2,",
+		"lanes=2,lanes=3", "split=on,split=on", ",lanes=2",
+		"lanes=2,,split=on", "split=onx",
+	};
+	struct pd_backend be = { .ops = &pd_backend_cpu };
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (be.ops->init(&be, good[i])) {
+			diag("config '%s' refused", good[i]);
+			return false;
+		}
+		be.ops->fini(&be);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (be.ops->init(&be, bad[i]) != -EINVAL) {
+			diag("config '%s' not refused", bad[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
 /*
  * chain_body as on a machine with cores to spare (struct
  * pd_engine.few_cores false): the completion thread settles a helper's
@@ -2429,6 +2853,50 @@ static bool chain_many_cores_body(struct rig *r, void *arg)
 	pd_engine_unlock(r->e);
 	return chain_body(r, arg);
 }
+
+/*
+ * Twin tables of ABI 1 (no block ranges: their twins run whole) and 2
+ * load; another ABI is refused; an ABI 2 table's entries are found.
+ */
+static int v1_run(const struct ptask_twin_call *call)
+{
+	(void)call;
+	return 0;
+}
+
+static const char v1_code[] = "v1 twin code";
+static const struct ptask_twin v1_twins[] = {
+	{ "test_v1", v1_code, v1_code + sizeof(v1_code), v1_run, zero_cost },
+};
+
+static bool twin_abi_test(void)
+{
+	/* An ABI 1 table as an ABI 1 library defines it (16 bytes). */
+	static const struct {
+		uint32_t abi, count;
+		const struct ptask_twin *twins;
+	} v1_table = { PTASK_TWIN_ABI_V1, 1, v1_twins };
+	struct ptask_twin_table bad = { 3, 1, v1_twins, NULL };
+	const struct ptask_twin *t;
+
+	CHECK_EQ(pd_twins_add(&bad, "abi 3"), -EINVAL);
+	bad.abi = 0;
+	CHECK_EQ(pd_twins_add(&bad, "abi 0"), -EINVAL);
+	CHECK_EQ(pd_twins_add((const struct ptask_twin_table *)(const void *)&v1_table,
+			      "abi 1"), 0);
+	CHECK_EQ(pd_twin_find("test_v1", v1_code, sizeof(v1_code), &t), 0);
+	CHECK(pd_twin_run_blocks(t) == NULL);
+	CHECK_EQ(pd_twin_find("test_rows", ptask_test_code, sizeof(ptask_test_code), &t), 0);
+	CHECK(pd_twin_run_blocks(t) == rows_blocks);
+	CHECK_EQ(pd_twin_find("test_whole", ptask_test_code, sizeof(ptask_test_code), &t), 0);
+	CHECK(pd_twin_run_blocks(t) == NULL);
+	CHECK_EQ(pd_twin_find("sgemm", gemm_ptx, gemm_ptx_len, &t), 0);
+	CHECK(pd_twin_run_blocks(t) != NULL);
+	CHECK_EQ(pd_twin_find("vec_add", ptask_test_code, sizeof(ptask_test_code), &t), 0);
+	CHECK(pd_twin_run_blocks(t) == NULL);
+	return true;
+}
+
 
 int main(void)
 {
@@ -2601,6 +3069,15 @@ int main(void)
 		else
 			result(ok, "cpu: independent invocations run in parallel, one per lane");
 	}
+	if (pd_twins_add(&split_twin_table, "engine_test split")) {
+		printf("cannot add the split twins\n");
+		return 1;
+	}
+	result(twin_abi_test(), "twins: ABI 1 and 2 tables load, others are refused; block entries found");
+	result(split_config_test(), "cpu: split=on|off and split_min=N, each once, else refused");
+	result(split_test(),
+	       "cpu: a launch split in block ranges: every block once, right bytes, fence after the slowest, time of both threads, one range's error fails it; whole when it cannot split");
+	result(split_sgemm_test(), "cpu: sgemm split across four lanes gives the bytes of the whole run");
 	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
 	return n_fail ? 1 : 0;
