@@ -26,14 +26,14 @@
  * (cuEventQuery, under the lane's lock).  Which one a device uses is
  * logged once.
  *
- * lane_wait makes a lane wait for another's fence with
- * cuStreamWaitValue32 (GEQ, the same wrap-safe comparison) on that
- * lane's word, so a fence records nothing but the write.  Without stream
- * memory operations (or without cuStreamWaitValue32_v2) a "done" event
- * is recorded with every fence instead, since which fence a later
- * lane_wait will name is unknown when the fence is made, and lane_wait
- * is cuStreamWaitEvent on it.  Events come from the lane's ring of
- * slots, made on first use and reused: no create per fence.
+ * The done event is recorded with every fence either way: lane_wait
+ * (cuStreamWaitEvent) needs it, and which fence a later lane_wait will
+ * name is unknown when the fence is made.  Events come from the lane's
+ * ring of slots, made on first use and reused: no create per fence.
+ * (cuStreamWaitValue32 on the other lane's word would spare the event;
+ * it was tried and taken out again while a slowdown it was suspected of
+ * was chased, which turned out to be the engine's: worth measuring
+ * again.)
  *
  * DOC: device time per fence
  *
@@ -60,9 +60,10 @@
  * its first launch's submission, or the last fence of the space seen to
  * pass if later, to its own fence's time being taken (so the estimates
  * of overlapping lanes never add up to more than the wall time).  The
- * three cuEventRecord calls an invocation saves (start, end, and the
- * done event of lane_wait above) cost about 1 us each on the submission
- * path of a small invocation (tests/gpu: backend_launch_cpu_us).
+ * two cuEventRecord calls an invocation saves (start and end) cost
+ * about 1 us each on the submission path of a small invocation
+ * (tests/gpu: backend_launch_cpu_us against
+ * backend_launch_untimed_cpu_us).
  *
  * Each fence's time is reported once: the slot's @taken, under the
  * lane's lock, says it was.  A slot is reused PD_CUDA_FENCE_RING fences
@@ -376,11 +377,9 @@ static int slot_claim(struct cuda_be *cb, struct cuda_space *s,
 			return err;
 		atomic_fetch_add(&l->orphan_ns, ns);
 	}
-	if (!s->wait_by_value) {
-		err = event_make(cb, &f->done, CU_EVENT_DISABLE_TIMING);
-		if (err)
-			return err;
-	}
+	err = event_make(cb, &f->done, CU_EVENT_DISABLE_TIMING);
+	if (err)
+		return err;
 	pthread_mutex_lock(&l->lock);
 	f->ticket = t;
 	f->taken = false;
@@ -466,10 +465,6 @@ int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
 		if (r == CUDA_ERROR_NOT_SUPPORTED) {
 			/* the done event below serves every poll from now */
 			atomic_store(&s->memops, false);
-			s->wait_by_value = false;
-			err = event_make(cb, &f->done, CU_EVENT_DISABLE_TIMING);
-			if (err)
-				return err;
 			if (atomic_exchange(&cb->memops[s->dev], false))
 				pd_log_warn("cuda: device %u: cuStreamWriteValue32: CUDA_ERROR_NOT_SUPPORTED; fences are events (cuEventQuery) from now on",
 					    s->dev);
@@ -477,11 +472,9 @@ int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
 			return pd_cuda_queue_fail(cb, s, r, "cuStreamWriteValue32");
 		}
 	}
-	if (!s->wait_by_value) {
-		r = cb->cu.EventRecord(f->done, l->stream);
-		if (r != CUDA_SUCCESS)
-			return pd_cuda_queue_fail(cb, s, r, "cuEventRecord");
-	}
+	r = cb->cu.EventRecord(f->done, l->stream);
+	if (r != CUDA_SUCCESS)
+		return pd_cuda_queue_fail(cb, s, r, "cuEventRecord");
 	l->made = t;
 	l->span_open = false;
 	/* the stall watch starts at the first poll that waits on it */
@@ -579,15 +572,6 @@ int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 	err = pd_cuda_ctx_use(cb, &s->c);
 	if (err)
 		return err;
-	if (s->wait_by_value) {
-		r = cb->cu.StreamWaitValue32(l->stream, fl->word_dev,
-					     (unsigned int)ticket,
-					     CU_STREAM_WAIT_VALUE_GEQ);
-		if (r != CUDA_SUCCESS)
-			return pd_cuda_queue_fail(cb, s, r,
-						  "cuStreamWaitValue32");
-		return 0;
-	}
 	r = cb->cu.StreamWaitEvent(l->stream, f->done, 0);
 	if (r != CUDA_SUCCESS)
 		return pd_cuda_queue_fail(cb, s, r, "cuStreamWaitEvent");
@@ -677,7 +661,6 @@ int pd_cuda_lanes_open(struct cuda_be *cb, struct cuda_space *s)
 	int err;
 
 	atomic_store(&s->memops, atomic_load(&cb->memops[s->dev]));
-	s->wait_by_value = atomic_load(&s->memops) && cb->cu.StreamWaitValue32;
 	if (atomic_load(&s->memops)) {
 		r = cb->cu.MemHostAlloc(&page, PD_CUDA_WORDS_BYTES,
 					CU_MEMHOSTALLOC_DEVICEMAP |

@@ -136,8 +136,7 @@ struct cuda_kernel {
  * @timed: launches were queued in its span: @start .. @end time them
  * @start: recorded before the span's first launch (timing event)
  * @end: recorded after each launch of the span (timing event)
- * @done: recorded with the fence (no timing) unless the space waits by
- *	value (cuda_space.wait_by_value): lane_wait waits on it, and
+ * @done: recorded with the fence (no timing): lane_wait waits on it, and
  *	without stream memory operations fence_poll queries it
  * @estimated: its span's launches were untimed (pd_launch.untimed): its
  *	device time is estimated from @submit_ns and when its fence was
@@ -209,9 +208,6 @@ struct cuda_lane {
  *	estimated span starts no earlier, so estimates of overlapping lanes
  *	never add up to more than the wall time (PTSched would hold a
  *	process alone on its device for time it did not use)
- * @wait_by_value: lane_wait is cuStreamWaitValue32 on the other lane's
- *	word, so fences record no done event (memops, and the driver
- *	exports cuStreamWaitValue32_v2)
  * @words: the pinned page of the lanes' fence words (cuMemHostAlloc)
  * @failed: 0, or -EIO once a lane faulted (sticky; any thread)
  * @fail_logged: the fault was logged
@@ -239,7 +235,6 @@ struct cuda_space {
 	struct cuda_ctx c;
 	uint32_t nlanes;
 	_Atomic bool memops;
-	bool wait_by_value;
 	_Atomic uint64_t last_seen_ns;
 	uint32_t *words;
 	_Atomic int failed;

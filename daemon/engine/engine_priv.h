@@ -146,7 +146,7 @@
  */
 #define PD_COMPLETE_SPIN_NS	(50ULL * 1000)
 #define PD_COMPLETE_NAP_MIN_NS	(20ULL * 1000)
-#define PD_COMPLETE_NAP_MAX_NS	(1000ULL * 1000)
+#define PD_COMPLETE_NAP_MAX_NS	(200ULL * 1000)	/* as cuda's fence_wait */
 /*
  * With this many CPUs or fewer, the completion thread is not woken for
  * each hop a helper completes ahead: it would spin beside the helper and

@@ -76,6 +76,32 @@ static bool launch_timed(struct pd_device *dev, const struct pd_job *job,
 	return dev->mixed_ns && now - dev->mixed_ns < PD_CONTEND_NS;
 }
 
+/*
+ * Does @job copy (inputs queued before its launch: job->copy_ns; or a
+ * client's output copied back after it, not written in place)?  An
+ * untimed launch's estimate runs from its submission to its fence, so
+ * it would count the copies as device time: the engine's averages would
+ * then take a 4 MiB round trip for a long kernel (no helper runs it, the
+ * completion thread expects it late), measured on an H200 at 1.2 ms
+ * instead of 0.29.  Such jobs are timed; the events cost little beside
+ * their copies.
+ */
+static bool job_copies(const struct pd_job *job)
+{
+	uint32_t i;
+
+	if (job->copy_ns)
+		return true;
+	for (i = 0; i < job->inv.n_ports; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+
+		if (p->kind == PTASK_PORT_OUTPUT &&
+		    (p->flags & PTASK_INVP_TO_CLIENT) && !job->jp[i].inplace)
+			return true;
+	}
+	return false;
+}
+
 /**
  * pd_job_run() - submit @job on @dev
  * @dev: the device placement gave it (on the thread holding it)
@@ -118,7 +144,8 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		pd_job_link_upstream_locked(e, job);
 		pd_engine_unlock(e);
 		job->launch_ns = pd_now_ns();
-		launch.untimed = !launch_timed(dev, job, job->launch_ns);
+		launch.untimed = !launch_timed(dev, job, job->launch_ns) &&
+				 !job_copies(job);
 		err = ops->launch(e->be, job->space->be_space, job->lane,
 				  kernel, &launch);
 	}
