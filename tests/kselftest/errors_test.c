@@ -466,8 +466,9 @@ TEST_F(errors, exec_unknown_flags_einval)
 {
 	struct ptask_invocation inv;
 	struct ptask_invocation_port ports[4];
+	/* bits 0 and 1 are AHEAD and SETTLE: the first flag no call knows */
 	struct ptask_exec_complete ec = {
-		.size = sizeof(ec), .flags = 1, .id = 1,
+		.size = sizeof(ec), .flags = 1U << 2, .id = 1,
 	};
 	struct ptask_exec_ptask_info in = {
 		.size = sizeof(in), .flags = 1, .ptask = self->g.ptask,
