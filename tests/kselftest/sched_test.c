@@ -312,7 +312,12 @@ TEST_F(sched, process_exit_releases_its_accounting)
 	}
 	close(pipefd[0]);
 	pt_env_track_pid(&self->env, pid);
-	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/procs/%d", pid);
+	/*
+	 * Its last file (held_ns, kmod/sysfs_objs.c), not the directory:
+	 * kobject_add makes the directory, then its default groups' files,
+	 * and the debug kernel's guest once read "ptasks" in between.
+	 */
+	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/procs/%d/held_ns", pid);
 	ASSERT_EQ(0, path_wait(dir, true, PT_WAIT_MS));
 	EXPECT_EQ(1, proc_file(pid, "ptasks"));
 	EXPECT_EQ(0, proc_file(pid, "nice"));
