@@ -35,6 +35,7 @@
 #include "uapi/ptaskd.h"
 #include "daemon/fatal.h"
 #include "daemon/log.h"
+#include "daemon/trace.h"
 #include "daemon/user/ns_user.h"
 #include "daemon/user/server.h"
 #include "daemon/kernel/source_kernel.h"
@@ -408,6 +409,10 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (pd_trace_init()) {
+		pd_log_err("PTASKD_TRACE: out of memory for the trace tables");
+		return 1;
+	}
 	kernel = !strcmp(o.mode, "kernel") ||
 		 (!strcmp(o.mode, "auto") && pd_kernel_available());
 	err = open_backend(&o, &be);
@@ -425,6 +430,7 @@ int main(int argc, char **argv)
 	}
 	err = kernel ? run_kernel(&be, &cfg, &set) :
 		       run_user(&o, &be, &cfg, &set);
+	pd_trace_report();
 	be.ops->fini(&be);
 	pd_twins_unload_all();
 	if (pd_fatal_happened())

@@ -35,6 +35,7 @@
 #include <sched.h>
 #include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
+#include "daemon/trace.h"
 
 /**
  * pd_lane_reap_locked() - complete the jobs of a lane whose fence passed
@@ -82,6 +83,7 @@ uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			job->gpu_ns = rc > 0 ? gpu_ns : 0;
 			if (rc < 0 && !job->err)
 				job->err = rc;
+			pd_trace(PD_TR_FENCE_SEEN);
 		}
 		/*
 		 * What it read was written by jobs completed ahead: they are
@@ -99,6 +101,7 @@ uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 		pd_job_finish(dev, job, job->err, job->gpu_ns,
 			      job->launch_ns ? now - job->launch_ns : 0,
 			      defer);
+		pd_trace(PD_TR_FINISHED);
 		pd_engine_lock(e);
 		space->ninflight--;
 		dev->ninflight--;
@@ -140,6 +143,7 @@ void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	pd_engine_unlock(e);
 	rc = e->be->ops->fence_wait(e->be, space->be_space, lane, ticket,
 				    &gpu_ns);
+	pd_trace(PD_TR_FENCE_SEEN);
 	pd_engine_lock(e);
 	job->fenced = true;
 	job->waiter = false;
@@ -188,7 +192,8 @@ again:
 
 				if (ptask_list_empty(&ln->jobs))
 					continue;
-				done = pd_lane_reap_locked(e, s, l, NULL);
+				done = pd_lane_reap_locked(e, s, l,
+							   &e->completer_defer);
 				if (done) {
 					n += done;
 					goto again;
@@ -219,6 +224,7 @@ void *pd_completer_main(void *arg)
 	pd_engine_lock(e);
 	for (;;) {
 		uint64_t due, now;
+		uint32_t done;
 
 		if (!e->ninflight) {
 			if (e->exiting)
@@ -228,7 +234,17 @@ void *pd_completer_main(void *arg)
 			e->completer_napping = false;
 			continue;
 		}
-		if (pass_locked(e, &due)) {
+		done = pass_locked(e, &due);
+		/*
+		 * What it completed (or settled upstream of a job whose fence
+		 * passed) made ready: placed from here, without the taker.
+		 */
+		if (e->completer_defer.deferred) {
+			pd_engine_unlock(e);
+			pd_engine_take_made(e, &e->completer_defer);
+			pd_engine_lock(e);
+		}
+		if (done) {
 			nap = PD_COMPLETE_NAP_MIN_NS;
 			continue;
 		}

@@ -414,10 +414,15 @@ static void *housekeeper_main(void *arg)
 	while (!e->exiting) {
 		uint64_t wait = e->held ? PD_HOLD_POLL_NS : PD_TAKE_SLICE_NS;
 
-		pd_engine_timedwait(e, &e->hk_cond, pd_now_ns() + wait);
+		/* Mappings to give back: within PD_UNMAP_DELAY_NS. */
+		if (e->unmaps && wait > PD_UNMAP_DELAY_NS)
+			wait = PD_UNMAP_DELAY_NS;
+		e->hk_due_ns = pd_now_ns() + wait;
+		pd_engine_timedwait(e, &e->hk_cond, e->hk_due_ns);
 		if (e->held)
 			pd_sched_dispatch_locked(e);
-		if (e->unmaps) {
+		/* Woken early for them: a while longer, for more. */
+		if (e->unmaps && pd_now_ns() >= e->hk_due_ns) {
 			pd_engine_unlock(e);
 			pd_views_flush_unmaps(e);
 			pd_engine_lock(e);

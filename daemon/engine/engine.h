@@ -34,15 +34,41 @@
 
 struct pd_source;
 
-/*
- * Executor wake-ups held back for a source's thread that lends itself to
- * the engine (pd_engine_help).  The source's own record (user mode:
- * daemon/user/ns_user.h), opaque here: the engine hands it back with
- * every source call that may make work ready which it makes on that
- * thread's behalf, so the source holds those wake-ups back too, and
- * passes NULL from its own threads (taker, workers).
+/**
+ * struct pd_wake_defer - executor wake-ups one thread holds back
+ * @deferred: a call made with this record made work ready, and the
+ *	executor (the engine's taker) was not woken for it
+ *
+ * The thread that made ptasks ready runs them itself where it can:
+ * waking the taker as well would only cost a context switch on the
+ * invocation's critical path (and the taker wakes a worker: another),
+ * or race it for the work.  Such threads are a client's connection
+ * once it has answered its client (pd_engine_help), a device's worker
+ * after a job that completed (ahead or not) and the completion thread
+ * (pd_engine_take_made).  The thread passes its record with its source
+ * calls (user mode: struct pd_call_ctx.defer, and the source ops'
+ * @defer); while such a call holds the namespace lock, the namespace
+ * notes here the executor wake-ups it makes instead of making them
+ * (pd_ns.wake_defer).  A call that sleeps makes them first.  Whoever
+ * holds one back and does not take all the work makes it
+ * (pd_ns_wake_executor, the source's @wake).  A source that never holds
+ * one back (kernel mode: the module wakes the taker) ignores it.
+ *
+ * Locking: none.  Only its owner's calls see it, so only its owner's
+ * thread reads or writes it.
  */
-struct pd_wake_defer;
+struct pd_wake_defer {
+	bool deferred;
+};
+
+/* Was an executor wake-up held back in @d since last asked?  Forgets it. */
+static inline bool pd_wake_defer_take(struct pd_wake_defer *d)
+{
+	bool was = d->deferred;
+
+	d->deferred = false;
+	return was;
+}
 
 /**
  * struct pd_source_ops - what the engine needs from a source
@@ -61,12 +87,16 @@ struct pd_wake_defer;
  * @db_release: drop the engine's reference to a datablock it created and
  *	did not emit
  * @interrupt: make a blocked @take return -EINTR (shutdown)
+ * @wake: make the executor wake-ups held back in struct pd_wake_defer
+ *	records now (for an engine thread that held some back and left work
+ *	it did not take); NULL for a source that holds none back
  * @caps: PD_SOURCE_* the source supports
  *
  * The ops that change the source's state, and so may make work ready
  * (@take, @complete, @db_create, @db_release), carry @defer: the
  * helper's record when the engine calls them for a helper
- * (pd_engine_help), NULL from the engine's own threads.
+ * (pd_engine_help) or for a worker or the completion thread (their own
+ * records: pd_engine_take_made), NULL from the taker.
  */
 struct pd_source_ops {
 	int (*take)(struct pd_source *s, struct ptask_exec_take *arg,
@@ -88,6 +118,7 @@ struct pd_source_ops {
 	int (*db_release)(struct pd_source *s, uint32_t handle,
 			  struct pd_wake_defer *defer);
 	void (*interrupt)(struct pd_source *s);
+	void (*wake)(struct pd_source *s);
 	uint32_t caps;
 };
 

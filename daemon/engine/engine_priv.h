@@ -78,6 +78,9 @@
  * then holds that device instead of its worker while it submits the job
  * (struct pd_device.claimed), then waits for the job's fence and
  * completes it, which saves the thread hand-offs per invocation.
+ * Workers and the completion thread likewise take the work the jobs
+ * they complete make ready (pd_engine_take_made) instead of waking the
+ * taker: a chain's next hop lands on the worker of its last one.
  * Whoever holds a device for submission (its worker, or a helper with a
  * claimed job) is named by dev->self, and only it queues work on the
  * device's spaces.
@@ -117,6 +120,8 @@
 #define PD_BYVALUE_MAX		4096	/* most bytes passed by value */
 #define PD_TAKE_SLICE_NS	(200ULL * 1000 * 1000)
 #define PD_HOLD_POLL_NS		(1ULL * 1000 * 1000)
+/* Dead datablocks' mappings wait this long for the housekeeper at most. */
+#define PD_UNMAP_DELAY_NS	(5ULL * 1000 * 1000)
 /* another process used the device this recently: time launches exactly */
 #define PD_CONTEND_NS		(1000ULL * 1000 * 1000)
 #define PD_WRITEBEHIND_NS	(1000ULL * 1000 * 1000)
@@ -136,6 +141,7 @@
 #define PD_INLINE_BYTES		(256ULL << 10)
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */
+#define PD_TAKE_MADE_ROUNDS	4	/* takes of pd_engine_take_made */
 /*
  * The completion thread spins (yielding) while a fence is due within
  * PD_COMPLETE_SPIN_NS, and until PD_COMPLETE_SPIN_NS after it was due;
@@ -485,6 +491,8 @@ struct pd_job {
  *	worker
  * @tidying: the worker is writing back or closing spaces with e->lock
  *	dropped: a job placed meanwhile waits for it (no helper claims)
+ * @defer: the wake-ups the worker's source calls held back
+ *	(pd_engine_take_made); the worker's alone
  * @spaces: its spaces (struct pd_space.node)
  * @lru: views in its spaces, least recently used first
  * @allocated: bytes of device memory taken from the backend (pools too)
@@ -508,6 +516,7 @@ struct pd_device {
 	struct pd_job *job;
 	bool claimed;
 	bool tidying;
+	struct pd_wake_defer defer;
 	struct ptask_list spaces;
 	struct ptask_list lru;
 	uint64_t allocated;
@@ -536,6 +545,8 @@ struct pd_device {
  * @taker: the taker thread
  * @housekeeper: the housekeeping thread
  * @hk_cond: the housekeeper sleeps here
+ * @hk_due_ns: when it wakes by itself next (pd_engine_forget wakes it
+ *	only when that is more than PD_UNMAP_DELAY_NS away)
  * @idle_cond: broadcast when a device goes idle (stop waits on it)
  * @taker_cond: the taker waits here while @queue is full
  * @queue: jobs waiting for placement, in arrival order
@@ -560,6 +571,8 @@ struct pd_device {
  * @completer_cond: it sleeps here; signalled when a job is submitted
  *	while it sleeps for long (@completer_napping)
  * @completer_napping: it sleeps until a job is submitted or for long
+ * @completer_defer: the wake-ups its source calls held back
+ *	(pd_engine_take_made); the completion thread's alone
  * @few_cores: at most PD_FEW_CORES CPUs online: a helper's hops completed
  *	ahead do not wake the completion thread (worker.c, help.c)
  */
@@ -577,6 +590,7 @@ struct pd_engine {
 	pthread_t taker;
 	pthread_t housekeeper;
 	pthread_cond_t hk_cond;
+	uint64_t hk_due_ns;
 	pthread_cond_t idle_cond;
 	pthread_cond_t taker_cond;
 	struct ptask_list queue;
@@ -598,6 +612,7 @@ struct pd_engine {
 	bool completer_started;
 	pthread_cond_t completer_cond;
 	bool completer_napping;
+	struct pd_wake_defer completer_defer;
 	bool few_cores;
 };
 
@@ -782,6 +797,7 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 void pd_job_mark_views_locked(struct pd_engine *e, struct pd_job *job);
 
 /* help.c */
+void pd_engine_take_made(struct pd_engine *e, struct pd_wake_defer *defer);
 /* May a helper run @job on idle device @dev itself (see PD_INLINE_*)? */
 bool pd_help_can_claim_locked(struct pd_device *dev,
 			      const struct pd_job *job);

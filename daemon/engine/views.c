@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
 
 struct pd_dbrec *pd_rec_find_locked(struct pd_engine *e, uint32_t handle)
@@ -395,7 +396,14 @@ void pd_engine_forget(struct pd_engine *e, uint32_t handle)
 	if (rec)
 		pd_rec_forget_locked(e, rec);
 	forget_info_locked(e, handle);
-	if (e->unmaps)
+	/*
+	 * The housekeeper unmaps within PD_UNMAP_DELAY_NS, not at once:
+	 * woken per datablock, it cost a context switch on every round of
+	 * a client that releases an output per invocation.  Most are
+	 * unmapped sooner, by the job completion that dropped them
+	 * (pd_job_finish).
+	 */
+	if (e->unmaps && e->hk_due_ns > pd_now_ns() + PD_UNMAP_DELAY_NS)
 		pthread_cond_signal(&e->hk_cond);
 	pd_engine_unlock(e);
 }

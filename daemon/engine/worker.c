@@ -20,7 +20,10 @@
  * waiting for placement) is waited for and completed by the worker
  * itself (waits_for), as a
  * helper does with its jobs: one invocation at a time then needs no
- * hand-off to the completion thread.
+ * hand-off to the completion thread.  What the worker's jobs make ready
+ * when they complete, or complete ahead, it takes and places itself
+ * (pd_engine_take_made): the next hop of a chain is then its own job,
+ * submitted without a wake-up.
  *
  * A job that fails once work is queued on its lane (a failed copy or
  * launch) is still fenced, and fails when its fence passed: the queued
@@ -28,6 +31,7 @@
  */
 #include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
+#include "daemon/trace.h"
 
 /* When a job submitted now on @lane should complete (wall ns). */
 static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
@@ -139,6 +143,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		err = pd_space_kernel_get(dev, job->space, job->info, &kernel);
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
+	pd_trace(PD_TR_PREPARED);
 	if (!err) {
 		pd_engine_lock(e);
 		pd_job_link_upstream_locked(e, job);
@@ -148,6 +153,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 				 !job_copies(job);
 		err = ops->launch(e->be, job->space->be_space, job->lane,
 				  kernel, &launch);
+		pd_trace(PD_TR_LAUNCHED);
 	}
 	if (!err)
 		err = pd_job_after_launch(dev, job);
@@ -166,6 +172,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 			      defer);
 		return false;
 	}
+	pd_trace(PD_TR_FENCED);
 	now = pd_now_ns();
 	if (pd_log_level >= PD_LOG_DEBUG)
 		log_submit(dev, job, t0);
@@ -195,15 +202,16 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		e->stats.inflight_max = dev->ninflight;
 	/*
 	 * A job its submitter waits for is nobody else's to poll.  With
-	 * few cores (PD_FEW_CORES), neither is one a helper completed
-	 * ahead, yet: the helper goes on down the chain, waits for its last
-	 * hop and reaps this lane with it, and kicks the completion thread
-	 * when it stops helping (pd_engine_help), so that thread does not
-	 * spin beside it.
+	 * few cores (PD_FEW_CORES), neither is one a helper (it claimed
+	 * @dev) completed ahead, yet: the helper goes on down the chain,
+	 * waits for its last hop and reaps this lane with it, and kicks the
+	 * completion thread when it stops helping (pd_engine_help), so that
+	 * thread does not spin beside it.
 	 */
-	if (!wait && !(job->ahead && defer && e->few_cores))
+	if (!wait && !(job->ahead && dev->claimed && e->few_cores))
 		pd_completer_kick_locked(e);
 	pd_engine_unlock(e);
+	pd_trace(PD_TR_QUEUED);
 	return wait;
 }
 
@@ -264,7 +272,7 @@ void *pd_worker_main(void *arg)
 
 			dev->self = pthread_self();
 			pd_engine_unlock(e);
-			mine = pd_job_run(dev, job, NULL, wait);
+			mine = pd_job_run(dev, job, &dev->defer, wait);
 			pd_engine_lock(e);
 			dev->job = NULL;
 			/* A busy device tidies up between jobs too. */
@@ -273,7 +281,13 @@ void *pd_worker_main(void *arg)
 			pd_sched_dispatch_locked(e);
 			pthread_cond_broadcast(&e->idle_cond);
 			if (mine)
-				pd_job_wait_complete_locked(e, job, NULL);
+				pd_job_wait_complete_locked(e, job, &dev->defer);
+			/* What it made ready: the next hop is likely ours. */
+			if (dev->defer.deferred) {
+				pd_engine_unlock(e);
+				pd_engine_take_made(e, &dev->defer);
+				pd_engine_lock(e);
+			}
 			continue;
 		}
 		if (e->exiting && !job)

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include "core/ptask_core.h"
 #include "daemon/backend/backend.h"
+#include "daemon/engine/engine.h"
 
 #define PD_ARENA_BYTES		(64ULL << 20)
 
@@ -82,39 +83,6 @@ void pd_ns_client_put(struct pd_client *c);
  */
 typedef bool (*pd_cancel_fn)(void *arg);
 #define PD_CANCEL_POLL_MS	100
-
-/**
- * struct pd_wake_defer - executor wake-ups one thread holds back
- * @deferred: a call made with this record made work ready, and the
- *	executor (the engine's taker) was not woken for it
- *
- * A connection thread whose call made ptasks ready takes that work
- * itself once it has answered its client (pd_engine_help): waking the
- * taker as well would only cost a context switch on the invocation's
- * critical path, or race it for the work.  So the thread passes its
- * record with its call (struct pd_call_ctx.defer) and, through
- * pd_engine_help, with the source calls the engine makes while it
- * helps; while such a call holds the namespace lock, the namespace
- * notes here the executor wake-ups it makes instead of making them
- * (pd_ns.wake_defer).  A call that sleeps makes them first.  Whoever
- * holds one back and does not take all the work calls
- * pd_ns_wake_executor().
- *
- * Locking: none.  Only its owner's calls see it, so only its owner's
- * thread reads or writes it.
- */
-struct pd_wake_defer {
-	bool deferred;
-};
-
-/* Was an executor wake-up held back in @d since last asked?  Forgets it. */
-static inline bool pd_wake_defer_take(struct pd_wake_defer *d)
-{
-	bool was = d->deferred;
-
-	d->deferred = false;
-	return was;
-}
 
 /**
  * struct pd_call_ctx - how a call waits, and what it holds back

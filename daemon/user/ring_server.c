@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "common/ring.h"
 #include "daemon/log.h"
+#include "daemon/trace.h"
 #include "daemon/user/ring_entry.h"
 #include "daemon/user/ring_server.h"
 
@@ -212,6 +213,7 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
 	else
 		err = pd_ns_call(r->host.client, r->host.who, req.cmd, &req.arg,
 				 &req.io, &ctx);
+	pd_trace(PD_TR_CALL);
 	/* The lifeline went, or ptaskd stops: nobody to answer. */
 	if (err == -EINTR && ring_gone(r)) {
 		pd_request_free(&req);
@@ -222,6 +224,7 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
 		add_mem(r, &req, &cqe);
 	pd_request_free(&req);
 	perr = pd_ring_entry_posts(sqe, err) ? post(r, &cqe) : 0;
+	pd_trace(PD_TR_CQE);
 	if (pd_wake_defer_take(r->host.defer))
 		r->host.help(r->host.help_arg);
 	return perr;
@@ -262,8 +265,10 @@ void pd_ring_serve(struct pd_ring *r)
 	r->last_ns = pc_ring_now_ns();
 	while (!*r->host.stopping) {
 		n = pc_ring_q_ready(sq);
-		if (!n)
+		if (!n) {
+			pd_trace(PD_TR_WAIT);
 			n = wait_entries(r);
+		}
 		if (n < 0) {
 			pd_log_warn("pid %d: ring's submission tail is more than %u entries ahead; ring closed",
 				    r->host.who->pid, sq->entries);
@@ -276,6 +281,7 @@ void pd_ring_serve(struct pd_ring *r)
 		}
 		pc_ring_q_peek(sq, &sqe);	/* a private copy */
 		pc_ring_q_consume(sq);
+		pd_trace(PD_TR_SQE);
 		if (run_entry(r, &sqe))
 			return;
 		r->last_ns = pc_ring_now_ns();

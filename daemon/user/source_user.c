@@ -236,6 +236,12 @@ static void us_interrupt(struct pd_source *s)
 	pthread_cond_broadcast(&us->client->cond);
 }
 
+/* Wake-ups an engine thread held back and did not make up for. */
+static void us_wake(struct pd_source *s)
+{
+	pd_ns_wake_executor(to_us(s)->ns);
+}
+
 static const struct pd_source_ops user_source_ops = {
 	.take = us_take,
 	.complete = us_complete,
@@ -245,6 +251,7 @@ static const struct pd_source_ops user_source_ops = {
 	.db_create = us_db_create,
 	.db_release = us_db_release,
 	.interrupt = us_interrupt,
+	.wake = us_wake,
 	.caps = PD_SOURCE_AHEAD,
 };
 

@@ -10,7 +10,7 @@
 #                  (make check-daemon), or alone.
 
 PD_ENGINE_TEST := $(PD_B)/tests/daemon/engine_test
-PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c common/hash.c \
+PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c daemon/trace.c common/hash.c \
 	$(sort $(wildcard daemon/engine/*.c)) \
 	$(addprefix daemon/backend/,backend.c sim.c cpu.c twins.c) \
 	tests/twins/twin.c examples/gemm/twin.c \
