@@ -245,7 +245,9 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 		     const struct ptask_invocation_port *ports,
 		     struct pd_wake_defer *defer)
 {
-	struct pd_job *job = calloc(1, sizeof(*job));
+	size_t n = inv->n_ports;
+	struct pd_job *job = calloc(1, sizeof(*job) + n * sizeof(*job->ports) +
+				    n * sizeof(*job->jp));
 	struct ptask_exec_complete fail = {
 		.size = sizeof(fail), .id = inv->id, .status = -ENOMEM,
 	};
@@ -258,7 +260,9 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 		return;
 	}
 	job->inv = *inv;
-	memcpy(job->ports, ports, inv->n_ports * sizeof(*ports));
+	job->ports = (struct ptask_invocation_port *)(job + 1);
+	job->jp = (struct pd_jport *)(job->ports + n);
+	memcpy(job->ports, ports, n * sizeof(*ports));
 	job->queued_ns = inv->queued_ns ? inv->queued_ns : pd_now_ns();
 	job->dev = -1;
 	err = info_get(e, inv->ptask, &job->info);

@@ -410,7 +410,10 @@ struct pd_jport {
 /**
  * struct pd_job - one invocation from take to complete
  * @inv: as taken
- * @ports: its port records (inv.n_ports of them, by port index order)
+ * @ports: its port records (inv.n_ports of them, by port index order),
+ *	stored after the job (job_make sizes the allocation to the ports
+ *	used: zeroing room for PTASK_MAX_PORTS, 8 KiB, cost every small
+ *	invocation a cache-wide memset)
  * @info: its ptask (one reference)
  * @node: in e->queue while queued
  * @seq: arrival order (FIFO ties)
@@ -418,7 +421,7 @@ struct pd_jport {
  * @eff: effective priority at the last placement
  * @dev: the device it was placed on
  * @space: the space it runs in (worker)
- * @jp: per port, run state
+ * @jp: per port, run state (inv.n_ports, stored after @ports)
  * @alloc_ns: time spent getting device buffers (pools, backend, eviction)
  * @source_ns: time spent in the source's db_map and db_create
  * @copy_ns: time spent queueing copies before the launch
@@ -446,7 +449,7 @@ struct pd_jport {
  */
 struct pd_job {
 	struct ptask_invocation inv;
-	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
+	struct ptask_invocation_port *ports;
 	struct pd_ptask_info *info;
 	struct ptask_list node;
 	uint64_t seq;
@@ -454,7 +457,7 @@ struct pd_job {
 	double eff;
 	int dev;
 	struct pd_space *space;
-	struct pd_jport jp[PTASK_MAX_PORTS];
+	struct pd_jport *jp;
 	uint64_t alloc_ns;
 	uint64_t source_ns;
 	uint64_t copy_ns;
