@@ -311,6 +311,12 @@ static void engine_forget(void *engine, uint32_t handle)
 	pd_engine_forget(engine, handle);
 }
 
+/* The namespace's opened notifier: a client's GPU ptask, made ready. */
+static void engine_opened(void *engine, uint32_t ptask, int32_t owner_pid)
+{
+	pd_engine_prewarm(engine, ptask, owner_pid);
+}
+
 static int run_user(const struct options *o, struct pd_backend *be,
 		    const struct pd_engine_config *cfg, const sigset_t *set)
 {
@@ -336,6 +342,7 @@ static int run_user(const struct options *o, struct pd_backend *be,
 	if (err)
 		goto err_source;
 	pd_ns_set_forget(ns, engine_forget, engine);
+	pd_ns_set_opened(ns, engine_opened, engine);
 	info.ndev = be->ndev;
 	snprintf(info.backend, sizeof(info.backend), "%s", be->ops->name);
 	snprintf(info.policy, sizeof(info.policy), "%s",
@@ -352,6 +359,7 @@ static int run_user(const struct options *o, struct pd_backend *be,
 	/* Clients first: nothing new arrives while the engine drains. */
 	pd_server_stop(server);
 err_engine:
+	pd_ns_set_opened(ns, NULL, NULL);
 	pd_ns_set_forget(ns, NULL, NULL);
 	pd_engine_stop(engine);
 err_source:

@@ -139,8 +139,8 @@ static struct pd_ptask_info *info_find_locked(struct pd_engine *e,
  * and helpers fill the cache: when two fetched the same ptask at once,
  * the first one cached wins and the other copy is dropped.
  */
-static int info_get(struct pd_engine *e, uint32_t handle,
-		    struct pd_ptask_info **out)
+int pd_info_get(struct pd_engine *e, uint32_t handle,
+		struct pd_ptask_info **out)
 {
 	struct pd_ptask_info *info, *cached;
 	int err;
@@ -265,7 +265,7 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 	memcpy(job->ports, ports, n * sizeof(*ports));
 	job->queued_ns = inv->queued_ns ? inv->queued_ns : pd_now_ns();
 	job->dev = -1;
-	err = info_get(e, inv->ptask, &job->info);
+	err = pd_info_get(e, inv->ptask, &job->info);
 	if (err) {
 		pd_log_err("engine: ptask %u: no info: %d", inv->ptask, err);
 		pd_job_fail(e, job, err, defer);

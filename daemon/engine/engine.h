@@ -206,6 +206,8 @@ struct pd_engine_config {
  * @helped: jobs a helper submitted itself (pd_engine_help)
  * @ahead: invocations completed ahead of their fence (settled later)
  * @upstream_failed: jobs failed because work they read failed
+ * @prewarmed: ptasks whose space and kernel were made ready before their
+ *	first invocation (pd_engine_prewarm)
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -225,6 +227,7 @@ struct pd_engine_stats {
 	uint64_t helped;
 	uint64_t ahead;
 	uint64_t upstream_failed;
+	uint64_t prewarmed;
 };
 
 struct pd_engine;
@@ -247,6 +250,14 @@ void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st);
  * be given too (its cached info is dropped).
  */
 void pd_engine_forget(struct pd_engine *e, uint32_t handle);
+/*
+ * A client (process @owner_pid) opened GPU ptask @ptask: a device's
+ * worker makes the client's space and loads the ptask's kernel ahead of
+ * its first invocation (engine/prewarm.c).  Any thread, also under the
+ * source's own lock: it only queues the request.
+ */
+void pd_engine_prewarm(struct pd_engine *e, uint32_t ptask,
+		       int32_t owner_pid);
 /*
  * A thread of the source that just made invocations ready (user mode: a
  * client's connection, after answering its call) takes them itself and

@@ -142,6 +142,21 @@
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */
 #define PD_TAKE_MADE_ROUNDS	4	/* takes of pd_engine_take_made */
+/* Prewarm requests queued at most (more are dropped: a cold start). */
+#define PD_PREWARM_MAX		64
+
+/**
+ * struct pd_prewarm - a GPU ptask a client opened, to make ready
+ * @ptask: its handle
+ * @owner: its space's owner (the opening process, or 0 with shared
+ *	isolation: pd_sched_owner's key)
+ * @dev: the device whose worker makes it ready
+ */
+struct pd_prewarm {
+	uint32_t ptask;
+	uint64_t owner;
+	uint32_t dev;
+};
 /*
  * The completion thread spins (yielding) while a fence is due within
  * PD_COMPLETE_SPIN_NS, and until PD_COMPLETE_SPIN_NS after it was due;
@@ -576,6 +591,8 @@ struct pd_device {
  * @completer_napping: it sleeps until a job is submitted or for long
  * @completer_defer: the wake-ups its source calls held back
  *	(pd_engine_take_made); the completion thread's alone
+ * @prewarm: GPU ptasks clients opened, to make ready (prewarm.c)
+ * @nprewarm: entries in @prewarm
  * @few_cores: at most PD_FEW_CORES CPUs online: a helper's hops completed
  *	ahead do not wake the completion thread (worker.c, help.c)
  */
@@ -616,6 +633,8 @@ struct pd_engine {
 	pthread_cond_t completer_cond;
 	bool completer_napping;
 	struct pd_wake_defer completer_defer;
+	struct pd_prewarm prewarm[PD_PREWARM_MAX];
+	uint32_t nprewarm;
 	bool few_cores;
 };
 
@@ -801,6 +820,11 @@ void pd_job_mark_views_locked(struct pd_engine *e, struct pd_job *job);
 
 /* help.c */
 void pd_engine_take_made(struct pd_engine *e, struct pd_wake_defer *defer);
+/* prewarm.c: make one ptask queued for @dev ready; false if none. */
+bool pd_prewarm_one_locked(struct pd_device *dev);
+/* engine.c: ptask @handle's info, with a reference (pd_info_put_locked) */
+int pd_info_get(struct pd_engine *e, uint32_t handle,
+		struct pd_ptask_info **out);
 /* May a helper run @job on idle device @dev itself (see PD_INLINE_*)? */
 bool pd_help_can_claim_locked(struct pd_device *dev,
 			      const struct pd_job *job);

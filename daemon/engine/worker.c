@@ -292,6 +292,9 @@ void *pd_worker_main(void *arg)
 		}
 		if (e->exiting && !job)
 			break;
+		/* Between jobs: a ptask a client opened, made ready ahead. */
+		if (!job && !e->stopping && pd_prewarm_one_locked(dev))
+			continue;
 		pd_engine_timedwait(e, &dev->cond,
 				    pd_now_ns() + PD_WRITEBEHIND_NS / 2);
 		if (!dev->job && !e->exiting && pd_now_ns() >= dev->tidy_ns)

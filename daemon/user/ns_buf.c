@@ -153,3 +153,11 @@ void pd_ns_set_forget(struct pd_ns *ns, pd_forget_fn forget, void *arg)
 	ns->forget_arg = arg;
 	pd_ns_unlock(ns);
 }
+
+void pd_ns_set_opened(struct pd_ns *ns, pd_opened_fn opened, void *arg)
+{
+	pd_ns_lock(ns);
+	ns->opened = opened;
+	ns->opened_arg = arg;
+	pd_ns_unlock(ns);
+}

@@ -431,6 +431,14 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	pd_ns_lock_deferring(c->ns, ctx ? ctx->defer : NULL);
 	err = call_locked(c, who, cmd, arg, io, ctx ? ctx->cancel : NULL,
 			  ctx ? ctx->cancel_arg : NULL);
+	/* A GPU ptask opened: its first invocation should find it ready. */
+	if (!err && c->ns->opened &&
+	    _IOC_NR(cmd) == _IOC_NR(PTASK_IOC_PTASK_OPEN)) {
+		const struct ptask_ptask_open *po = arg;
+
+		if (po->kind == PTASK_KIND_GPU)
+			c->ns->opened(c->ns->opened_arg, po->handle, who->pid);
+	}
 	pd_ns_unlock(c->ns);
 	return err;
 }

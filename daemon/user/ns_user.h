@@ -169,6 +169,25 @@ typedef void (*pd_forget_fn)(void *arg, uint32_t handle);
  */
 void pd_ns_set_forget(struct pd_ns *ns, pd_forget_fn forget, void *arg);
 
+/* Told that a client opened GPU ptask @ptask (see pd_ns_set_opened). */
+typedef void (*pd_opened_fn)(void *arg, uint32_t ptask, int32_t owner_pid);
+
+/**
+ * pd_ns_set_opened() - who to tell when a client opens a GPU ptask
+ * @ns: the namespace
+ * @opened: called, under the namespace lock (so it must not call back
+ *	into the namespace), for every GPU ptask a client opens from now
+ *	on, with the opening process's pid (the invocations' owner_pid);
+ *	NULL: nobody
+ * @arg: @opened's first argument
+ *
+ * ptaskd wires this to the engine (pd_engine_prewarm), which then makes
+ * the client's space and loads the ptask's kernel before its first
+ * invocation needs them.  Set it to NULL before what @arg names goes
+ * away: once this returns, the old @opened is not called any more.
+ */
+void pd_ns_set_opened(struct pd_ns *ns, pd_opened_fn opened, void *arg);
+
 /*
  * Wake the executor for work whose wake-up a struct pd_wake_defer held
  * back (the namespace lock must not be held).

@@ -39,6 +39,9 @@ struct ptask_buf {
  * @nclients: entries in @clients
  * @forget: told when datablocks die (pd_ns_set_forget; may be NULL)
  * @forget_arg: @forget's argument
+ * @opened: told when a client opens a GPU ptask (pd_ns_set_opened; may
+ *	be NULL)
+ * @opened_arg: @opened's argument
  * @wake_defer: where executor wake-ups go while the call holding @lock
  *	holds them back (struct pd_wake_defer), else NULL.  Written by
  *	the lock holder only, and never left set while @lock is free:
@@ -62,6 +65,8 @@ struct pd_ns {
 	uint32_t nclients;
 	pd_forget_fn forget;
 	void *forget_arg;
+	pd_opened_fn opened;
+	void *opened_arg;
 	struct pd_wake_defer *wake_defer;
 	pthread_t timer;
 	pthread_cond_t timer_cond;

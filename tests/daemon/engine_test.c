@@ -248,6 +248,11 @@ static void engine_forget(void *engine, uint32_t handle)
 	pd_engine_forget(engine, handle);
 }
 
+static void engine_opened(void *engine, uint32_t ptask, int32_t owner_pid)
+{
+	pd_engine_prewarm(engine, ptask, owner_pid);
+}
+
 static bool rig_start(struct rig *r, const char *backend, const char *config,
 		      const struct pd_engine_config *cfg)
 {
@@ -266,6 +271,7 @@ static bool rig_start(struct rig *r, const char *backend, const char *config,
 	CHECK_EQ(pd_ns_source_open(r->ns, r->be.ndev, &r->src), 0);
 	CHECK_EQ(pd_engine_start(logging_wrap(r->src), &r->be, cfg, &r->e), 0);
 	pd_ns_set_forget(r->ns, engine_forget, r->e);
+	pd_ns_set_opened(r->ns, engine_opened, r->e);
 	CHECK_EQ(pd_ns_client_open(r->ns, &r->who, &r->c), 0);
 	return true;
 }
@@ -283,6 +289,7 @@ static bool rig_stop(struct rig *r)
 	if (r->c)
 		pd_ns_client_put(r->c);
 	if (r->e) {
+		pd_ns_set_opened(r->ns, NULL, NULL);
 		pd_ns_set_forget(r->ns, NULL, NULL);
 		pd_engine_stop(r->e);
 	}
@@ -804,6 +811,67 @@ static bool vec_add_body(struct rig *r, void *arg)
 	}
 	CHECK_EQ(db_release(r, dn), 0);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/* Wait up to 5 s for the engine to have made @n ptasks ready ahead. */
+static bool wait_prewarmed(struct rig *r, uint64_t n,
+			   struct pd_engine_stats *st)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		pd_engine_get_stats(r->e, st);
+		if (st->prewarmed >= n)
+			return true;
+		usleep(10000);
+	}
+	diag("%llu ptasks made ready ahead after 5 s, want %llu",
+	     (unsigned long long)st->prewarmed, (unsigned long long)n);
+	return false;
+}
+
+/*
+ * A GPU ptask a client opens is made ready before its first invocation:
+ * the client's space opened and the kernel loaded (prewarm.c).  Two
+ * more of the same client land in the same space, on the same device
+ * even with several; a CPU ptask is not made ready; the invocations that
+ * follow compute the right sums, on one device (@arg non-NULL) in the
+ * space made ahead.
+ */
+static bool prewarm_body(struct rig *r, void *arg)
+{
+	const bool one_device = arg != NULL;
+	struct pd_engine_stats st0, st;
+	uint32_t g;
+
+	pd_engine_get_stats(r->e, &st0);
+	CHECK_EQ(st0.spaces, 0);
+	g = graph_new(r, "prewarm");
+	ptask_new(r, g, PTASK_KIND_GPU, "vec_add", 4);
+	CHECK(!build_failed);
+	CHECK(wait_prewarmed(r, st0.prewarmed + 1, &st));
+	CHECK_EQ(st.spaces, 1);
+	CHECK_EQ(st.invocations, st0.invocations);
+	ptask_new(r, g, PTASK_KIND_GPU, "vec_add", 4);
+	ptask_new(r, g, PTASK_KIND_GPU, "test_inc", 2);
+	ptask_new(r, g, PTASK_KIND_CPU, "cpu", 1);
+	CHECK(!build_failed);
+	CHECK(wait_prewarmed(r, st0.prewarmed + 3, &st));
+	usleep(50000);
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.prewarmed, st0.prewarmed + 3);
+	CHECK_EQ(st.spaces, 1);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	/*
+	 * A graph of its own: on one device it runs in the space made
+	 * ahead, no other (placement may choose another device of several).
+	 */
+	CHECK(vec_add_body(r, NULL));
+	pd_engine_get_stats(r->e, &st);
+	if (one_device)
+		CHECK_EQ(st.spaces, 1);
+	CHECK(st.prewarmed >= st0.prewarmed + 4);
 	return true;
 }
 
@@ -2914,6 +2982,10 @@ int main(void)
 		.policy = PD_POLICY_FIFO, .shared_isolation = true,
 	};
 	struct pd_engine_config inplace = { .policy = PD_POLICY_FIFO };
+	struct pd_engine_config shared_copies = {
+		.policy = PD_POLICY_FIFO, .shared_isolation = true,
+		.inplace_set = true,
+	};
 	struct pipe_args pipe1 = { "test_tid", 64, true, 8, 0 };
 	struct pipe_args pipe4 = { "test_tid", 64, false, 8, 0 };
 	struct pipe_args cpipe1 = { "test_nap", 32, true, 4, 0 };
@@ -2974,6 +3046,12 @@ int main(void)
 	       "vec_add on the cpu backend");
 	result(with_rig("sim", "", &idle, idle_space_body, NULL),
 	       "idle client spaces close, and open again on demand");
+	result(with_rig("sim", "devices=1", &fifo, prewarm_body, "one"),
+	       "a client's GPU ptasks are made ready when opened: one space, kernels loaded");
+	result(with_rig("sim", "devices=2", &fifo, prewarm_body, NULL),
+	       "made ready when opened, on the device of the client's space among two");
+	result(with_rig("cpu", "", &shared_copies, prewarm_body, "one"),
+	       "made ready when opened, shared isolation");
 	result(with_rig("sim", "devices=1", &fifo, inout_body, NULL),
 	       "in/out ports: updated in place on the device, emitted as the same datablock");
 	result(with_rig("sim", "devices=1", &fifo, by_value_body, NULL),
