@@ -3,8 +3,11 @@
  * gemm.h - what the parts of the gemm example share.
  *
  * The example computes D = (A x B) x C for n x n row-major float matrices
- * (PTask, SOSP 2011, section 3.2 and Figure 6) three ways:
+ * (PTask, SOSP 2011, section 3.2 and Figure 6) these ways:
  *   ptask      a graph of two sgemm ptasks; A x B never returns to the host;
+ *              one chain at a time;
+ *   ptask_pipe the same graph with up to --depth chains in flight, as a
+ *              streaming client drives it;
  *   modular    gemm(gemm(A, B), C) over the CUDA driver API, each call
  *              copying its inputs in and its result out;
  *   handcoded  the CUDA driver API with the intermediate kept on the GPU.
@@ -20,6 +23,8 @@
 /* Tile edge of gemm_kernels.cu: block GEMM_TILE^2, grid ceil(n/GEMM_TILE)^2. */
 #define GEMM_TILE	32
 #define GEMM_ENTRY	"sgemm"
+/* Most chains the pipelined ptask way keeps in flight (--depth). */
+#define GEMM_MAX_DEPTH	16
 
 /*
  * The PTX of gemm_kernels.cu, NUL-terminated, linked in by gemm_ptx.S;
@@ -53,6 +58,9 @@ int gemm_ref(const float *a, const float *b, float *c, int n, int threads);
  */
 size_t gemm_compare(const float *got, const float *want, int n, double rtol,
 		    double *max_rel);
+/* The same against @want x @scale (a power of two: exact, so as strict). */
+size_t gemm_compare_scaled(const float *got, const float *want, float scale,
+			   int n, double rtol, double *max_rel);
 
 /* CLOCK_MONOTONIC in ms. */
 double gemm_now_ms(void);
@@ -61,6 +69,15 @@ double gemm_now_ms(void);
 static inline uint32_t gemm_grid(int n)
 {
 	return (uint32_t)((n + GEMM_TILE - 1) / GEMM_TILE);
+}
+
+/*
+ * What the pipelined ptask way multiplies slot @slot's A by (gemm_ptask.c):
+ * 2^slot, so each slot's D is exactly 2^slot times slot 0's.
+ */
+static inline float gemm_slot_scale(int slot)
+{
+	return (float)(1u << slot);
 }
 
 /* Bytes of one n x n float matrix. */
@@ -91,12 +108,28 @@ struct gemm_inputs {
  */
 struct gemm_ptask;
 struct ptask_ctx;
-/* @timeout_ns: for every push and pull; PTASK_FOREVER (-1) to wait on. */
+struct ptask_db;
+/*
+ * @depth: input slots (1..GEMM_MAX_DEPTH), so chains that may be in flight;
+ * the channels hold at least that many.  @timeout_ns: for every push and
+ * pull; PTASK_FOREVER (-1) to wait on.
+ */
 int gemm_ptask_open(struct ptask_ctx *ctx, const struct gemm_inputs *in,
-		    int64_t timeout_ns, struct gemm_ptask **out);
+		    int depth, int64_t timeout_ns, struct gemm_ptask **out);
+/* One chain on slot 0: push, pull D, map it (one at a time). */
 int gemm_ptask_chain(struct gemm_ptask *g);
 /* D of the last chain (valid until the next chain or close). */
 const float *gemm_ptask_result(struct gemm_ptask *g);
+/*
+ * The pipelined way's steps: push slot @slot's A, B, C (its previous
+ * chain must have been pulled); pull the oldest D and map it (*@d is the
+ * caller's until gemm_ptask_release; NULL after a failure).
+ */
+int gemm_ptask_push(struct gemm_ptask *g, int slot);
+int gemm_ptask_pull(struct gemm_ptask *g, struct ptask_db **d,
+		    const float **data);
+void gemm_ptask_release(struct gemm_ptask *g, struct ptask_db *d);
+int gemm_ptask_depth(const struct gemm_ptask *g);
 void gemm_ptask_close(struct gemm_ptask *g);
 
 struct pc_cuda_dev;
