@@ -15,6 +15,10 @@
 #   modular     gemm(gemm(A, B), C), T copied out and back in (latency)
 #   handcoded   synchronous copies and launches on one stream, T kept on
 #               the GPU: what the paper compared against (latency)
+#   handstream  (with --handstream) handcoded as an expert streams it:
+#               --depth chains on as many CUDA streams (throughput); not
+#               the paper's baseline, so the goal's ratios stay against
+#               handcoded
 #
 # Writes into OUT (default: a new mktemp -d directory, printed):
 #   gemm_chain.csv   build/bin/gemm --csv: size, way, ms per chain, ...,
@@ -34,14 +38,17 @@
 #                                      is 1.10x faster)
 #   gemm_ptask_pipe_vs_handcoded_max=<x>  (the worst size's ratio: at most
 #                                      1 is no slower at any size)
+# and with --handstream also gemm_handstream_vs_handcoded=<x> and
+# gemm_ptask_pipe_vs_handstream=<x>.
 #
 # Usage: bench/gemm_chain.sh [--out DIR] [--sizes 256,512,...] [--iters N]
-#                            [--depth N] [--backend cuda|sim|cpu]
-#                            [--no-check]
+#                            [--depth N] [--handstream]
+#                            [--backend cuda|sim|cpu] [--no-check]
 #        bench/gemm_chain.sh --plot DIR/gemm_chain.csv
 #   (--plot: only the ratios and the plot, from an earlier run's CSV: for a
 #   GPU machine without matplotlib, plot afterwards where it is installed)
-# --depth: ptask_pipe's chains in flight (gemm's default, 3, without it).
+# --depth: ptask_pipe's (and handstream's) chains in flight (gemm's
+# default, 3, without it).
 # Environment: GEMM, PTASKD (the programs; default build/bin/...),
 # GEMM_ARGS (more gemm options, e.g. --pageable or --ways).
 # Exit: gemm's status (0 all ran and matched), or 1 if the daemon failed.
@@ -57,6 +64,7 @@ ITERS=10
 BACKEND=cuda
 CHECK=--check
 DEPTH=()
+WAYS=()
 PLOT_CSV=""
 
 while [ $# -gt 0 ]; do
@@ -65,10 +73,11 @@ while [ $# -gt 0 ]; do
 	--sizes) SIZES=$2; shift 2 ;;
 	--iters) ITERS=$2; shift 2 ;;
 	--depth) DEPTH=(--depth "$2"); shift 2 ;;
+	--handstream) WAYS=(--ways "ptask,ptask_pipe,modular,handcoded,handstream"); shift ;;
 	--backend) BACKEND=$2; shift 2 ;;
 	--no-check) CHECK=""; shift ;;
 	--plot) PLOT_CSV=$2; shift 2 ;;
-	-h|--help) sed -n '3,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,54p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gemm_chain.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -103,6 +112,10 @@ report() {
 	echo "gemm_ptask_vs_modular=$(ratios "$csv" ptask modular geomean)"
 	echo "gemm_ptask_pipe_vs_handcoded=$(ratios "$csv" ptask_pipe handcoded geomean)"
 	echo "gemm_ptask_pipe_vs_handcoded_max=$(ratios "$csv" ptask_pipe handcoded max)"
+	if grep -q '^[0-9]*,handstream,' "$csv"; then
+		echo "gemm_handstream_vs_handcoded=$(ratios "$csv" handstream handcoded geomean)"
+		echo "gemm_ptask_pipe_vs_handstream=$(ratios "$csv" ptask_pipe handstream geomean)"
+	fi
 	for cand in python3 /usr/bin/python3; do
 		if "$cand" -c 'import matplotlib' 2>/dev/null; then
 			py=$cand
@@ -124,7 +137,8 @@ fig, ax = plt.subplots(figsize=(6.4, 4.4))
 for way, style, color in (("ptask", "o-", "C0"),
                           ("ptask_pipe", "D-", "C3"),
                           ("modular", "s--", "C1"),
-                          ("handcoded", "^:", "C2")):
+                          ("handcoded", "^:", "C2"),
+                          ("handstream", "v-.", "C4")):
     pts = sorted((int(r["size"]), float(r["ms_median"]))
                  for r in rows if r["way"] == way)
     if pts:
@@ -138,7 +152,8 @@ ax.minorticks_off()
 ax.set_yscale("log")
 ax.set_xlabel("n (n x n float matrices)")
 ax.set_ylabel("ms per chain D = (A x B) x C")
-ax.set_title("gemm chain (ptask_pipe: throughput; others: median latency)",
+ax.set_title("gemm chain (ptask_pipe, handstream: throughput; "
+             "others: median latency)",
              fontsize="medium")
 ax.grid(True, which="both", alpha=0.3)
 ax.legend()
@@ -205,8 +220,8 @@ fi
 rc=0
 # shellcheck disable=SC2086 # CHECK and GEMM_ARGS are lists of words
 PTASK_MODE=user PTASK_SOCKET=$SOCK "$GEMM" --sizes "$SIZES" \
-	--iters "$ITERS" ${DEPTH[@]+"${DEPTH[@]}"} $CHECK --csv "$OUT/gemm_chain.csv" \
-	${GEMM_ARGS:-} |
+	--iters "$ITERS" ${DEPTH[@]+"${DEPTH[@]}"} ${WAYS[@]+"${WAYS[@]}"} \
+	$CHECK --csv "$OUT/gemm_chain.csv" ${GEMM_ARGS:-} |
 	tee "$OUT/gemm_chain.txt" || rc=$?
 if ! kill -0 "$PD_PID" 2>/dev/null; then
 	echo "gemm_chain.sh: ptaskd died during the run; see $OUT/ptaskd.log" >&2

@@ -4,8 +4,8 @@
 # rule makes build/lib/libptask.a).
 #
 #   gemm        build/bin/gemm: D = (A x B) x C several ways (ptask and
-#               ptask_pipe through libptask, modular and handcoded on the
-#               CUDA driver API,
+#               ptask_pipe through libptask, modular, handcoded and
+#               handstream on the CUDA driver API,
 #               loaded at run time by the common library's shim,
 #               common/cuda_dl.c: no CUDA toolkit needed to build)
 #   ioctl-raw   build/bin/ioctl-raw: the same two-ptask graph with raw
@@ -30,7 +30,8 @@ EX_GEMM_PTX := examples/gemm/gemm_kernels.ptx
 EX_GEMM_HDRS := examples/gemm/gemm.h common/cuda_dl.h common/cuda_dev.h \
 	libptask/libptask.h uapi/ptask.h
 EX_GEMM_OBJS := $(addprefix $(EX_OBJ)/,gemm/gemm.o gemm/gemm_ptask.o \
-	gemm/gemm_cuda.o gemm/gemm_ref.o gemm/gemm_ptx.o)
+	gemm/gemm_cuda.o gemm/gemm_handstream.o gemm/gemm_ref.o \
+	gemm/gemm_ptx.o)
 EX_GEMM_BIN := $(EX_B)/bin/gemm
 
 EX_RAW_SRCS := examples/ioctl-raw/ioctl_raw.c examples/gemm/gemm_ref.c \

@@ -14,7 +14,11 @@
  *              out around every multiply (gemm_cuda.c);
  *   handcoded  the CUDA driver API with the intermediate kept on the GPU;
  *              synchronous copies and launches on one stream, what the
- *              paper compared against.
+ *              paper compared against;
+ *   handstream (only when --ways names it) handcoded as an expert would
+ *              stream it: --depth chains overlapped on as many CUDA
+ *              streams (gemm_handstream.c); the ratios of the table stay
+ *              against handcoded, the paper's baseline.
  *
  * For each size every way runs an untimed warm-up (module load, JIT,
  * first-touch allocations: one chain, or --depth chains pipelined) and
@@ -23,15 +27,16 @@
  *   latency     (ptask, modular, handcoded) the median of the --iters
  *               chains, each timed from its first call to its D on the
  *               host;
- *   throughput  (ptask_pipe) the wall time from the first push to the
- *               last D pulled and mapped, divided by --iters: what a
- *               stream of chains costs each, pipeline fill and drain
- *               included.
+ *   throughput  (ptask_pipe, handstream) the wall time from the first
+ *               push to the last D pulled and mapped (handstream: its
+ *               stream synchronized), divided by --iters: what a stream
+ *               of chains costs each, pipeline fill and drain included.
  *
- * ptask_pipe with --check: every pulled D goes to a checker thread that
- * compares it with the reference (scaled for its slot: gemm_ptask.c) while
- * the main thread pulls the next; the main thread releases the D's the
- * checker is done with.  Without --check each D is released once mapped.
+ * The pipelined ways with --check: every D goes to a checker thread that
+ * compares it with the reference (scaled for its slot: gemm_ptask.c)
+ * while the main thread goes on; the main thread releases the D's the
+ * checker is done with (handstream: reuses their host buffers).  Without
+ * --check each D is released once mapped.
  *
  * ptask is reached through ptask_ctx_open(PTASK_MODE_AUTO, NULL): kernel
  * mode when /dev/ptask has an executor, else ptaskd --mode user at
@@ -73,15 +78,24 @@
 
 #define DEFAULT_DEPTH	3
 
-enum way { WAY_PTASK, WAY_PTASK_PIPE, WAY_MODULAR, WAY_HANDCODED, NWAYS };
+enum way {
+	WAY_PTASK, WAY_PTASK_PIPE, WAY_MODULAR, WAY_HANDCODED, WAY_HANDSTREAM,
+	NWAYS
+};
 static const char *const way_name[NWAYS] = {
-	"ptask", "ptask_pipe", "modular", "handcoded",
+	"ptask", "ptask_pipe", "modular", "handcoded", "handstream",
 };
 
 /* Through libptask (else the CUDA driver API). */
 static int way_is_ptask(enum way w)
 {
 	return w == WAY_PTASK || w == WAY_PTASK_PIPE;
+}
+
+/* --depth chains in flight, timed as throughput (pipe_run). */
+static int way_is_pipe(enum way w)
+{
+	return w == WAY_PTASK_PIPE || w == WAY_HANDSTREAM;
 }
 
 struct opts {
@@ -138,8 +152,10 @@ static void usage(FILE *f)
 "                    GPU, 64,128 without)\n"
 "  --iters N         timed chains per size and way, after one warm-up\n"
 "                    (default 10)\n"
-"  --ways W,W,...    of ptask, ptask_pipe, modular, handcoded (default all)\n"
-"  --depth N         ptask_pipe: chains in flight, 1..%d (default %d)\n"
+"  --ways W,W,...    of ptask, ptask_pipe, modular, handcoded, handstream\n"
+"                    (default all but handstream)\n"
+"  --depth N         ptask_pipe, handstream: chains in flight, 1..%d\n"
+"                    (default %d)\n"
 "  --check           compare every result with a CPU reference; exit 0\n"
 "                    only if all match\n"
 "  --rtol X          relative tolerance per element for --check (1e-3)\n"
@@ -327,6 +343,9 @@ static int way_open(struct env *e, enum way w, const struct gemm_inputs *in,
 		return gemm_ptask_open(e->ctx, in,
 				       w == WAY_PTASK_PIPE ? g_opts->depth : 1,
 				       timeout_ns, (struct gemm_ptask **)h);
+	if (w == WAY_HANDSTREAM)
+		return gemm_hs_open(&e->cu, in, g_opts->depth,
+				    (struct gemm_hs **)h);
 	return gemm_cuda_open(&e->cu, in, g_opts->pageable,
 			      (struct gemm_cuda **)h);
 }
@@ -352,6 +371,8 @@ static void way_close(enum way w, void *h)
 {
 	if (way_is_ptask(w))
 		gemm_ptask_close(h);
+	else if (w == WAY_HANDSTREAM)
+		gemm_hs_close(h);
 	else
 		gemm_cuda_close(h);
 }
@@ -420,7 +441,7 @@ err_free:
 	return r->status = err;
 }
 
-/* --- ptask_pipe: chains in flight, checked as they come ----------------- */
+/* --- ptask_pipe, handstream: chains in flight, checked as they come ------ */
 
 /**
  * struct pipe_check - the D's of one pipelined run and their checker thread
@@ -428,6 +449,7 @@ err_free:
  *	the results below; the checker compares outside it
  * @more: signalled when @pulled grows or @stop is set (the checker waits)
  * @done: signalled when @checked grows (the main thread waits at the end)
+ * @way: whose D's (for messages)
  * @ref: the reference D of slot 0; @n, @depth: size and slots
  * @data: chain i's D (mapped), set by the main thread before @pulled
  *	passes i; read by the checker only below @pulled
@@ -442,6 +464,7 @@ err_free:
 struct pipe_check {
 	pthread_mutex_t lock;
 	pthread_cond_t more, done;
+	enum way way;
 	const float *ref;
 	int n, depth;
 	const float **data;
@@ -476,8 +499,8 @@ static void *pipe_checker(void *arg)
 				pc->first_bad = k;
 			pc->bad_chains++;
 			fprintf(stderr,
-				"gemm: n=%d ptask_pipe: chain %d (slot %d): %zu of %zu elements off by more than %g (worst %.3g)\n",
-				pc->n, k, k % pc->depth, bad,
+				"gemm: n=%d %s: chain %d (slot %d): %zu of %zu elements off by more than %g (worst %.3g)\n",
+				pc->n, way_name[pc->way], k, k % pc->depth, bad,
 				(size_t)pc->n * (size_t)pc->n, g_opts->rtol, rel);
 		}
 		if (rel > pc->max_rel)
@@ -503,6 +526,15 @@ static int pipe_hand_over(struct pipe_check *pc, int i, const float *data)
 	return checked;
 }
 
+/* Wait until the checker compared chains 0 .. @upto - 1. */
+static void pipe_wait_checked(struct pipe_check *pc, int upto)
+{
+	pthread_mutex_lock(&pc->lock);
+	while (pc->checked < upto)
+		pthread_cond_wait(&pc->done, &pc->lock);
+	pthread_mutex_unlock(&pc->lock);
+}
+
 /* No more chains: wait until the checker compared every one handed over. */
 static void pipe_check_finish(struct pipe_check *pc)
 {
@@ -514,24 +546,47 @@ static void pipe_check_finish(struct pipe_check *pc)
 	pthread_mutex_unlock(&pc->lock);
 }
 
+/* Chains in flight at most: the slots of @h (a pipelined way's). */
+static int pipe_depth(enum way w, void *h)
+{
+	return w == WAY_PTASK_PIPE ? gemm_ptask_depth(h) : gemm_hs_depth(h);
+}
+
 /*
- * @count chains through @g with up to its depth in flight: push chains 0
- * .. depth-1, then for each chain i pull its D (oldest first: the channel
- * keeps the order of the pushes) and push chain i + depth on the slot
- * chain i freed.  With @ref every D is checked (pipe_check).  *@ms: wall
- * time from the first push to the last D pulled and mapped.  *@bad_chains
- * and *@max_rel: as pipe_check's (0 and 0 without @ref).
+ * Start chain @chain on its slot, @chain mod depth, whose previous chain
+ * was pulled.  Handstream's D goes to host buffer @chain mod 2 depth, whose
+ * previous D (chain - 2 depth) the checker must have finished with.
+ */
+static int pipe_push(enum way w, void *h, struct pipe_check *pc, int chain)
+{
+	const int depth = pipe_depth(w, h);
+
+	if (w == WAY_PTASK_PIPE)
+		return gemm_ptask_push(h, chain % depth);
+	if (pc->ref && chain >= 2 * depth)
+		pipe_wait_checked(pc, chain - 2 * depth + 1);
+	return gemm_hs_enqueue(h, chain);
+}
+
+/*
+ * @count chains through @h (a pipelined way's) with up to its depth in
+ * flight: push chains 0 .. depth-1, then for each chain i pull its D
+ * (ptask_pipe: the oldest, the channel keeps the order of the pushes;
+ * handstream: its stream synchronized) and push chain i + depth on the
+ * slot chain i freed.  With @ref every D is checked (pipe_check).  *@ms:
+ * wall time from the first push to the last D pulled and mapped.
+ * *@bad_chains and *@max_rel: as pipe_check's (0 and 0 without @ref).
  * Returns 0 or -errno.
  */
-static int pipe_run(struct gemm_ptask *g, int n, int count, const float *ref,
+static int pipe_run(enum way w, void *h, int n, int count, const float *ref,
 		    double *ms, int *bad_chains, double *max_rel)
 {
-	const int depth = gemm_ptask_depth(g);
+	const int depth = pipe_depth(w, h);
 	struct pipe_check pc = {
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.more = PTHREAD_COND_INITIALIZER,
 		.done = PTHREAD_COND_INITIALIZER,
-		.ref = ref, .n = n, .depth = depth, .first_bad = -1,
+		.way = w, .ref = ref, .n = n, .depth = depth, .first_bad = -1,
 	};
 	struct ptask_db **dbs;
 	const float *data;
@@ -555,28 +610,32 @@ static int pipe_run(struct gemm_ptask *g, int n, int count, const float *ref,
 	}
 	t0 = last_note = gemm_now_ms();
 	for (i = 0; i < depth && i < count && !err; i++)
-		err = gemm_ptask_push(g, i % depth);
+		err = pipe_push(w, h, &pc, i);
 	for (i = 0; i < count && !err; i++) {
-		err = gemm_ptask_pull(g, &dbs[i], &data);
+		if (w == WAY_PTASK_PIPE)
+			err = gemm_ptask_pull(h, &dbs[i], &data);
+		else
+			err = gemm_hs_wait(h, i, &data);
 		if (err)
 			break;
 		if (ref) {
 			checked = pipe_hand_over(&pc, i, data);
-		} else {
+		} else if (dbs[i]) {
 			/* consumed: nothing reads it */
-			gemm_ptask_release(g, dbs[i]);
+			gemm_ptask_release(h, dbs[i]);
 			dbs[i] = NULL;
 		}
 		/* the D's the checker is done with, on this thread's clock */
 		for (; released < checked; released++) {
-			gemm_ptask_release(g, dbs[released]);
+			if (dbs[released])
+				gemm_ptask_release(h, dbs[released]);
 			dbs[released] = NULL;
 		}
 		/* chain i is done with its slot: chain i + depth takes it */
 		if (i + depth < count)
-			err = gemm_ptask_push(g, (i + depth) % depth);
+			err = pipe_push(w, h, &pc, i + depth);
 		if (gemm_now_ms() - last_note > 3000 && i + 1 < count) {
-			progress("n=%d ptask_pipe: %d/%d chains", n, i + 1,
+			progress("n=%d %s: %d/%d chains", n, way_name[w], i + 1,
 				 count);
 			last_note = gemm_now_ms();
 		}
@@ -595,37 +654,37 @@ out_free:
 	 */
 	for (i = 0; dbs && i < count; i++)
 		if (dbs[i])
-			gemm_ptask_release(g, dbs[i]);
+			gemm_ptask_release(h, dbs[i]);
 	free(pc.data);
 	free(dbs);
 	return err;
 }
 
 /*
- * The pipelined ptask way: a warm-up of --depth chains pipelined, then
+ * A pipelined way (@w): a warm-up of --depth chains pipelined, then
  * --iters chains pipelined and timed as one run; fills @r (r->ms: the
  * wall time / --iters).  @ref: the reference D, or NULL without --check;
  * with it, every chain's D is checked, the warm-up's too.
  */
-static int run_pipe(struct env *e, const struct gemm_inputs *in,
+static int run_pipe(struct env *e, enum way w, const struct gemm_inputs *in,
 		    const float *ref, struct row *r)
 {
 	const int iters = g_opts->iters;
-	struct gemm_ptask *g;
 	double ms, rel, worst = 0;
 	int bad, bad_total = 0, err;
+	void *h;
 
-	err = way_open(e, WAY_PTASK_PIPE, in, (void **)&g);
+	err = way_open(e, w, in, &h);
 	if (err)
 		goto err_out;
-	progress("n=%d ptask_pipe: warm-up, %d chains in flight",
-		 in->n, g_opts->depth);
-	err = pipe_run(g, in->n, g_opts->depth, ref, &ms, &bad, &rel);
+	progress("n=%d %s: warm-up, %d chains in flight", in->n, way_name[w],
+		 g_opts->depth);
+	err = pipe_run(w, h, in->n, g_opts->depth, ref, &ms, &bad, &rel);
 	if (err)
 		goto err_close;
 	bad_total += bad;
 	worst = rel;
-	err = pipe_run(g, in->n, iters, ref, &ms, &bad, &rel);
+	err = pipe_run(w, h, in->n, iters, ref, &ms, &bad, &rel);
 	if (err)
 		goto err_close;
 	bad_total += bad;
@@ -636,13 +695,13 @@ static int run_pipe(struct env *e, const struct gemm_inputs *in,
 		r->max_rel = worst;
 	}
 	r->status = 1;
-	gemm_ptask_close(g);
+	way_close(w, h);
 	return 0;
 
 err_close:
-	gemm_ptask_close(g);
+	way_close(w, h);
 err_out:
-	fprintf(stderr, "gemm: n=%d ptask_pipe: failed: %s\n", in->n,
+	fprintf(stderr, "gemm: n=%d %s: failed: %s\n", in->n, way_name[w],
 		strerror(-err));
 	return r->status = err;
 }
@@ -682,7 +741,7 @@ static void print_header(void)
 /* How r->ms was measured: "latency" (median) or "throughput" (wall/chains). */
 static const char *timing_str(const struct row *r)
 {
-	return r->way == WAY_PTASK_PIPE ? "throughput" : "latency";
+	return way_is_pipe(r->way) ? "throughput" : "latency";
 }
 
 /* Table rows (and CSV lines) of one size; @rows has g_opts->nways. */
@@ -775,12 +834,12 @@ static int run_size(struct env *e, int n, struct row *rows)
 
 		rows[i] = (struct row){
 			.n = n, .way = w, .match = -1,
-			.in_flight = w == WAY_PTASK_PIPE ? g_opts->depth : 1,
+			.in_flight = way_is_pipe(w) ? g_opts->depth : 1,
 		};
 		if (!avail)
 			continue;
-		if (w == WAY_PTASK_PIPE)
-			run_pipe(e, &in, d, &rows[i]);
+		if (way_is_pipe(w))
+			run_pipe(e, w, &in, d, &rows[i]);
 		else
 			run_way(e, w, &in, d, &rows[i]);
 	}
@@ -804,7 +863,8 @@ static void env_open(struct env *e, struct opts *o)
 	static const int cpu_sizes[] = { 64, 128 };
 	const int *def;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int i, want_cu = o->ways & (1U << WAY_MODULAR | 1U << WAY_HANDCODED);
+	int i, want_cu = o->ways & (1U << WAY_MODULAR | 1U << WAY_HANDCODED |
+				    1U << WAY_HANDSTREAM);
 
 	e->threads = cpus > 0 ? (int)cpus : 1;
 	e->cu_err = -ENODEV;
@@ -822,7 +882,7 @@ static void env_open(struct env *e, struct opts *o)
 		e->cu_err = -ENODEV;
 	}
 	if (want_cu && e->cu_err)
-		printf("# modular, handcoded: skipped: %s\n",
+		printf("# CUDA ways (modular, handcoded, handstream): skipped: %s\n",
 		       e->cu_err == -ENOENT ? "no libcuda.so.1" :
 					      "no usable CUDA GPU");
 	else if (want_cu)
@@ -873,7 +933,7 @@ int main(int argc, char **argv)
 	printf("# D = (A x B) x C, n x n float; %d timed chains per point after a warm-up\n",
 	       o.iters);
 	printf("# ms/chain: latency = median of the chains timed one at a time (ptask, modular, handcoded);\n"
-	       "#   throughput = wall time of all %d chains / %d, up to 'in flight' at once (ptask_pipe)\n",
+	       "#   throughput = wall time of all %d chains / %d, up to 'in flight' at once (ptask_pipe, handstream)\n",
 	       o.iters, o.iters);
 	if (o.check)
 		printf("# check: |D - ref| <= %g * |ref| per element, inputs in [0,1)\n",

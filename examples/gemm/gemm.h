@@ -10,8 +10,10 @@
  *              streaming client drives it;
  *   modular    gemm(gemm(A, B), C) over the CUDA driver API, each call
  *              copying its inputs in and its result out;
- *   handcoded  the CUDA driver API with the intermediate kept on the GPU.
- * All three run the same kernel (gemm_kernels.cu, embedded as PTX) with the
+ *   handcoded  the CUDA driver API with the intermediate kept on the GPU;
+ *   handstream the same by an expert: --depth chains overlapped on as
+ *              many streams (not the paper's baseline; on request only).
+ * All run the same kernel (gemm_kernels.cu, embedded as PTX) with the
  * same launch geometry.
  */
 #ifndef EXAMPLES_GEMM_H
@@ -141,5 +143,20 @@ int gemm_cuda_modular(struct gemm_cuda *g);
 int gemm_cuda_handcoded(struct gemm_cuda *g);
 const float *gemm_cuda_result(struct gemm_cuda *g);
 void gemm_cuda_close(struct gemm_cuda *g);
+
+struct gemm_hs;
+/* @depth: slots (streams), 1..GEMM_MAX_DEPTH; host buffers page-locked. */
+int gemm_hs_open(struct pc_cuda_dev *dev, const struct gemm_inputs *in,
+		 int depth, struct gemm_hs **out);
+/*
+ * Enqueue chain @chain on slot @chain mod depth (its previous chain must
+ * have been waited for) with D going to host buffer @chain mod 2 depth;
+ * wait for it and find its D in *@data (valid until chain @chain + 2
+ * depth is enqueued).
+ */
+int gemm_hs_enqueue(struct gemm_hs *g, int chain);
+int gemm_hs_wait(struct gemm_hs *g, int chain, const float **data);
+int gemm_hs_depth(const struct gemm_hs *g);
+void gemm_hs_close(struct gemm_hs *g);
 
 #endif /* EXAMPLES_GEMM_H */
