@@ -17,11 +17,12 @@
 #
 # TAP lines, then the summary line.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d)
 # shellcheck source=tests/tap.sh
 . tests/tap.sh	# (the current directory is the top now)
 DPID=
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
 	wait 2>/dev/null
