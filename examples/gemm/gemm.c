@@ -43,7 +43,9 @@
  * $PTASK_SOCKET; PTASK_MODE=kernel|user forces one.  The CUDA ways load
  * libcuda.so.1 themselves and are skipped, saying so, without a GPU.
  *
- * --check compares every way's D with a CPU reference (gemm_ref.c).  The
+ * --check compares every chain's D, the warm-up's too, with a CPU
+ * reference (gemm_ref.c): the one-at-a-time ways' between chains, off
+ * their clocks; the pipelined ways' as said above.  The
  * inputs are uniform in [0, 1), so there is no cancellation and every
  * element must lie within --rtol (default 1e-3) of the reference,
  * relatively.  Why 1e-3: the rounding error of a float sum of n positive
@@ -378,16 +380,39 @@ static void way_close(enum way w, void *h)
 }
 
 /*
+ * With --check: the D of chain @chain (-1: the warm-up) of a one-at-a-time
+ * way, compared between chains, off the clock; keeps the worst error in
+ * r->max_rel.  Returns whether it matched.
+ */
+static int check_chain(enum way w, void *h, const struct gemm_inputs *in,
+		       const float *ref, int chain, struct row *r)
+{
+	double rel;
+	size_t bad = gemm_compare(way_result(w, h), ref, in->n, g_opts->rtol,
+				  &rel);
+
+	if (rel > r->max_rel)
+		r->max_rel = rel;
+	if (bad)
+		fprintf(stderr,
+			"gemm: n=%d %s: chain %d: %zu of %zu elements off by more than %g (worst %.3g)\n",
+			in->n, way_name[w], chain, bad,
+			(size_t)in->n * (size_t)in->n, g_opts->rtol, rel);
+	return !bad;
+}
+
+/*
  * Warm-up, then --iters timed chains; fills @r.  @ref: the reference D,
- * or NULL without --check.  Returns 0 or -errno (also in r->status).
+ * or NULL without --check; with it every chain's D is checked after its
+ * clock stopped.  Returns 0 or -errno (also in r->status).
  */
 static int run_way(struct env *e, enum way w, const struct gemm_inputs *in,
 		   const float *ref, struct row *r)
 {
 	const int iters = g_opts->iters;
 	double *ms, last_note, t0;
+	int i, err, match = 1;
 	void *h;
-	int i, err;
 
 	ms = calloc(iters, sizeof(*ms));
 	if (!ms)
@@ -399,6 +424,8 @@ static int run_way(struct env *e, enum way w, const struct gemm_inputs *in,
 	err = way_chain(w, h);
 	if (err)
 		goto err_close;
+	if (ref)
+		match &= check_chain(w, h, in, ref, -1, r);
 	last_note = gemm_now_ms();
 	for (i = 0; i < iters; i++) {
 		t0 = gemm_now_ms();
@@ -406,6 +433,8 @@ static int run_way(struct env *e, enum way w, const struct gemm_inputs *in,
 		if (err)
 			goto err_close;
 		ms[i] = gemm_now_ms() - t0;
+		if (ref)
+			match &= check_chain(w, h, in, ref, i, r);
 		/* long runs say where they are every few seconds */
 		if (ms[i] + t0 - last_note > 3000 && i + 1 < iters) {
 			progress("n=%d %s: %d/%d chains", in->n, way_name[w],
@@ -415,18 +444,8 @@ static int run_way(struct env *e, enum way w, const struct gemm_inputs *in,
 	}
 	r->ms = median(ms, iters);
 	r->ms_min = ms[0];
-	if (ref) {
-		size_t bad = gemm_compare(way_result(w, h), ref, in->n,
-					  g_opts->rtol, &r->max_rel);
-
-		r->match = bad == 0;
-		if (bad)
-			fprintf(stderr,
-				"gemm: n=%d %s: %zu of %zu elements off by more than %g (worst %.3g)\n",
-				in->n, way_name[w], bad,
-				(size_t)in->n * (size_t)in->n, g_opts->rtol,
-				r->max_rel);
-	}
+	if (ref)
+		r->match = match;
 	r->status = 1;
 	way_close(w, h);
 	free(ms);
