@@ -104,7 +104,7 @@ struct opts {
 	int sizes[MAX_SIZES];
 	int nsizes;
 	int iters;
-	int depth;			/* ptask_pipe's chains in flight */
+	int depth;			/* the pipelined ways' chains in flight */
 	int check;
 	int pageable;
 	int quiet;
@@ -119,10 +119,10 @@ struct opts {
 /**
  * struct row - one line of the table
  * @status: 1 ran, 0 skipped, -errno failed
- * @ms: median ms per chain (latency), or for ptask_pipe the wall time
- *	divided by the chains (throughput); @ms_min: fastest chain (for
- *	ptask_pipe the same as @ms: there is one timed run)
- * @in_flight: chains in flight at most (1 but for ptask_pipe)
+ * @ms: median ms per chain (latency), or for the pipelined ways the wall
+ *	time divided by the chains (throughput); @ms_min: fastest chain
+ *	(pipelined: the same as @ms, there is one timed run)
+ * @in_flight: chains in flight at most (1 but for the pipelined ways)
  * @match: 1 yes, 0 no, -1 not checked
  * @max_rel: largest relative error against the reference
  */
@@ -467,15 +467,16 @@ err_free:
  * @lock: guards @data's published entries, @pulled, @checked, @stop and
  *	the results below; the checker compares outside it
  * @more: signalled when @pulled grows or @stop is set (the checker waits)
- * @done: signalled when @checked grows (the main thread waits at the end)
+ * @done: signalled when @checked grows (the main thread waits: at the
+ *	end, and handstream before it reuses a host buffer)
  * @way: whose D's (for messages)
  * @ref: the reference D of slot 0; @n, @depth: size and slots
  * @data: chain i's D (mapped), set by the main thread before @pulled
  *	passes i; read by the checker only below @pulled
  * @pulled: chains handed to the checker; @checked: chains it compared
  * @stop: no more chains will come
- * @bad_chains: chains with an element off; @first_bad: the first of them
- *	(-1 none); @max_rel: worst relative error of all chains
+ * @bad_chains: chains with an element off (each reported on stderr)
+ * @max_rel: worst relative error of all chains
  *
  * Locking: the main thread writes @data[i] then @pulled under @lock; the
  * checker reads @pulled under @lock and @data[k] (k < @pulled) after it.
@@ -489,7 +490,7 @@ struct pipe_check {
 	const float **data;
 	int pulled, checked;
 	int stop;
-	int bad_chains, first_bad;
+	int bad_chains;
 	double max_rel;
 };
 
@@ -514,8 +515,6 @@ static void *pipe_checker(void *arg)
 					  g_opts->rtol, &rel);
 		pthread_mutex_lock(&pc->lock);
 		if (bad) {
-			if (!pc->bad_chains)
-				pc->first_bad = k;
 			pc->bad_chains++;
 			fprintf(stderr,
 				"gemm: n=%d %s: chain %d (slot %d): %zu of %zu elements off by more than %g (worst %.3g)\n",
@@ -605,7 +604,7 @@ static int pipe_run(enum way w, void *h, int n, int count, const float *ref,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 		.more = PTHREAD_COND_INITIALIZER,
 		.done = PTHREAD_COND_INITIALIZER,
-		.way = w, .ref = ref, .n = n, .depth = depth, .first_bad = -1,
+		.way = w, .ref = ref, .n = n, .depth = depth,
 	};
 	struct ptask_db **dbs;
 	const float *data;
