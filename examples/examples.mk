@@ -3,8 +3,9 @@
 # included by the top-level Makefile (after daemon/Makefile.inc, whose
 # rule makes build/lib/libptask.a).
 #
-#   gemm        build/bin/gemm: D = (A x B) x C three ways (ptask through
-#               libptask, modular and handcoded on the CUDA driver API,
+#   gemm        build/bin/gemm: D = (A x B) x C several ways (ptask and
+#               ptask_pipe through libptask, modular, handcoded and
+#               handstream on the CUDA driver API,
 #               loaded at run time by the common library's shim,
 #               common/cuda_dl.c: no CUDA toolkit needed to build)
 #   ioctl-raw   build/bin/ioctl-raw: the same two-ptask graph with raw
@@ -29,7 +30,8 @@ EX_GEMM_PTX := examples/gemm/gemm_kernels.ptx
 EX_GEMM_HDRS := examples/gemm/gemm.h common/cuda_dl.h common/cuda_dev.h \
 	libptask/libptask.h uapi/ptask.h
 EX_GEMM_OBJS := $(addprefix $(EX_OBJ)/,gemm/gemm.o gemm/gemm_ptask.o \
-	gemm/gemm_cuda.o gemm/gemm_ref.o gemm/gemm_ptx.o)
+	gemm/gemm_cuda.o gemm/gemm_handstream.o gemm/gemm_ref.o \
+	gemm/gemm_ptx.o)
 EX_GEMM_BIN := $(EX_B)/bin/gemm
 
 EX_RAW_SRCS := examples/ioctl-raw/ioctl_raw.c examples/gemm/gemm_ref.c \
@@ -41,6 +43,9 @@ EX_RAW_BIN := $(EX_B)/bin/ioctl-raw
 gemm: $(EX_GEMM_BIN)
 ioctl-raw: $(EX_RAW_BIN)
 gemm-ptx: $(EX_GEMM_PTX)
+
+# make check-daemon runs build/bin/gemm (tests/daemon/gemm_test.sh)
+daemon-tests: $(EX_GEMM_BIN)
 
 ifneq ($(strip $(EX_NVCC)),)
 $(EX_GEMM_PTX): $(EX_GEMM_CU)

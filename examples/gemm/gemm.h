@@ -3,12 +3,17 @@
  * gemm.h - what the parts of the gemm example share.
  *
  * The example computes D = (A x B) x C for n x n row-major float matrices
- * (PTask, SOSP 2011, section 3.2 and Figure 6) three ways:
+ * (PTask, SOSP 2011, section 3.2 and Figure 6) these ways:
  *   ptask      a graph of two sgemm ptasks; A x B never returns to the host;
+ *              one chain at a time;
+ *   ptask_pipe the same graph with up to --depth chains in flight, as a
+ *              streaming client drives it;
  *   modular    gemm(gemm(A, B), C) over the CUDA driver API, each call
  *              copying its inputs in and its result out;
- *   handcoded  the CUDA driver API with the intermediate kept on the GPU.
- * All three run the same kernel (gemm_kernels.cu, embedded as PTX) with the
+ *   handcoded  the CUDA driver API with the intermediate kept on the GPU;
+ *   handstream the same by an expert: --depth chains overlapped on as
+ *              many streams (not the paper's baseline; on request only).
+ * All run the same kernel (gemm_kernels.cu, embedded as PTX) with the
  * same launch geometry.
  */
 #ifndef EXAMPLES_GEMM_H
@@ -20,6 +25,8 @@
 /* Tile edge of gemm_kernels.cu: block GEMM_TILE^2, grid ceil(n/GEMM_TILE)^2. */
 #define GEMM_TILE	32
 #define GEMM_ENTRY	"sgemm"
+/* Most chains the pipelined ptask way keeps in flight (--depth). */
+#define GEMM_MAX_DEPTH	16
 
 /*
  * The PTX of gemm_kernels.cu, NUL-terminated, linked in by gemm_ptx.S;
@@ -53,6 +60,9 @@ int gemm_ref(const float *a, const float *b, float *c, int n, int threads);
  */
 size_t gemm_compare(const float *got, const float *want, int n, double rtol,
 		    double *max_rel);
+/* The same against @want x @scale (a power of two: exact, so as strict). */
+size_t gemm_compare_scaled(const float *got, const float *want, float scale,
+			   int n, double rtol, double *max_rel);
 
 /* CLOCK_MONOTONIC in ms. */
 double gemm_now_ms(void);
@@ -61,6 +71,15 @@ double gemm_now_ms(void);
 static inline uint32_t gemm_grid(int n)
 {
 	return (uint32_t)((n + GEMM_TILE - 1) / GEMM_TILE);
+}
+
+/*
+ * What the pipelined ptask way multiplies slot @slot's A by (gemm_ptask.c):
+ * 2^slot, so each slot's D is exactly 2^slot times slot 0's.
+ */
+static inline float gemm_slot_scale(int slot)
+{
+	return (float)(1u << slot);
 }
 
 /* Bytes of one n x n float matrix. */
@@ -91,12 +110,28 @@ struct gemm_inputs {
  */
 struct gemm_ptask;
 struct ptask_ctx;
-/* @timeout_ns: for every push and pull; PTASK_FOREVER (-1) to wait on. */
+struct ptask_db;
+/*
+ * @depth: input slots (1..GEMM_MAX_DEPTH), so chains that may be in flight;
+ * the channels hold at least that many.  @timeout_ns: for every push and
+ * pull; PTASK_FOREVER (-1) to wait on.
+ */
 int gemm_ptask_open(struct ptask_ctx *ctx, const struct gemm_inputs *in,
-		    int64_t timeout_ns, struct gemm_ptask **out);
+		    int depth, int64_t timeout_ns, struct gemm_ptask **out);
+/* One chain on slot 0: push, pull D, map it (one at a time). */
 int gemm_ptask_chain(struct gemm_ptask *g);
 /* D of the last chain (valid until the next chain or close). */
 const float *gemm_ptask_result(struct gemm_ptask *g);
+/*
+ * The pipelined way's steps: push slot @slot's A, B, C (its previous
+ * chain must have been pulled); pull the oldest D and map it (*@d is the
+ * caller's until gemm_ptask_release; NULL after a failure).
+ */
+int gemm_ptask_push(struct gemm_ptask *g, int slot);
+int gemm_ptask_pull(struct gemm_ptask *g, struct ptask_db **d,
+		    const float **data);
+void gemm_ptask_release(struct gemm_ptask *g, struct ptask_db *d);
+int gemm_ptask_depth(const struct gemm_ptask *g);
 void gemm_ptask_close(struct gemm_ptask *g);
 
 struct pc_cuda_dev;
@@ -108,5 +143,20 @@ int gemm_cuda_modular(struct gemm_cuda *g);
 int gemm_cuda_handcoded(struct gemm_cuda *g);
 const float *gemm_cuda_result(struct gemm_cuda *g);
 void gemm_cuda_close(struct gemm_cuda *g);
+
+struct gemm_hs;
+/* @depth: slots (streams), 1..GEMM_MAX_DEPTH; host buffers page-locked. */
+int gemm_hs_open(struct pc_cuda_dev *dev, const struct gemm_inputs *in,
+		 int depth, struct gemm_hs **out);
+/*
+ * Enqueue chain @chain on slot @chain mod depth (its previous chain must
+ * have been waited for) with D going to host buffer @chain mod 2 depth;
+ * wait for it and find its D in *@data (valid until chain @chain + 2
+ * depth is enqueued).
+ */
+int gemm_hs_enqueue(struct gemm_hs *g, int chain);
+int gemm_hs_wait(struct gemm_hs *g, int chain, const float **data);
+int gemm_hs_depth(const struct gemm_hs *g);
+void gemm_hs_close(struct gemm_hs *g);
 
 #endif /* EXAMPLES_GEMM_H */
