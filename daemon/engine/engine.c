@@ -134,6 +134,29 @@ static struct pd_ptask_info *info_find_locked(struct pd_engine *e,
 	return n ? pc_hash_entry(n, struct pd_ptask_info, hnode) : NULL;
 }
 
+/**
+ * pd_info_fetch_private() - ptask @handle's info as it is now, uncached
+ * @e: the engine
+ * @handle: the ptask
+ * @out: the info, with the caller's reference, already marked dead
+ *
+ * For prewarm.c, which fetches a ptask's info as soon as the client
+ * opened it, before the client set its geometry: cached, that info
+ * would give the ptask's jobs a stale geometry (nothing tells the cache
+ * of a geometry set before the info was in it).  Marked dead, it is
+ * freed with its last reference, and a kernel loaded for it is unloaded
+ * at the next pd_space_kernel_get of its space.  No lock held.
+ */
+int pd_info_fetch_private(struct pd_engine *e, uint32_t handle,
+			  struct pd_ptask_info **out)
+{
+	int err = info_fetch(e, handle, out);
+
+	if (!err)
+		(*out)->dead = true;
+	return err;
+}
+
 /*
  * The info of ptask @handle with a reference for the caller.  The taker
  * and helpers fill the cache: when two fetched the same ptask at once,

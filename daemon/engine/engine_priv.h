@@ -825,6 +825,9 @@ bool pd_prewarm_one_locked(struct pd_device *dev);
 /* engine.c: ptask @handle's info, with a reference (pd_info_put_locked) */
 int pd_info_get(struct pd_engine *e, uint32_t handle,
 		struct pd_ptask_info **out);
+/* engine.c: the same, fetched now and not cached (marked dead) */
+int pd_info_fetch_private(struct pd_engine *e, uint32_t handle,
+			  struct pd_ptask_info **out);
 /* May a helper run @job on idle device @dev itself (see PD_INLINE_*)? */
 bool pd_help_can_claim_locked(struct pd_device *dev,
 			      const struct pd_job *job);

@@ -21,7 +21,11 @@
  * never used is closed like any idle one (space_idle_ms).  Requests
  * beyond PD_PREWARM_MAX queued are dropped (a cold start, no error);
  * any failure is only logged (-vv): the first invocation meets it again
- * and reports it.  Kernel mode: ptask.ko tells ptaskd of no ptask
+ * and reports it.  The info fetched here is not cached (the client sets
+ * the ptask's geometry after opening it): the first job fetches its own
+ * and finds the module loaded (the backend keeps a space's modules by
+ * code), so what it saves is the context and the module's JIT, not the
+ * function lookup.  Kernel mode: ptask.ko tells ptaskd of no ptask
  * opened, so nothing is made ahead there.
  *
  * Locking: e->prewarm and e->nprewarm under e->lock.  The worker drops
@@ -131,7 +135,8 @@ bool pd_prewarm_one_locked(struct pd_device *dev)
 	dev->self = pthread_self();
 	dev->tidying = true;
 	pd_engine_unlock(e);
-	err = pd_info_get(e, pw.ptask, &info);
+	/* not cached: the client may set the geometry after this fetch */
+	err = pd_info_fetch_private(e, pw.ptask, &info);
 	if (!err && info->kind != PTASK_KIND_GPU)
 		err = -EINVAL;
 	if (!err)

@@ -97,12 +97,11 @@ int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
 			struct pd_ptask_info *info, void **kernel)
 {
 	struct pd_engine *e = dev->e;
-	struct pd_kernel_ref **pp = &space->kernels, *ref;
+	struct pd_kernel_ref **pp, *ref;
+	bool dead;
 	int err;
 
-	while ((ref = *pp)) {
-		bool dead;
-
+	for (ref = space->kernels; ref; ref = ref->next) {
 		pd_engine_lock(e);
 		dead = ref->info->dead;
 		pd_engine_unlock(e);
@@ -110,20 +109,14 @@ int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
 			*kernel = ref->kernel;
 			return 0;
 		}
-		if (!dead) {
-			pp = &ref->next;
-			continue;
-		}
-		*pp = ref->next;
-		e->be->ops->kernel_unload(e->be, space->be_space, ref->kernel);
-		pd_engine_lock(e);
-		pd_info_put_locked(e, ref->info);
-		pd_engine_unlock(e);
-		free(ref);
 	}
 	ref = calloc(1, sizeof(*ref));
 	if (!ref)
 		return -ENOMEM;
+	/*
+	 * Loaded before the dead ones go: a kernel of the same code (a
+	 * ptask's info made again, a prewarmed one) keeps the module loaded.
+	 */
 	err = e->be->ops->kernel_load(e->be, space->be_space, info->code,
 				      info->code_len, info->entry,
 				      &ref->kernel);
@@ -141,6 +134,23 @@ int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
 	ref->next = space->kernels;
 	space->kernels = ref;
 	*kernel = ref->kernel;
+	/* Kernels of ptasks forgotten meanwhile: unloaded now. */
+	pp = &ref->next;
+	while ((ref = *pp)) {
+		pd_engine_lock(e);
+		dead = ref->info->dead;
+		pd_engine_unlock(e);
+		if (!dead) {
+			pp = &ref->next;
+			continue;
+		}
+		*pp = ref->next;
+		e->be->ops->kernel_unload(e->be, space->be_space, ref->kernel);
+		pd_engine_lock(e);
+		pd_info_put_locked(e, ref->info);
+		pd_engine_unlock(e);
+		free(ref);
+	}
 	return 0;
 }
 

@@ -431,6 +431,14 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	pd_ns_lock_deferring(c->ns, ctx ? ctx->defer : NULL);
 	err = call_locked(c, who, cmd, arg, io, ctx ? ctx->cancel : NULL,
 			  ctx ? ctx->cancel_arg : NULL);
+	/*
+	 * A geometry set: the engine's cached info of the ptask (its grid
+	 * and block) is dropped, its next job fetches it again.
+	 */
+	if (!err && c->ns->forget &&
+	    _IOC_NR(cmd) == _IOC_NR(PTASK_IOC_PTASK_SET_GEOMETRY))
+		c->ns->forget(c->ns->forget_arg,
+			      ((const struct ptask_geometry *)arg)->ptask);
 	/* A GPU ptask opened: its first invocation should find it ready. */
 	if (!err && c->ns->opened &&
 	    _IOC_NR(cmd) == _IOC_NR(PTASK_IOC_PTASK_OPEN)) {

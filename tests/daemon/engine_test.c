@@ -671,6 +671,24 @@ static int stamp_run(const struct ptask_twin_call *call)
 	return 0;
 }
 
+/*
+ * test_grid(const unsigned *in, unsigned *out): out[0] = in[0] +
+ * grid.x * 1000 + block.x: the geometry the kernel was launched with.
+ */
+static int grid_run(const struct ptask_twin_call *call)
+{
+	const uint32_t *in;
+	uint32_t *out;
+	int err = 0;
+
+	in = ptask_twin_buf(call, 0, sizeof(*in), &err);
+	out = ptask_twin_buf(call, 1, sizeof(*out), &err);
+	if (err)
+		return err;
+	out[0] = in[0] + call->grid[0] * 1000 + call->block[0];
+	return 0;
+}
+
 #define TEST_CODE	ptask_test_code, ptask_test_code + sizeof(ptask_test_code)
 
 static const struct ptask_twin engine_twins[] = {
@@ -681,6 +699,7 @@ static const struct ptask_twin engine_twins[] = {
 	{ "test_nap", TEST_CODE, nap_run, zero_cost },
 	{ "test_fail13", TEST_CODE, fail13_run, zero_cost },
 	{ "test_stamp", TEST_CODE, stamp_run, zero_cost },
+	{ "test_grid", TEST_CODE, grid_run, zero_cost },
 };
 PTASK_TWIN_LIBRARY(engine_twin_table, engine_twins);
 
@@ -810,6 +829,70 @@ static bool vec_add_body(struct rig *r, void *arg)
 		CHECK_EQ(st.bytes_inplace - st0.bytes_inplace, 0);
 	}
 	CHECK_EQ(db_release(r, dn), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+static bool wait_prewarmed(struct rig *r, uint64_t n,
+			   struct pd_engine_stats *st);
+
+static int set_geometry(struct rig *r, uint32_t pt, uint32_t grid,
+			uint32_t block)
+{
+	struct ptask_geometry a = {
+		.ptask = pt, .grid = { grid, 1, 1 }, .block = { block, 1, 1 },
+	};
+
+	return call(r, PTASK_IOC_PTASK_SET_GEOMETRY, &a, NULL);
+}
+
+/* One round through test_grid: in 7, the geometry it ran with out. */
+static bool grid_round(struct rig *r, uint32_t cin, uint32_t cout,
+		       uint32_t want)
+{
+	uint32_t din, dout, *p, *q;
+
+	din = db_new(r, 4, (void **)&p);
+	CHECK(din);
+	*p = 7;
+	CHECK_EQ(push(r, cin, din), 0);
+	CHECK_EQ(db_release(r, din), 0);
+	CHECK_EQ(pull(r, cout, &dout, (void **)&q), 0);
+	if (*q != want) {
+		diag("test_grid gave %u, want %u", *q, want);
+		return false;
+	}
+	CHECK_EQ(db_release(r, dout), 0);
+	return true;
+}
+
+/*
+ * A ptask's geometry is what the client set last before the invocation:
+ * set after the ptask was opened (and made ready ahead, which fetched
+ * its info at once), and set again after it ran.
+ */
+static bool geometry_body(struct rig *r, void *arg)
+{
+	struct pd_engine_stats st;
+	uint32_t g, t, pt, pin, pout, cin, cout;
+
+	(void)arg;
+	g = graph_new(r, "geometry");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	pt = ptask_new(r, g, PTASK_KIND_GPU, "test_grid", 2);
+	pin = port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0);
+	pout = port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	cin = chan_new(r, g, 0, pin, 1);
+	cout = chan_new(r, g, pout, 0, 1);
+	CHECK(!build_failed);
+	/* the prewarm's fetch before the geometry, as a client races it */
+	CHECK(wait_prewarmed(r, 1, &st));
+	CHECK_EQ(set_geometry(r, pt, 3, 32), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	CHECK(grid_round(r, cin, cout, 7 + 3032));
+	CHECK(grid_round(r, cin, cout, 7 + 3032));
+	CHECK_EQ(set_geometry(r, pt, 5, 64), 0);
+	CHECK(grid_round(r, cin, cout, 7 + 5064));
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
 	return true;
 }
@@ -3050,6 +3133,8 @@ int main(void)
 	       "a client's GPU ptasks are made ready when opened: one space, kernels loaded");
 	result(with_rig("sim", "devices=2", &fifo, prewarm_body, NULL),
 	       "made ready when opened, on the device of the client's space among two");
+	result(with_rig("sim", "devices=1", &fifo, geometry_body, NULL),
+	       "a geometry set after the ptask was opened, and set again, is the one launched");
 	result(with_rig("cpu", "", &shared_copies, prewarm_body, "one"),
 	       "made ready when opened, shared isolation");
 	result(with_rig("sim", "devices=1", &fifo, inout_body, NULL),
