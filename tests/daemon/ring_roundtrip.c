@@ -45,10 +45,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include "libptask.h"
 #include "bench/read_ptx.h"
+#include "common/ring.h"
 
 #define BLOCKS		8
 #define WAYS_MAX	2
@@ -91,10 +91,7 @@ struct way {
 
 static double now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+	return (double)pc_ring_now_ns() / 1e3;
 }
 
 static int cmp_double(const void *a, const void *b)
