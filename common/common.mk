@@ -5,7 +5,8 @@
 #   common   build/lib/libptask-common.a from common/*.c: the generic-
 #            netlink client (genl.c), ptaskd's message framing (msg.c),
 #            the submission and completion rings both sides share
-#            (ring.c), the CUDA driver API shim (cuda_dl.c, cuda_dev.c)
+#            (ring.c, with the core's layout: core/ring_layout.c), the
+#            CUDA driver API shim (cuda_dl.c, cuda_dev.c)
 #            and the hash table (hash.c); see Documentation/ptaskd.md
 #
 # Linked into ptaskd, libptask (its .so and .a carry what they use),
@@ -18,7 +19,13 @@
 
 PC_B := build
 PC_SRCS := $(sort $(wildcard common/*.c))
-PC_OBJS := $(PC_SRCS:common/%.c=$(PC_B)/obj/common/%.o)
+# The ring layout and its checks are the core's (ptask.ko compiles them
+# too); programs that link no core take them from here.  One that does
+# (ptaskd, the unit tests) defines them first, so the linker never pulls
+# this copy out of the archive.
+PC_CORE_SRCS := core/ring_layout.c
+PC_OBJS := $(PC_SRCS:common/%.c=$(PC_B)/obj/common/%.o) \
+	$(PC_CORE_SRCS:core/%.c=$(PC_B)/obj/common-core/%.o)
 PC_CFLAGS := -std=gnu11 -O2 -g $(WARN_FLAGS) -I. -D_GNU_SOURCE \
 	-fPIC -fvisibility=hidden $(NL_CFLAGS)
 PC_A := $(PC_B)/lib/libptask-common.a
@@ -28,6 +35,11 @@ PC_A := $(PC_B)/lib/libptask-common.a
 common: $(PC_A)
 
 $(PC_B)/obj/common/%.o: common/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PC_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(PC_B)/obj/common-core/%.o: core/%.c
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(PC_CFLAGS) -MMD -MP -c -o $@ $<

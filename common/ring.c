@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * ring.c - see ring.h; the rules are uapi/ptask.h's ("Submission and
- * completion rings").
+ * completion rings").  The layout and the header's checks are the core's
+ * (core/ring_layout.c), shared with ptask.ko.
  *
  * Atomics: the indices and flags are shared with a process that may be
  * anything, so every access to them is an __atomic builtin with the
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/ring.h"
+#include "core/ring_layout.h"
 
 _Static_assert(sizeof(struct ptask_sqe) == 64, "an SQE is 64 bytes");
 _Static_assert(sizeof(struct ptask_cqe) == 96, "a CQE is 96 bytes");
@@ -25,9 +27,6 @@ _Static_assert(sizeof(struct ptask_ring_hdr) <= PTASK_RING_ALIGN,
 	       "the header fits its cache line");
 _Static_assert(sizeof(struct ptask_ring_queue) == 3 * PTASK_RING_ALIGN,
 	       "head, tail and flags on a cache line each");
-
-#define ALIGN_UP(x)	\
-	(((x) + PTASK_RING_ALIGN - 1) & ~(uint64_t)(PTASK_RING_ALIGN - 1))
 
 uint64_t pc_ring_now_ns(void)
 {
@@ -37,43 +36,11 @@ uint64_t pc_ring_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static bool entries_ok(uint32_t n)
-{
-	return n && n <= PTASK_RING_ENTRIES_MAX && !(n & (n - 1));
-}
-
-/* The layout pc_ring_init() writes; false if the counts are bad. */
-static bool layout(uint32_t sq_entries, uint32_t cq_entries,
-		   struct ptask_ring_hdr *h)
-{
-	uint64_t off = ALIGN_UP(sizeof(*h));
-
-	if (!entries_ok(sq_entries) || !entries_ok(cq_entries))
-		return false;
-	memset(h, 0, sizeof(*h));
-	h->magic = PTASK_RING_MAGIC;
-	h->version = PTASK_RING_VERSION;
-	h->sq_entries = sq_entries;
-	h->cq_entries = cq_entries;
-	h->sqe_size = sizeof(struct ptask_sqe);
-	h->cqe_size = sizeof(struct ptask_cqe);
-	h->sq_off = off;
-	off += sizeof(struct ptask_ring_queue);
-	h->cq_off = off;
-	off += sizeof(struct ptask_ring_queue);
-	h->sqes_off = off;
-	off = ALIGN_UP(off + (uint64_t)sq_entries * h->sqe_size);
-	h->cqes_off = off;
-	off = ALIGN_UP(off + (uint64_t)cq_entries * h->cqe_size);
-	h->region_bytes = off;
-	return true;
-}
-
 size_t pc_ring_bytes(uint32_t sq_entries, uint32_t cq_entries)
 {
 	struct ptask_ring_hdr h;
 
-	return layout(sq_entries, cq_entries, &h) ? (size_t)h.region_bytes : 0;
+	return (size_t)ptask_ring_layout(sq_entries, cq_entries, &h);
 }
 
 int pc_ring_init(void *base, size_t bytes, uint32_t sq_entries,
@@ -81,54 +48,11 @@ int pc_ring_init(void *base, size_t bytes, uint32_t sq_entries,
 {
 	struct ptask_ring_hdr h;
 
-	if (!layout(sq_entries, cq_entries, &h) || bytes < h.region_bytes)
+	if (!ptask_ring_layout(sq_entries, cq_entries, &h) ||
+	    bytes < h.region_bytes)
 		return -EINVAL;
 	memset(base, 0, (size_t)h.region_bytes);
 	memcpy(base, &h, sizeof(h));
-	return 0;
-}
-
-/* Is [@off, @off + @len) inside @bytes and 64-byte aligned? */
-static bool part_ok(uint64_t off, uint64_t len, uint64_t bytes)
-{
-	return !(off % PTASK_RING_ALIGN) && off >= PTASK_RING_ALIGN &&
-	       off <= bytes && len <= bytes - off;
-}
-
-/* Do [a, a + alen) and [b, b + blen) overlap? */
-static bool overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
-{
-	return a < b + blen && b < a + alen;
-}
-
-/* Every rule of the uapi's "Layout", on a copy of the header. */
-static int check_header(const struct ptask_ring_hdr *h, size_t bytes)
-{
-	uint64_t qlen = sizeof(struct ptask_ring_queue);
-	uint64_t sqes, cqes;
-
-	if (h->magic != PTASK_RING_MAGIC || h->version != PTASK_RING_VERSION)
-		return -EINVAL;
-	if (!entries_ok(h->sq_entries) || !entries_ok(h->cq_entries) ||
-	    h->sqe_size != sizeof(struct ptask_sqe) ||
-	    h->cqe_size != sizeof(struct ptask_cqe))
-		return -EINVAL;
-	if (h->region_bytes > bytes)
-		return -EINVAL;
-	sqes = (uint64_t)h->sq_entries * h->sqe_size;
-	cqes = (uint64_t)h->cq_entries * h->cqe_size;
-	if (!part_ok(h->sq_off, qlen, h->region_bytes) ||
-	    !part_ok(h->cq_off, qlen, h->region_bytes) ||
-	    !part_ok(h->sqes_off, sqes, h->region_bytes) ||
-	    !part_ok(h->cqes_off, cqes, h->region_bytes))
-		return -EINVAL;
-	if (overlap(h->sq_off, qlen, h->cq_off, qlen) ||
-	    overlap(h->sq_off, qlen, h->sqes_off, sqes) ||
-	    overlap(h->sq_off, qlen, h->cqes_off, cqes) ||
-	    overlap(h->cq_off, qlen, h->sqes_off, sqes) ||
-	    overlap(h->cq_off, qlen, h->cqes_off, cqes) ||
-	    overlap(h->sqes_off, sqes, h->cqes_off, cqes))
-		return -EINVAL;
 	return 0;
 }
 
@@ -163,7 +87,7 @@ int pc_ring_attach(struct pc_ring *r, void *base, size_t bytes,
 	if (!base || bytes < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, base, sizeof(h));	/* read once */
-	err = check_header(&h, bytes);
+	err = ptask_ring_hdr_check(&h, bytes);
 	if (err)
 		return err;
 	memset(r, 0, sizeof(*r));

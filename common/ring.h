@@ -2,9 +2,10 @@
 /*
  * ring.h - the submission and completion rings of uapi/ptask.h
  * ("Submission and completion rings"), for both sides: laying a region
- * out, attaching to one with every check a mapped region needs, and one
- * queue's producer and consumer operations with their atomics and
- * doorbell.
+ * out, attaching to one with every check a mapped region needs (the
+ * layout and the header's rules are the core's, core/ring_layout.c,
+ * which ptask.ko lays its rings out with too), and one queue's producer
+ * and consumer operations with their atomics and doorbell.
  *
  * A side attaches with pc_ring_attach(), which reads the header once,
  * checks it and keeps what it needs in the struct pc_ring (never reading

@@ -6,8 +6,8 @@
  *
  * A ring is a region of ordinary pages (a struct ptask_buf, as a
  * datablock's, so a mapping outlives the ring and the pages count in
- * objects/buffers), laid out here as user mode's ptaskd lays its memfd
- * out, mapped by the client with mmap of /dev/ptask and by the module
+ * objects/buffers), laid out by the core (core/ring_layout.c) as user
+ * mode's ptaskd lays its memfd out, mapped by the client with mmap of /dev/ptask and by the module
  * with vmap().  ENTER runs each entry through the ioctl's own path
  * (ptask_dev_entry_call() in dev.c): no call is implemented twice.
  *
@@ -32,6 +32,7 @@
 #include <linux/xarray.h>
 #include <linux/build_bug.h>
 #include "ptask_kmod.h"
+#include "core/ring_layout.h"
 
 static_assert(sizeof(struct ptask_sqe) == 64);
 static_assert(sizeof(struct ptask_cqe) == 96);
@@ -98,31 +99,6 @@ bool ptask_ring_mmap_offset(u64 offset)
 	return offset >= PTASK_RING_MMAP_BASE;
 }
 
-/* The layout of uapi/ptask.h ("Layout"), as common/ring.c writes it. */
-static u64 ring_layout(u32 sq_entries, u32 cq_entries,
-		       struct ptask_ring_hdr *h)
-{
-	u64 off = ALIGN(sizeof(*h), PTASK_RING_ALIGN);
-
-	memset(h, 0, sizeof(*h));
-	h->magic = PTASK_RING_MAGIC;
-	h->version = PTASK_RING_VERSION;
-	h->sq_entries = sq_entries;
-	h->cq_entries = cq_entries;
-	h->sqe_size = sizeof(struct ptask_sqe);
-	h->cqe_size = sizeof(struct ptask_cqe);
-	h->sq_off = off;
-	off += sizeof(struct ptask_ring_queue);
-	h->cq_off = off;
-	off += sizeof(struct ptask_ring_queue);
-	h->sqes_off = off;
-	off = ALIGN(off + (u64)sq_entries * h->sqe_size, PTASK_RING_ALIGN);
-	h->cqes_off = off;
-	off = ALIGN(off + (u64)cq_entries * h->cqe_size, PTASK_RING_ALIGN);
-	h->region_bytes = off;
-	return off;
-}
-
 static void ring_free(struct ptask_ring *r)
 {
 	vunmap(r->kaddr);
@@ -144,7 +120,9 @@ static int ring_alloc(u32 sq_entries, struct ptask_ring **out)
 	if (!r)
 		return -ENOMEM;
 	mutex_init(&r->lock);
-	err = ptask_os_buf_alloc(NULL, ring_layout(sq_entries, cq_entries, &h),
+	/* The core's layout (core/ring_layout.c), as ptaskd's rings. */
+	err = ptask_os_buf_alloc(NULL,
+				 ptask_ring_layout(sq_entries, cq_entries, &h),
 				 &r->buf);
 	if (err)
 		goto err_free;
@@ -201,7 +179,7 @@ static int ring_setup(struct file *file, unsigned long uarg)
 	sq = a.sq_entries ? a.sq_entries : PTASK_RING_SQ_DEFAULT;
 	if (a.flags || a.reserved || a.cq_entries || a.ring ||
 	    sq > PTASK_RING_ENTRIES_MAX / PTASK_RING_CQ_FACTOR ||
-	    !is_power_of_2(sq))
+	    !ptask_ring_entries_ok(sq))
 		return -EINVAL;
 	err = ring_alloc(sq, &r);
 	if (err)

@@ -22,7 +22,6 @@
 struct lp_conn;
 struct lp_arena;
 struct lp_ring;
-struct lp_kring;
 struct lp_cpu_body;
 
 #define LP_SPIN_US_DEFAULT	50	/* PTASK_SPIN_US when unset */
@@ -94,13 +93,13 @@ struct lp_transport {
  * @spin: user mode: polling for answers
  * @lock: protects @idle, @rings, @arenas and @bodies
  * @idle: user mode: connections not in a call
- * @rings: user mode: rings not in a call (transport_ring.c)
- * @rings_off: user mode: calls go by the socket (PTASK_TRANSPORT=socket,
- *	or a ptaskd without rings)
- * @krings: kernel mode: rings not in a call (transport_kring.c)
- * @krings_off: kernel mode: calls go by their ioctls
- *	(PTASK_TRANSPORT=ioctl, or a module without rings)
- * @kring_pending: kernel mode: releases queued in idle rings, not
+ * @rings: rings not in a call (ring_client.c): ptaskd's in user mode
+ *	(transport_ring.c), ptask.ko's in kernel mode (transport_kring.c)
+ * @rings_off: calls go by the socket in user mode
+ *	(PTASK_TRANSPORT=socket, or a ptaskd without rings), by their
+ *	ioctls in kernel mode (PTASK_TRANSPORT=ioctl, or a module without
+ *	rings)
+ * @ring_pending: kernel mode: releases queued in idle rings, not
  *	entered yet (atomic; a hint)
  * @release_failed: fire-and-forget releases that failed
  *	(atomic; reported on stderr by ptask_ctx_close)
@@ -122,9 +121,7 @@ struct ptask_ctx {
 	struct lp_conn *idle;
 	struct lp_ring *rings;
 	bool rings_off;
-	struct lp_kring *krings;
-	bool krings_off;
-	uint32_t kring_pending;
+	uint32_t ring_pending;
 	uint64_t release_failed;
 	int release_err;
 	struct lp_arena *arenas;
@@ -174,6 +171,9 @@ int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
 		const void *b, size_t blen, void *out, size_t cap,
 		size_t *got, int *passed, struct lp_spin *spin);
 
+/* Is @cmd one a ring carries (ring_client.c)? */
+bool lp_ring_cmd(unsigned int cmd);
+
 /*
  * User mode's rings (transport_ring.c): push, pull, datablock create and
  * release through a ring of the context's pool: 0 or -errno as the
@@ -182,8 +182,6 @@ int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
  */
 int lp_ring_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 		 struct lp_mem *mem);
-/* Is @cmd one a ring carries? */
-bool lp_ring_cmd(unsigned int cmd);
 /* Close every ring of the pool (ptask_ctx_close). */
 void lp_rings_close(struct ptask_ctx *ctx);
 

@@ -27,7 +27,7 @@ static int k_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 
 	(void)mem;	/* the module's datablocks map by mmap_offset */
 	if (lp_ring_cmd(cmd) &&
-	    !__atomic_load_n(&ctx->krings_off, __ATOMIC_RELAXED)) {
+	    !__atomic_load_n(&ctx->rings_off, __ATOMIC_RELAXED)) {
 		ret = lp_kring_call(ctx, cmd, arg);
 		if (ret <= 0)
 			return ret;
@@ -109,22 +109,22 @@ bool lp_kernel_usable(void)
  * PTASK_TRANSPORT in kernel mode: "ring" (or unset, or empty), or "ioctl"
  * (also "socket", user mode's name for the path without rings).
  */
-static int transport_from_env(bool *krings_off)
+static int transport_from_env(bool *rings_off)
 {
 	const char *env = getenv("PTASK_TRANSPORT");
 
-	*krings_off = false;
+	*rings_off = false;
 	if (!env || !*env || !strcmp(env, "ring"))
 		return 0;
 	if (strcmp(env, "ioctl") && strcmp(env, "socket"))
 		return -EINVAL;
-	*krings_off = true;
+	*rings_off = true;
 	return 0;
 }
 
 int lp_kernel_open(struct ptask_ctx *ctx)
 {
-	int err = transport_from_env(&ctx->krings_off);
+	int err = transport_from_env(&ctx->rings_off);
 
 	if (err)
 		return err;

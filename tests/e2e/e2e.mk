@@ -38,11 +38,23 @@ $(B)/vm/ptaskd_e2e: $(E2E_DEPS)
 
 daemon-tests: $(B)/tests/daemon/ptaskd_e2e
 
-# Rings against the socket, one small invocation (a helper, not a test:
-# not in build/tests/daemon/); see tests/daemon/ring_roundtrip.c.
-$(B)/tests/helpers/ring_roundtrip: tests/daemon/ring_roundtrip.c $(LIBPT_A) $(PC_A)
+# Rings against the path without them, one small invocation (a helper,
+# not a test: not in build/tests/daemon/), one source for both modes (see
+# tests/daemon/ring_roundtrip.c): for the host (user mode), and static
+# for the guest (--kernel; carried in by tests/vm/run.sh bench).
+RT_SRC := tests/daemon/ring_roundtrip.c
+RT_DEPS := $(RT_SRC) bench/read_ptx.h libptask/libptask.h $(LIBPT_A) $(PC_A)
+
+$(B)/tests/helpers/ring_roundtrip: $(RT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
-	$(Q)$(CC) $(CFLAGS) $(E2E_FLAGS) -o $@ $< $(LIBPT_A) $(PC_A) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(E2E_FLAGS) -o $@ $(RT_SRC) $(LIBPT_A) $(PC_A) -lpthread
+
+$(B)/vm/ring_roundtrip: $(RT_DEPS)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@ (static)"
+	$(Q)$(CC) $(STATIC_CFLAGS) $(E2E_FLAGS) -o $@ $(RT_SRC) $(LIBPT_A) \
+		$(PC_A) -lpthread $(NL_QUIET)
 
 daemon-tests: $(B)/tests/helpers/ring_roundtrip
+bench-progs: $(B)/vm/ring_roundtrip

@@ -824,6 +824,37 @@ TEST_F(e2e, transport_is_the_variants)
 	EXPECT_EQ(-EINVAL, e2e_ctx_open(&self->d, &self->fg.ctx));
 }
 
+/*
+ * More releases in a row than a ring's SQ holds (libptask's ring client:
+ * user mode waits for ptaskd to make room, kernel mode holds releases
+ * and enters a full SQ to make room), then a call that is no ring's
+ * (kernel mode enters what the idle ring holds before its ioctl): every
+ * datablock is gone while the context is still open.
+ */
+TEST_F(e2e, releases_overfill_the_ring)
+{
+	enum { N = 3 * (PTASK_RING_SQ_DEFAULT > PTASKD_RING_SQ_DEFAULT ?
+			PTASK_RING_SQ_DEFAULT : PTASKD_RING_SQ_DEFAULT) + 5 };
+	__u64 base[__PTASK_COUNT_MAX], *dbs = &base[PTASK_COUNT_DATABLOCKS];
+	struct ptask_db *db[N];
+	int i;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_counts_read(&self->d, base));
+	for (i = 0; i < N; i++)
+		ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0, 64, 0,
+						    &db[i]));
+	ASSERT_EQ(0, e2e_count_wait(&self->d, PTASK_COUNT_DATABLOCKS,
+				    *dbs + N, PT_WAIT_MS));
+	for (i = 0; i < N; i++)
+		ASSERT_PT(0, ptask_datablock_release(self->ch.ctx, db[i]));
+	EXPECT_PT(-ENOENT, ptask_graph_run(self->ch.ctx, 12345));
+	EXPECT_EQ(0, e2e_count_wait(&self->d, PTASK_COUNT_DATABLOCKS, *dbs,
+				    PT_WAIT_MS))
+		TH_LOG("releases queued in a ring were never run");
+}
+
 static struct ptask_sqe create_sqe(uint64_t user_data, uint64_t bytes)
 {
 	struct ptask_sqe sqe = {
