@@ -187,10 +187,19 @@ struct gesture_tracker {
 };
 
 void gesture_tracker_init(struct gesture_tracker *t);
-/* One frame's fused cloud (@npoints points) to its events. */
+/* One frame's fused cloud (@npoints points, stacked) to its events. */
 void gesture_tracker_step(struct gesture_tracker *t, uint32_t frame,
 			  const struct gesture_point *cloud, size_t npoints,
 			  struct gesture_events *out);
+/*
+ * The same over the fused cloud's @nplanes planes (1..GESTURE_CAMS_MAX)
+ * of @plane points each, in separate buffers (the ptask graph filters
+ * each camera on its own): the events of the planes stacked in order.
+ */
+void gesture_tracker_step_planes(struct gesture_tracker *t, uint32_t frame,
+				 const struct gesture_point *const *planes,
+				 uint32_t nplanes, size_t plane,
+				 struct gesture_events *out);
 
 enum gesture_hid_mode {
 	GESTURE_HID_AUTO = 0,	/* uinput when /dev/uinput opens, else print */
