@@ -43,8 +43,6 @@
 /* Kernel entry names (gesture_kernels.cu; ptaskd's host twins). */
 #define GESTURE_XFORM_ENTRY	"gesture_xform"
 #define GESTURE_FILTER_ENTRY	"gesture_filter"	/* stacked input */
-/* the filter over @n separate clouds (2..4): "gesture_filter<n>" */
-const char *gesture_filter_entry(int n);
 #define GESTURE_BLOCK_X		32
 #define GESTURE_BLOCK_Y		8
 
