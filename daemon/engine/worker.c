@@ -37,7 +37,8 @@
  * lane's last job, its ptask's average wall time.  The wall time, not
  * the device time PTSched is charged: a cpu launch split over two lanes
  * has about twice as much device time as wall time, and expecting its
- * fence that late left the completion thread napping past it.  Until
+ * fence that late left the completion thread napping past it (up to
+ * PD_COMPLETE_NAP_MAX_NS at a time) instead of spinning for it.  Until
  * a fence of the ptask was seen, its device time (scaled to wall time),
  * as the only history there is.
  */
@@ -65,10 +66,10 @@ static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
  *
  * Its run started at its launch, or when the fence of the job before it
  * on @lane was seen, whichever is later; it ended no later than @now.
- * A fence is seen at most one nap of the completion thread
- * (PD_COMPLETE_NAP_MAX_NS) after it passed, since that thread polls at
- * least that often while jobs are in flight, so the average is late by
- * a fraction of a nap, however wrong the expectation was.
+ * The completion thread polls at least every PD_COMPLETE_NAP_MAX_NS
+ * while jobs are in flight, so a fence is seen about a nap after it
+ * passed at worst, however wrong the expectation was: the average is
+ * late by a fraction of a nap, and a wrong one cannot feed itself.
  */
 void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
 			      struct pd_lane *lane, uint64_t now)
