@@ -12,7 +12,7 @@
  * development machines have two).
  *
  * When it polls: each job carries the time its fence is expected to
- * pass (worker.c: its ptask's average device time, after the job before
+ * pass (worker.c: its ptask's average wall time, after the job before
  * it on its lane).  While a fence is due within PD_COMPLETE_SPIN_NS, or
  * late by less than that, the thread spins, yielding the core between
  * passes (a sleeping thread takes 12-14 us to wake on these VMs, more
@@ -83,6 +83,7 @@ uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			job->gpu_ns = rc > 0 ? gpu_ns : 0;
 			if (rc < 0 && !job->err)
 				job->err = rc;
+			pd_job_fence_seen_locked(e, job, ln, pd_now_ns());
 			pd_trace(PD_TR_FENCE_SEEN);
 		}
 		/*
@@ -150,6 +151,7 @@ void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	job->gpu_ns = rc > 0 ? gpu_ns : 0;
 	if (rc < 0 && !job->err)
 		job->err = rc;
+	pd_job_fence_seen_locked(e, job, &space->lanes[lane], pd_now_ns());
 	pd_lane_reap_locked(e, space, lane, defer);
 }
 

@@ -209,6 +209,13 @@ struct pd_space;
  *	from queued to placed
  * @avg_run_ns: moving average of their device time
  * @runs: invocations completed (0: no history yet)
+ * @avg_wall_ns: moving average of their wall time on their lane, from
+ *	the start of their run (launch, or the fence before theirs on the
+ *	lane seen) to their fence seen: when the completion thread expects
+ *	a fence (worker.c, due_locked).  Not @avg_run_ns: a cpu launch
+ *	split over lanes keeps several cores busy, so its device time (the
+ *	charge) is a multiple of its wall time.
+ * @walls: fences seen that @avg_wall_ns averages (0: none yet)
  * @hnode: its place in e->infos, keyed by @handle (while not @dead)
  */
 struct pd_ptask_info {
@@ -226,6 +233,8 @@ struct pd_ptask_info {
 	double avg_wait_ns;
 	double avg_run_ns;
 	uint64_t runs;
+	double avg_wall_ns;
+	uint64_t walls;
 	struct pc_hash_node hnode;
 };
 
@@ -263,12 +272,15 @@ struct pd_pooled {
  * @finishing: a thread is completing its jobs (pd_lane_reap_locked):
  *	nobody else does meanwhile, which keeps lane order
  * @due_ns: when its last job is expected to complete
+ * @seen_ns: when the fence of its last job was seen to pass (the next
+ *	job's run starts then, if it was launched before)
  */
 struct pd_lane {
 	struct ptask_list jobs;
 	uint32_t njobs;
 	bool finishing;
 	uint64_t due_ns;
+	uint64_t seen_ns;
 };
 
 /**
@@ -762,6 +774,9 @@ static inline bool pd_dev_available(const struct pd_device *dev)
 
 /* worker.c */
 void *pd_worker_main(void *arg);
+/* @job's fence was seen to pass at @now: learn its wall time. */
+void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
+			      struct pd_lane *lane, uint64_t now);
 /*
  * Submit @job on @dev (on the thread holding it); it is in flight on its
  * lane afterwards (returns true), or was completed at once (false: it

@@ -33,16 +33,64 @@
 #include "daemon/engine/engine_priv.h"
 #include "daemon/trace.h"
 
-/* When a job submitted now on @lane should complete (wall ns). */
+/* Weight of a new sample in struct pd_ptask_info.avg_wall_ns. */
+#define PD_WALL_EMA_WEIGHT	0.125
+
+/*
+ * When a job submitted now on @lane should complete (wall ns): after the
+ * lane's last job, its ptask's average wall time.  The wall time, not
+ * the device time PTSched is charged: a cpu launch split over two lanes
+ * has about twice as much device time as wall time, and expecting its
+ * fence that late left the completion thread napping past it (up to
+ * PD_COMPLETE_NAP_MAX_NS at a time) instead of spinning for it.  Until
+ * a fence of the ptask was seen, its device time (scaled to wall time),
+ * as the only history there is.
+ */
 static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
 			   struct pd_lane *lane, uint64_t now)
 {
+	const struct pd_ptask_info *info = job->info;
 	double scale = e->be->wall_per_gpu_ns > 0 ? e->be->wall_per_gpu_ns :
 						   1.0;
-	double run = job->info->runs ? job->info->avg_run_ns : 0.0;
+	double run = info->walls ? info->avg_wall_ns :
+		     info->runs ? info->avg_run_ns * scale : 0.0;
 	uint64_t from = lane->due_ns > now ? lane->due_ns : now;
 
-	return from + (uint64_t)(run * scale);
+	pd_assert_locked(e);
+	return from + (uint64_t)run;
+}
+
+/**
+ * pd_job_fence_seen_locked() - @job's fence was seen to pass: learn its
+ *	wall time for due_locked
+ * @e: the engine
+ * @job: the job, its fence just seen (by a poll or its waiter)
+ * @lane: its lane
+ * @now: when it was seen
+ *
+ * Its run started at its launch, or when the fence of the job before it
+ * on @lane was seen, whichever is later; it ended no later than @now.
+ * The completion thread polls at least every PD_COMPLETE_NAP_MAX_NS
+ * while jobs are in flight, so a fence is seen about a nap after it
+ * passed at worst, however wrong the expectation was: the average is
+ * late by a fraction of a nap, and a wrong one cannot feed itself.
+ */
+void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
+			      struct pd_lane *lane, uint64_t now)
+{
+	struct pd_ptask_info *info = job->info;
+	uint64_t start = job->launch_ns > lane->seen_ns ? job->launch_ns :
+			 lane->seen_ns;
+	double wall;
+
+	pd_assert_locked(e);
+	lane->seen_ns = now;
+	if (!job->launch_ns || job->err || now < start)
+		return;
+	wall = (double)(now - start);
+	info->avg_wall_ns = info->walls ? info->avg_wall_ns +
+			    PD_WALL_EMA_WEIGHT * (wall - info->avg_wall_ns) : wall;
+	info->walls++;
 }
 
 /* Log where a job's time went, for -vv: the engine's share. */

@@ -43,8 +43,6 @@
 /* Kernel entry names (gesture_kernels.cu; ptaskd's host twins). */
 #define GESTURE_XFORM_ENTRY	"gesture_xform"
 #define GESTURE_FILTER_ENTRY	"gesture_filter"	/* stacked input */
-/* the filter over @n separate clouds (2..4): "gesture_filter<n>" */
-const char *gesture_filter_entry(int n);
 #define GESTURE_BLOCK_X		32
 #define GESTURE_BLOCK_Y		8
 
@@ -187,10 +185,19 @@ struct gesture_tracker {
 };
 
 void gesture_tracker_init(struct gesture_tracker *t);
-/* One frame's fused cloud (@npoints points) to its events. */
+/* One frame's fused cloud (@npoints points, stacked) to its events. */
 void gesture_tracker_step(struct gesture_tracker *t, uint32_t frame,
 			  const struct gesture_point *cloud, size_t npoints,
 			  struct gesture_events *out);
+/*
+ * The same over the fused cloud's @nplanes planes (1..GESTURE_CAMS_MAX)
+ * of @plane points each, in separate buffers (the ptask graph filters
+ * each camera on its own): the events of the planes stacked in order.
+ */
+void gesture_tracker_step_planes(struct gesture_tracker *t, uint32_t frame,
+				 const struct gesture_point *const *planes,
+				 uint32_t nplanes, size_t plane,
+				 struct gesture_events *out);
 
 enum gesture_hid_mode {
 	GESTURE_HID_AUTO = 0,	/* uinput when /dev/uinput opens, else print */

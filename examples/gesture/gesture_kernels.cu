@@ -9,11 +9,8 @@
  *   gesture_filter(const gesture_point *clouds, gesture_point *out,
  *		    gesture_filter_shape shape)
  *	the bilateral filter over shape.ncams clouds stacked in one buffer
- *	(handcode, modular, pipes: the xforms write into one buffer)
- *   gesture_filter2/3/4(const gesture_point *c0, ..., gesture_point *out,
- *		    gesture_filter_shape shape)
- *	the same over 2, 3 or 4 separate clouds into one stacked output
- *	(the ptask graph: each xform ptask has its own output datablock)
+ *	(handcode, modular, pipes: the xforms write into one buffer; the
+ *	ptask graph: one camera's cloud, a filter ptask per camera)
  *
  * Launch: blocks of 32 x 8 threads, grid ceil(width / 32) x
  * ceil(height / 8) x ncams (z: the camera; 1 for xform).
@@ -60,37 +57,4 @@ extern "C" __global__ void gesture_filter(const gesture_point *__restrict__ clou
 		return;
 	filter_one(clouds + (long)blockIdx.z * shape.width * shape.height,
 		   out, shape);
-}
-
-extern "C" __global__ void gesture_filter2(const gesture_point *__restrict__ c0,
-					   const gesture_point *__restrict__ c1,
-					   gesture_point *__restrict__ out,
-					   gesture_filter_shape shape)
-{
-	/* a select, not an array: an indexed array would live in local memory */
-	if (blockIdx.z < 2)
-		filter_one(blockIdx.z == 0 ? c0 : c1, out, shape);
-}
-
-extern "C" __global__ void gesture_filter3(const gesture_point *__restrict__ c0,
-					   const gesture_point *__restrict__ c1,
-					   const gesture_point *__restrict__ c2,
-					   gesture_point *__restrict__ out,
-					   gesture_filter_shape shape)
-{
-	if (blockIdx.z < 3)
-		filter_one(blockIdx.z == 0 ? c0 : blockIdx.z == 1 ? c1 : c2,
-			   out, shape);
-}
-
-extern "C" __global__ void gesture_filter4(const gesture_point *__restrict__ c0,
-					   const gesture_point *__restrict__ c1,
-					   const gesture_point *__restrict__ c2,
-					   const gesture_point *__restrict__ c3,
-					   gesture_point *__restrict__ out,
-					   gesture_filter_shape shape)
-{
-	if (blockIdx.z < 4)
-		filter_one(blockIdx.z == 0 ? c0 : blockIdx.z == 1 ? c1 :
-			   blockIdx.z == 2 ? c2 : c3, out, shape);
 }

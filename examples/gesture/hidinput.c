@@ -61,38 +61,52 @@ static bool in_cluster(const struct gesture_point *p,
 	return p->z <= near->z + SLAB_MM && dx * dx + dy * dy <= RADIUS_MM * RADIUS_MM;
 }
 
+/* Point @i of the planes stacked in order. */
+static const struct gesture_point *point_at(const struct gesture_point *const *planes,
+					    size_t plane, size_t i)
+{
+	return &planes[i / plane][i % plane];
+}
+
 /*
  * The hand's cluster: its size and centroid (mm); 0 points when none.
- * The first pass over the cloud finds the nearest point and remembers
- * where the points in the volume are (a few thousand of 600,000), so
- * the second looks at those only: half of hidinput's time, with the same
- * points summed in the same order (the whole cloud again if there were
- * more than @t->near holds).
+ * The cloud is @nplanes planes of @plane points, taken as if stacked in
+ * order (point i is point i % plane of plane i / plane).  The first pass
+ * finds the nearest point and remembers where the points in the volume
+ * are (a few thousand of 600,000), so the second looks at those only:
+ * half of hidinput's time, with the same points summed in the same
+ * order (the whole cloud again if there were more than @t->near holds).
  */
 static uint32_t find_hand(struct gesture_tracker *t,
-			  const struct gesture_point *cloud, size_t n,
-			  int32_t pos[3])
+			  const struct gesture_point *const *planes,
+			  uint32_t nplanes, size_t plane, int32_t pos[3])
 {
+	const size_t n = nplanes * plane;
 	const struct gesture_point *near = NULL;
 	double sx = 0.0, sy = 0.0, sz = 0.0;
-	uint32_t count = 0;
-	size_t i, nnear = 0;
+	uint32_t count = 0, k;
+	size_t i, j, nnear = 0;
 	bool overflow = false;
 
-	for (i = 0; i < n; i++) {
-		if (!in_volume(&cloud[i]))
-			continue;
-		if (!near || cloud[i].z < near->z)
-			near = &cloud[i];
-		if (nnear < GESTURE_NEAR_MAX)
-			t->near[nnear++] = (uint32_t)i;
-		else
-			overflow = true;
+	for (k = 0; k < nplanes; k++) {
+		const struct gesture_point *c = planes[k];
+
+		for (j = 0; j < plane; j++) {
+			if (!in_volume(&c[j]))
+				continue;
+			if (!near || c[j].z < near->z)
+				near = &c[j];
+			if (nnear < GESTURE_NEAR_MAX)
+				t->near[nnear++] = (uint32_t)(k * plane + j);
+			else
+				overflow = true;
+		}
 	}
 	if (!near)
 		return 0;
 	for (i = 0; i < (overflow ? n : nnear); i++) {
-		const struct gesture_point *p = &cloud[overflow ? i : t->near[i]];
+		const struct gesture_point *p =
+			point_at(planes, plane, overflow ? i : t->near[i]);
 
 		if (!in_volume(p) || !in_cluster(p, near))
 			continue;
@@ -125,11 +139,19 @@ void gesture_tracker_step(struct gesture_tracker *t, uint32_t frame,
 			  const struct gesture_point *cloud, size_t npoints,
 			  struct gesture_events *out)
 {
+	gesture_tracker_step_planes(t, frame, &cloud, 1, npoints, out);
+}
+
+void gesture_tracker_step_planes(struct gesture_tracker *t, uint32_t frame,
+				 const struct gesture_point *const *planes,
+				 uint32_t nplanes, size_t plane,
+				 struct gesture_events *out)
+{
 	int32_t pos[3], px, py;
 
 	memset(out, 0, sizeof(*out));
 	out->frame = frame;
-	out->points = find_hand(t, cloud, npoints, pos);
+	out->points = plane ? find_hand(t, planes, nplanes, plane, pos) : 0;
 	if (!out->points) {
 		if (t->pressed)
 			add(out, GESTURE_EV_UP, t->last_x, t->last_y, 0);

@@ -3,17 +3,23 @@
  * impl_ptask.c - the ptask implementation: the whole pipeline is one
  * graph, and this program only feeds the cameras in and pulls events out.
  *
- *   depth_0 --> [xform_0 (GPU)] --cloud_0--\
- *    cam_0 -/                               [filter (GPU)] --fused--> [hidinput (CPU)] --> events
- *   depth_1 --> [xform_1 (GPU)] --cloud_1--/     shape -/
- *    cam_1 -/
+ *   depth_0 --> [xform_0 (GPU)] --cloud_0--> [filter_0 (GPU)] --filtered_0--\
+ *    cam_0 -/                       shape_0 -/                              [hidinput (CPU)] --> events
+ *   depth_1 --> [xform_1 (GPU)] --cloud_1--> [filter_1 (GPU)] --filtered_1--/
+ *    cam_1 -/                       shape_1 -/
  *
  * xform_k runs gesture_xform with camera k's parameters on a sticky
- * by-value port; filter runs gesture_filter<K> over the K clouds (on the
- * GPU the clouds never come back to the host: no client reads them);
- * hidinput is a CPU ptask whose body is the tracker and the uinput/print
- * output, run by libptask's worker thread in this process.  On ptaskd's
- * cpu backend the GPU ptasks run ptaskd's host twins of the kernels
+ * by-value port; filter_k runs gesture_filter over camera k's cloud alone
+ * (a shape of one camera, also sticky): the stencil never crosses from
+ * one camera's image to another's, so the cameras' filters are
+ * independent invocations that a device may run at once (the cpu
+ * backend on two cores, a GPU on two streams), as the host
+ * implementation runs a filter thread per camera.  On the GPU the
+ * clouds never come back to the host (no client reads them).  hidinput
+ * is a CPU ptask over the K filtered clouds (the fused cloud, one plane
+ * per port), whose body is the tracker and the uinput/print output, run
+ * by libptask's worker thread in this process.  On ptaskd's cpu backend
+ * the GPU ptasks run ptaskd's host twins of the kernels
  * (examples/gesture/twin.c), which share gesture_math.h.
  *
  * The source writes each frame straight into mapped datablocks (one per
@@ -33,11 +39,11 @@ struct ptask_impl {
 	struct gesture_run run;
 	struct ptask_ctx *ctx;
 	uint32_t graph;
-	uint32_t t_depth, t_cloud, t_fused, t_cam, t_shape, t_events;
+	uint32_t t_depth, t_cloud, t_cam, t_shape, t_events;
 	uint32_t ch_depth[GESTURE_CAMS_MAX], ch_cam[GESTURE_CAMS_MAX];
-	uint32_t ch_shape, ch_events;
+	uint32_t ch_shape[GESTURE_CAMS_MAX], ch_events;
 	struct ptask_db *depth[GESTURE_SLOTS][GESTURE_CAMS_MAX];
-	struct ptask_db *cam[GESTURE_CAMS_MAX], *shape;
+	struct ptask_db *cam[GESTURE_CAMS_MAX], *shape[GESTURE_CAMS_MAX];
 	struct gesture_tracker tracker;
 	uint32_t hid_frame;	/* the next frame hidinput sees (worker thread) */
 };
@@ -49,60 +55,92 @@ static int chk(int err, const char *what)
 	return err;
 }
 
-/* hidinput's body: one fused cloud in, one frame's events out. */
+/* hidinput's body: the K filtered clouds in, one frame's events out. */
 static int hid_body(struct ptask_cpu_call *call, void *arg)
 {
 	struct ptask_impl *p = arg;
-	const size_t points = gesture_rig_frame_pixels(p->run.rig);
+	const uint32_t ncams = p->run.rig->ncams;
+	const size_t plane = (size_t)p->run.rig->width * p->run.rig->height;
+	const struct gesture_point *planes[GESTURE_CAMS_MAX];
 	struct gesture_events *ev;
+	uint32_t k;
 
-	if (call->nports != 2 || !call->ports[0].data || !call->ports[1].data ||
-	    call->ports[0].bytes < points * sizeof(struct gesture_point) ||
-	    call->ports[1].bytes < sizeof(*ev))
+	if (call->nports != ncams + 1)
 		return -EINVAL;
-	ev = call->ports[1].data;
-	gesture_tracker_step(&p->tracker, p->hid_frame++, call->ports[0].data,
-			     points, ev);
+	for (k = 0; k < ncams; k++) {
+		if (!call->ports[k].data ||
+		    call->ports[k].bytes < plane * sizeof(struct gesture_point))
+			return -EINVAL;
+		planes[k] = call->ports[k].data;
+	}
+	if (!call->ports[ncams].data || call->ports[ncams].bytes < sizeof(*ev))
+		return -EINVAL;
+	ev = call->ports[ncams].data;
+	gesture_tracker_step_planes(&p->tracker, p->hid_frame++, planes, ncams,
+				    plane, ev);
 	return gesture_hid_emit(&p->run.hid, ev);
 }
 
-static int xform_open(struct ptask_impl *p, uint32_t k, uint32_t *cloud_port)
+/* The GPU ptasks of camera @k: xform_k, filter_k, their channels. */
+static int camera_open(struct ptask_impl *p, uint32_t k, uint32_t *filtered_port)
 {
 	const struct gesture_rig *rig = p->run.rig;
 	const uint32_t grid[3] = { (rig->width + GESTURE_BLOCK_X - 1) / GESTURE_BLOCK_X,
 				   (rig->height + GESTURE_BLOCK_Y - 1) / GESTURE_BLOCK_Y, 1 };
 	const uint32_t block[3] = { GESTURE_BLOCK_X, GESTURE_BLOCK_Y, 1 };
-	uint32_t pt, in, cam;
+	uint32_t xf, in, cloud, cam, flt, fin, shape, ch;
 	char name[32];
 	int err;
 
 	snprintf(name, sizeof(name), "xform_%u", k);
 	err = chk(ptask_gpu_ptask_open(p->ctx, p->graph, name, gesture_ptx,
-				       gesture_ptx_len, GESTURE_XFORM_ENTRY, 3, &pt),
+				       gesture_ptx_len, GESTURE_XFORM_ENTRY, 3, &xf),
 		  "xform ptask");
 	snprintf(name, sizeof(name), "xform_%u_depth", k);
-	err = err ?: chk(ptask_port_open(p->ctx, pt, name, PTASK_PORT_INPUT, 0,
+	err = err ?: chk(ptask_port_open(p->ctx, xf, name, PTASK_PORT_INPUT, 0,
 					 p->t_depth, 0, 0, &in), "xform depth port");
 	snprintf(name, sizeof(name), "xform_%u_cloud", k);
-	err = err ?: chk(ptask_port_open(p->ctx, pt, name, PTASK_PORT_OUTPUT, 0,
-					 p->t_cloud, 1, 0, cloud_port), "xform cloud port");
+	err = err ?: chk(ptask_port_open(p->ctx, xf, name, PTASK_PORT_OUTPUT, 0,
+					 p->t_cloud, 1, 0, &cloud), "xform cloud port");
 	snprintf(name, sizeof(name), "xform_%u_cam", k);
-	err = err ?: chk(ptask_port_open(p->ctx, pt, name, PTASK_PORT_STICKY, 0,
+	err = err ?: chk(ptask_port_open(p->ctx, xf, name, PTASK_PORT_STICKY, 0,
 					 p->t_cam, 2, 0, &cam), "xform camera port");
-	err = err ?: chk(ptask_set_geometry(p->ctx, pt, grid, block, 0), "xform geometry");
+	err = err ?: chk(ptask_set_geometry(p->ctx, xf, grid, block, 0), "xform geometry");
 	snprintf(name, sizeof(name), "depth_%u", k);
 	err = err ?: chk(ptask_channel_open(p->ctx, p->graph, name, 0, in, GESTURE_SLOTS,
 					    p->t_depth, &p->ch_depth[k]), "depth channel");
 	snprintf(name, sizeof(name), "cam_%u", k);
-	return err ?: chk(ptask_channel_open(p->ctx, p->graph, name, 0, cam, 1,
-					     p->t_cam, &p->ch_cam[k]), "camera channel");
+	err = err ?: chk(ptask_channel_open(p->ctx, p->graph, name, 0, cam, 1,
+					    p->t_cam, &p->ch_cam[k]), "camera channel");
+
+	/* the filter of this camera alone: gesture_filter, a one-camera shape */
+	snprintf(name, sizeof(name), "filter_%u", k);
+	err = err ?: chk(ptask_gpu_ptask_open(p->ctx, p->graph, name, gesture_ptx,
+					      gesture_ptx_len, GESTURE_FILTER_ENTRY, 3,
+					      &flt), "filter ptask");
+	snprintf(name, sizeof(name), "filter_%u_in", k);
+	err = err ?: chk(ptask_port_open(p->ctx, flt, name, PTASK_PORT_INPUT, 0,
+					 p->t_cloud, 0, 0, &fin), "filter input port");
+	snprintf(name, sizeof(name), "filter_%u_out", k);
+	err = err ?: chk(ptask_port_open(p->ctx, flt, name, PTASK_PORT_OUTPUT, 0,
+					 p->t_cloud, 1, 0, filtered_port),
+			 "filter output port");
+	snprintf(name, sizeof(name), "filter_%u_shape", k);
+	err = err ?: chk(ptask_port_open(p->ctx, flt, name, PTASK_PORT_STICKY, 0,
+					 p->t_shape, 2, 0, &shape), "filter shape port");
+	err = err ?: chk(ptask_set_geometry(p->ctx, flt, grid, block, 0), "filter geometry");
+	snprintf(name, sizeof(name), "cloud_%u", k);
+	err = err ?: chk(ptask_channel_open(p->ctx, p->graph, name, cloud, fin, 2,
+					    p->t_cloud, &ch), "cloud channel");
+	snprintf(name, sizeof(name), "shape_%u", k);
+	return err ?: chk(ptask_channel_open(p->ctx, p->graph, name, 0, shape, 1,
+					     p->t_shape, &p->ch_shape[k]), "shape channel");
 }
 
 static int templates_open(struct ptask_impl *p)
 {
 	const struct gesture_rig *rig = p->run.rig;
 	const uint32_t plane[3] = { rig->width, rig->height, 1 };
-	const uint32_t stack[3] = { rig->width, rig->height, rig->ncams };
 	const uint32_t one[3] = { 1, 1, 1 };
 	struct ptask_ctx *c = p->ctx;
 	uint32_t g = p->graph;
@@ -113,9 +151,6 @@ static int templates_open(struct ptask_impl *p)
 	err = err ?: chk(ptask_template_open(c, g, "cloud", PTASK_TEMPLATE_ARRAY, PTASK_BIND_GLOBAL,
 					     sizeof(struct gesture_point), plane, &p->t_cloud),
 			 "template cloud");
-	err = err ?: chk(ptask_template_open(c, g, "fused", PTASK_TEMPLATE_ARRAY, PTASK_BIND_GLOBAL,
-					     sizeof(struct gesture_point), stack, &p->t_fused),
-			 "template fused");
 	err = err ?: chk(ptask_template_open(c, g, "cam", PTASK_TEMPLATE_ARRAY, PTASK_BIND_PARAM,
 					     sizeof(struct gesture_cam), one, &p->t_cam),
 			 "template cam");
@@ -127,46 +162,28 @@ static int templates_open(struct ptask_impl *p)
 					      one, &p->t_events), "template events");
 }
 
-/* filter over the xforms' clouds, hidinput after it, the two channels. */
-static int tail_open(struct ptask_impl *p, const uint32_t *cloud_ports)
+/* hidinput over the filters' clouds, and its channels. */
+static int hidinput_open(struct ptask_impl *p, const uint32_t *filtered_ports)
 {
-	const struct gesture_rig *rig = p->run.rig;
-	const uint32_t n = rig->ncams;
-	const uint32_t grid[3] = { (rig->width + GESTURE_BLOCK_X - 1) / GESTURE_BLOCK_X,
-				   (rig->height + GESTURE_BLOCK_Y - 1) / GESTURE_BLOCK_Y, n };
-	const uint32_t block[3] = { GESTURE_BLOCK_X, GESTURE_BLOCK_Y, 1 };
-	/* one camera: its cloud is already the stack of one */
-	const char *entry = n == 1 ? GESTURE_FILTER_ENTRY : gesture_filter_entry((int)n);
-	uint32_t flt, in, out, shape, hid, hin, hout, ch, k;
+	const uint32_t n = p->run.rig->ncams;
+	uint32_t hid, in, out, ch, k;
 	char name[32];
 	int err;
 
-	err = chk(ptask_gpu_ptask_open(p->ctx, p->graph, "filter", gesture_ptx,
-				       gesture_ptx_len, entry, n + 2, &flt), "filter ptask");
+	err = chk(ptask_cpu_ptask_open(p->ctx, p->graph, "hidinput", n + 1, hid_body,
+				       p, &hid), "hidinput ptask");
 	for (k = 0; k < n && !err; k++) {
-		snprintf(name, sizeof(name), "filter_in_%u", k);
-		err = chk(ptask_port_open(p->ctx, flt, name, PTASK_PORT_INPUT, 0,
-					  p->t_cloud, k, 0, &in), "filter input port");
-		snprintf(name, sizeof(name), "cloud_%u", k);
-		err = err ?: chk(ptask_channel_open(p->ctx, p->graph, name, cloud_ports[k],
-						    in, 2, p->t_cloud, &ch), "cloud channel");
+		snprintf(name, sizeof(name), "hid_in_%u", k);
+		err = chk(ptask_port_open(p->ctx, hid, name, PTASK_PORT_INPUT, 0,
+					  p->t_cloud, k, 0, &in), "hidinput input port");
+		snprintf(name, sizeof(name), "filtered_%u", k);
+		err = err ?: chk(ptask_channel_open(p->ctx, p->graph, name,
+						    filtered_ports[k], in, 2,
+						    p->t_cloud, &ch), "filtered channel");
 	}
-	err = err ?: chk(ptask_port_open(p->ctx, flt, "filter_out", PTASK_PORT_OUTPUT, 0,
-					 p->t_fused, n, 0, &out), "filter output port");
-	err = err ?: chk(ptask_port_open(p->ctx, flt, "filter_shape", PTASK_PORT_STICKY, 0,
-					 p->t_shape, n + 1, 0, &shape), "filter shape port");
-	err = err ?: chk(ptask_set_geometry(p->ctx, flt, grid, block, 0), "filter geometry");
-	err = err ?: chk(ptask_channel_open(p->ctx, p->graph, "shape", 0, shape, 1,
-					    p->t_shape, &p->ch_shape), "shape channel");
-	err = err ?: chk(ptask_cpu_ptask_open(p->ctx, p->graph, "hidinput", 2, hid_body,
-					      p, &hid), "hidinput ptask");
-	err = err ?: chk(ptask_port_open(p->ctx, hid, "hid_in", PTASK_PORT_INPUT, 0,
-					 p->t_fused, 0, 0, &hin), "hidinput input port");
 	err = err ?: chk(ptask_port_open(p->ctx, hid, "hid_out", PTASK_PORT_OUTPUT, 0,
-					 p->t_events, 1, 0, &hout), "hidinput output port");
-	err = err ?: chk(ptask_channel_open(p->ctx, p->graph, "fused", out, hin, 2,
-					    p->t_fused, &ch), "fused channel");
-	return err ?: chk(ptask_channel_open(p->ctx, p->graph, "events", hout, 0,
+					 p->t_events, n, 0, &out), "hidinput output port");
+	return err ?: chk(ptask_channel_open(p->ctx, p->graph, "events", out, 0,
 					     GESTURE_SLOTS, p->t_events, &p->ch_events),
 			  "events channel");
 }
@@ -209,7 +226,7 @@ static int graph_open(struct ptask_impl *p)
 {
 	const struct gesture_rig *rig = p->run.rig;
 	struct gesture_filter_shape shape;
-	uint32_t cloud_ports[GESTURE_CAMS_MAX], k, s;
+	uint32_t filtered_ports[GESTURE_CAMS_MAX], k, s;
 	void *map;
 	int err;
 
@@ -217,20 +234,23 @@ static int graph_open(struct ptask_impl *p)
 		  "graph");
 	err = err ?: templates_open(p);
 	for (k = 0; k < rig->ncams && !err; k++)
-		err = xform_open(p, k, &cloud_ports[k]);
-	err = err ?: tail_open(p, cloud_ports);
+		err = camera_open(p, k, &filtered_ports[k]);
+	err = err ?: hidinput_open(p, filtered_ports);
 	err = err ?: chk(ptask_graph_run(p->ctx, p->graph), "graph run");
+	/* each filter sees one camera's plane: a shape of one camera */
+	gesture_filter_shape_init(&shape, rig);
+	shape.ncams = 1;
 	for (k = 0; k < rig->ncams && !err; k++) {
 		err = db_make(p, p->t_cam, &rig->cam[k], sizeof(rig->cam[k]), &p->cam[k], NULL);
 		err = err ?: push(p, p->ch_cam[k], p->cam[k]);
+		err = err ?: db_make(p, p->t_shape, &shape, sizeof(shape), &p->shape[k], NULL);
+		err = err ?: push(p, p->ch_shape[k], p->shape[k]);
 		for (s = 0; s < GESTURE_SLOTS && !err; s++) {
 			err = db_make(p, p->t_depth, NULL, 0, &p->depth[s][k], &map);
 			p->run.depth[s][k] = map;
 		}
 	}
-	gesture_filter_shape_init(&shape, rig);
-	err = err ?: db_make(p, p->t_shape, &shape, sizeof(shape), &p->shape, NULL);
-	return err ?: push(p, p->ch_shape, p->shape);
+	return err;
 }
 
 static void graph_close(struct ptask_impl *p)
@@ -243,9 +263,9 @@ static void graph_close(struct ptask_impl *p)
 				ptask_datablock_release(p->ctx, p->depth[s][k]);
 		if (p->cam[k])
 			ptask_datablock_release(p->ctx, p->cam[k]);
+		if (p->shape[k])
+			ptask_datablock_release(p->ctx, p->shape[k]);
 	}
-	if (p->shape)
-		ptask_datablock_release(p->ctx, p->shape);
 	if (p->graph) {
 		ptask_graph_terminate(p->ctx, p->graph);
 		ptask_graph_close(p->ctx, p->graph);

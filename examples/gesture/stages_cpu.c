@@ -44,13 +44,3 @@ void gesture_filter_shape_init(struct gesture_filter_shape *s,
 	s->ncams = (int32_t)rig->ncams;
 	s->inv_sigma2 = 1.0f / (GESTURE_SIGMA_MM * GESTURE_SIGMA_MM);
 }
-
-const char *gesture_filter_entry(int n)
-{
-	static const char *const names[] = {
-		NULL, NULL, "gesture_filter2", "gesture_filter3",
-		"gesture_filter4",
-	};
-
-	return n >= 2 && n <= 4 ? names[n] : NULL;
-}

@@ -10,8 +10,6 @@
  *		   struct gesture_cam cam)
  *   gesture_filter(const struct gesture_point *clouds,
  *		    struct gesture_point *out, struct gesture_filter_shape shape)
- *   gesture_filter2/3/4(const struct gesture_point *c0, ... c1..c3,
- *		    struct gesture_point *out, struct gesture_filter_shape shape)
  *
  * The per-pixel code is examples/gesture/gesture_math.h itself, the one
  * the kernels and the example's CPU stages compile, so the cpu backend's
@@ -25,7 +23,7 @@
  * in (ptask_twin_buf), because the sizes come from the client.
  *
  * Block ranges (ptask_twin.h): every twin here also runs a range of its
- * launch's blocks, so ptaskd's cpu backend spreads one frame's filter
+ * launch's blocks, so ptaskd's cpu backend spreads one camera's filter
  * over its idle cores as a GPU spreads it over its SMs.  A range computes
  * its proportional share of the image rows (ptask_twin_block_span; the
  * filter's rows are those of every camera, one after the other), each
@@ -121,48 +119,39 @@ static int gesture_xform_cost(const struct ptask_twin_call *call,
 	return 0;
 }
 
-/*
- * The shape (parameter @i): ncams planes of width x height; @inputs
- * separate input clouds (0: one stacked input), which must be ncams.
- */
-static int filter_shape(const struct ptask_twin_call *call, uint32_t i,
-			uint32_t inputs, struct gesture_filter_shape *s)
+/* The shape (parameter 2): ncams stacked planes of width x height. */
+static int filter_shape(const struct ptask_twin_call *call,
+			struct gesture_filter_shape *s)
 {
-	int err = ptask_twin_val(call, i, s, sizeof(*s));
+	int err = ptask_twin_val(call, 2, s, sizeof(*s));
 
 	if (err)
 		return err;
 	if (!side_ok(s->width) || !side_ok(s->height) || s->ncams < 1 ||
-	    s->ncams > GESTURE_NCAMS_MAX || (inputs && (uint32_t)s->ncams != inputs) ||
-	    !(s->inv_sigma2 >= 0.0f))
+	    s->ncams > GESTURE_NCAMS_MAX || !(s->inv_sigma2 >= 0.0f))
 		return -EINVAL;
 	return 0;
 }
 
 /*
- * @inputs separate clouds (0: one stacked) in params 0.., then out,
- * shape.  Every camera's rows one after the other; all of them when
- * @whole, else the share of blocks [@first, @first + @count).
+ * Every camera's rows one after the other; all of them when @whole,
+ * else the share of blocks [@first, @first + @count).
  */
-static int filter_rows(const struct ptask_twin_call *call, uint32_t inputs,
-		       int whole, uint64_t first, uint64_t count)
+static int filter_rows(const struct ptask_twin_call *call, int whole,
+		       uint64_t first, uint64_t count)
 {
-	const uint32_t nin = inputs ? inputs : 1;
-	const struct gesture_point *in[GESTURE_NCAMS_MAX];
+	const struct gesture_point *in;
 	struct gesture_filter_shape s;
 	struct gesture_point *out;
 	uint64_t plane, row0 = 0, row1, r;
 	int err, k, u, v;
 
-	err = filter_shape(call, nin + 1, inputs, &s);
+	err = filter_shape(call, &s);
 	if (err)
 		return err;
 	plane = (uint64_t)s.width * (uint64_t)s.height;
-	for (k = 0; k < (int)nin; k++)
-		in[k] = ptask_twin_buf(call, (uint32_t)k,
-				     (inputs ? 1 : (uint64_t)s.ncams) * plane * sizeof(*out),
-				     &err);
-	out = ptask_twin_buf(call, nin, (uint64_t)s.ncams * plane * sizeof(*out), &err);
+	in = ptask_twin_buf(call, 0, (uint64_t)s.ncams * plane * sizeof(*in), &err);
+	out = ptask_twin_buf(call, 1, (uint64_t)s.ncams * plane * sizeof(*out), &err);
 	if (err)
 		return err;
 	row1 = (uint64_t)s.ncams * (uint64_t)s.height;
@@ -177,7 +166,7 @@ static int filter_rows(const struct ptask_twin_call *call, uint32_t inputs,
 
 		k = (int)(r / (uint64_t)s.height);
 		v = (int)(r % (uint64_t)s.height);
-		img = inputs ? in[k] : in[0] + k * plane;
+		img = in + k * plane;
 		o = out + k * plane;
 		if (v == 0 || v == s.height - 1 || s.width < 3) {
 			for (u = 0; u < s.width; u++)
@@ -198,17 +187,23 @@ static int filter_rows(const struct ptask_twin_call *call, uint32_t inputs,
 	return 0;
 }
 
-static int filter_run(const struct ptask_twin_call *call, uint32_t inputs)
+static int gesture_filter_run(const struct ptask_twin_call *call)
 {
-	return filter_rows(call, inputs, 1, 0, 0);
+	return filter_rows(call, 1, 0, 0);
 }
 
-static int filter_cost(const struct ptask_twin_call *call, uint32_t inputs,
-		       struct ptask_twin_cost *cost)
+static int gesture_filter_blocks(const struct ptask_twin_call *call,
+				 uint64_t first, uint64_t count)
+{
+	return filter_rows(call, 0, first, count);
+}
+
+static int gesture_filter_cost(const struct ptask_twin_call *call,
+			       struct ptask_twin_cost *cost)
 {
 	struct gesture_filter_shape s;
 	uint64_t n;
-	int err = filter_shape(call, (inputs ? inputs : 1) + 1, inputs, &s);
+	int err = filter_shape(call, &s);
 
 	if (err)
 		return err;
@@ -218,92 +213,15 @@ static int filter_cost(const struct ptask_twin_call *call, uint32_t inputs,
 	return 0;
 }
 
-static int gesture_filter_run(const struct ptask_twin_call *call)
-{
-	return filter_run(call, 0);
-}
-
-static int gesture_filter2_run(const struct ptask_twin_call *call)
-{
-	return filter_run(call, 2);
-}
-
-static int gesture_filter3_run(const struct ptask_twin_call *call)
-{
-	return filter_run(call, 3);
-}
-
-static int gesture_filter4_run(const struct ptask_twin_call *call)
-{
-	return filter_run(call, 4);
-}
-
-static int gesture_filter_blocks(const struct ptask_twin_call *call,
-				 uint64_t first, uint64_t count)
-{
-	return filter_rows(call, 0, 0, first, count);
-}
-
-static int gesture_filter2_blocks(const struct ptask_twin_call *call,
-				  uint64_t first, uint64_t count)
-{
-	return filter_rows(call, 2, 0, first, count);
-}
-
-static int gesture_filter3_blocks(const struct ptask_twin_call *call,
-				  uint64_t first, uint64_t count)
-{
-	return filter_rows(call, 3, 0, first, count);
-}
-
-static int gesture_filter4_blocks(const struct ptask_twin_call *call,
-				  uint64_t first, uint64_t count)
-{
-	return filter_rows(call, 4, 0, first, count);
-}
-
-static int gesture_filter_cost(const struct ptask_twin_call *call,
-			       struct ptask_twin_cost *cost)
-{
-	return filter_cost(call, 0, cost);
-}
-
-static int gesture_filter2_cost(const struct ptask_twin_call *call,
-				struct ptask_twin_cost *cost)
-{
-	return filter_cost(call, 2, cost);
-}
-
-static int gesture_filter3_cost(const struct ptask_twin_call *call,
-				struct ptask_twin_cost *cost)
-{
-	return filter_cost(call, 3, cost);
-}
-
-static int gesture_filter4_cost(const struct ptask_twin_call *call,
-				struct ptask_twin_cost *cost)
-{
-	return filter_cost(call, 4, cost);
-}
-
 static const struct ptask_twin gesture_twins[] = {
 	{ "gesture_xform", gesture_ptx, gesture_ptx_end,
 	  gesture_xform_run, gesture_xform_cost },
 	{ "gesture_filter", gesture_ptx, gesture_ptx_end,
 	  gesture_filter_run, gesture_filter_cost },
-	{ "gesture_filter2", gesture_ptx, gesture_ptx_end,
-	  gesture_filter2_run, gesture_filter2_cost },
-	{ "gesture_filter3", gesture_ptx, gesture_ptx_end,
-	  gesture_filter3_run, gesture_filter3_cost },
-	{ "gesture_filter4", gesture_ptx, gesture_ptx_end,
-	  gesture_filter4_run, gesture_filter4_cost },
 };
 /* Block ranges of each, in gesture_twins' order. */
 static const ptask_twin_blocks_fn gesture_blocks[] = {
 	gesture_xform_blocks,
 	gesture_filter_blocks,
-	gesture_filter2_blocks,
-	gesture_filter3_blocks,
-	gesture_filter4_blocks,
 };
 PTASK_TWIN_LIBRARY_BLOCKS(gesture_twin_table, gesture_twins, gesture_blocks);

@@ -2654,11 +2654,57 @@ static int rows_cost(const struct ptask_twin_call *call,
 	return err;
 }
 
+/*
+ * test_napsplit(const unsigned *in, unsigned *out): out[0] = in[0] + 1,
+ * napping NAPSPLIT_US per block of its grid; each block range then waits
+ * at the gate (open unless gated).  Split over lanes, its device time
+ * (every thread's naps) is a multiple of its wall time.
+ */
+#define NAPSPLIT_US	1000
+
+static int napsplit_io(const struct ptask_twin_call *call, bool write)
+{
+	const uint32_t *in;
+	uint32_t *out;
+	int err = 0;
+
+	in = ptask_twin_buf(call, 0, sizeof(*in), &err);
+	out = ptask_twin_buf(call, 1, sizeof(*out), &err);
+	if (!err && write)
+		out[0] = in[0] + 1;
+	return err;
+}
+
+static int napsplit_run(const struct ptask_twin_call *call)
+{
+	usleep(NAPSPLIT_US * call->grid[0] * call->grid[1] * call->grid[2]);
+	return napsplit_io(call, true);
+}
+
+static int napsplit_blocks(const struct ptask_twin_call *call, uint64_t first,
+			   uint64_t count)
+{
+	usleep(NAPSPLIT_US * (useconds_t)count);
+	gate_run(call);
+	return napsplit_io(call, first == 0);
+}
+
+static int napsplit_cost(const struct ptask_twin_call *call,
+			 struct ptask_twin_cost *cost)
+{
+	cost->flops = (uint64_t)call->grid[0] * call->grid[1] * call->grid[2];
+	cost->bytes = 0;
+	return 0;
+}
+
 static const struct ptask_twin split_twins[] = {
 	{ "test_rows", TEST_CODE, rows_run, rows_cost },
 	{ "test_whole", TEST_CODE, rows_run, rows_cost },
+	{ "test_napsplit", TEST_CODE, napsplit_run, napsplit_cost },
 };
-static const ptask_twin_blocks_fn split_blocks[] = { rows_blocks, NULL };
+static const ptask_twin_blocks_fn split_blocks[] = {
+	rows_blocks, NULL, napsplit_blocks,
+};
 PTASK_TWIN_LIBRARY_BLOCKS(split_twin_table, split_twins, split_blocks);
 
 static void rows_reset(bool gated, bool fail)
@@ -2960,6 +3006,107 @@ out:
 	return ok;
 }
 
+/* The job of ptask @pt in flight on @r's device (engine locked), or NULL. */
+static struct pd_job *inflight_job_locked(struct rig *r, uint32_t pt)
+{
+	struct pd_device *dev = &r->e->dev[0];
+	struct ptask_list *pos, *jp;
+	uint32_t l;
+
+	ptask_list_for_each(pos, &dev->spaces) {
+		struct pd_space *s = ptask_list_entry(pos, struct pd_space, node);
+
+		for (l = 0; l < s->nlanes; l++)
+			ptask_list_for_each(jp, &s->lanes[l].jobs) {
+				struct pd_job *job = ptask_list_entry(jp,
+						struct pd_job, lnode);
+
+				if (job->inv.ptask == pt)
+					return job;
+			}
+	}
+	return NULL;
+}
+
+/*
+ * The completion thread expects a fence at its ptask's wall time, not
+ * its device time (worker.c, due_locked): test_napsplit over 64 blocks
+ * on four cpu lanes naps about 16 ms of wall time and 64 ms of device
+ * time.  After eight rounds (push, pull) the next job, held in flight at
+ * the gate, must be expected about a round's time after it was
+ * submitted, not its device time after.
+ */
+static bool wall_due_body(struct rig *r, void *arg)
+{
+	const uint32_t rounds = 8;
+	struct pd_engine_stats st0, st;
+	struct ptask_geometry geo = {
+		.grid = { 64, 1, 1 }, .block = { 1, 1, 1 },
+	};
+	uint64_t t0, rtt, rtt_min = UINT64_MAX, rtt_max = 0, device, expect = 0;
+	uint64_t deadline;
+	uint32_t g, t, pt, cin, cout, din, dout, i;
+	struct pd_job *job = NULL;
+	uint32_t *x, *y;
+
+	(void)arg;
+	g = graph_new(r, "wall_due");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	pt = ptask_new(r, g, PTASK_KIND_GPU, "test_napsplit", 2);
+	cin = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0), 1);
+	cout = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0), 0, 1);
+	geo.ptask = pt;
+	CHECK(!build_failed);
+	CHECK_EQ(call(r, PTASK_IOC_PTASK_SET_GEOMETRY, &geo, NULL), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	din = db_new(r, 4, (void **)&x);
+	CHECK(din);
+	gate_release();
+	pd_engine_get_stats(r->e, &st0);
+	for (i = 0; i <= rounds; i++) {
+		if (i == rounds)
+			gate_reset();	/* the last one stays in flight */
+		x[0] = 10 * i;
+		t0 = now_ns();
+		CHECK_EQ(push(r, cin, din), 0);
+		if (i == rounds)
+			break;
+		CHECK_EQ(pull(r, cout, &dout, (void **)&y), 0);
+		CHECK_EQ(y[0], 10 * i + 1);
+		CHECK_EQ(db_release(r, dout), 0);
+		rtt = now_ns() - t0;
+		rtt_min = rtt < rtt_min ? rtt : rtt_min;
+		rtt_max = rtt > rtt_max ? rtt : rtt_max;
+	}
+	pd_engine_get_stats(r->e, &st);
+	device = (st.gpu_ns - st0.gpu_ns) / rounds;
+	/* In flight once its ranges wait at the gate and its fence is queued. */
+	deadline = now_ns() + 10ULL * 1000000000;
+	pd_engine_lock(r->e);
+	while (!(job = inflight_job_locked(r, pt)) && now_ns() < deadline) {
+		pd_engine_unlock(r->e);
+		usleep(1000);
+		pd_engine_lock(r->e);
+	}
+	if (job)
+		expect = job->due_ns - job->submit_ns;
+	pd_engine_unlock(r->e);
+	gate_release();
+	CHECK(job);
+	CHECK_EQ(pull(r, cout, &dout, (void **)&y), 0);
+	CHECK_EQ(y[0], 10 * rounds + 1);
+	CHECK_EQ(db_release(r, dout), 0);
+	CHECK_EQ(db_release(r, din), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	diag("a round %.1f to %.1f ms, device time %.1f ms, the next fence expected %.1f ms after its submission",
+	     (double)rtt_min / 1e6, (double)rtt_max / 1e6, (double)device / 1e6,
+	     (double)expect / 1e6);
+	/* Split, or the test shows nothing: device time twice the wall. */
+	CHECK(device >= 2 * rtt_min);
+	CHECK(expect <= rtt_max && expect * 2 <= device);
+	return true;
+}
+
 /* The cpu backend's split keys: in range, each once, else refused. */
 static bool split_config_test(void)
 {
@@ -3241,6 +3388,8 @@ int main(void)
 	result(split_test(),
 	       "cpu: a launch split in block ranges: every block once, right bytes, fence after the slowest, time of both threads, one range's error fails it; whole when it cannot split");
 	result(split_sgemm_test(), "cpu: sgemm split across four lanes gives the bytes of the whole run");
+	result(with_rig("cpu", "lanes=4,split_min=0", &fifo, wall_due_body, NULL),
+	       "cpu: a split launch's fence is expected at its wall time, not its device time");
 	printf("1..%d\n", n_test);
 	printf("%d passed, %d failed, %d skipped\n", n_pass, n_fail, n_skip);
 	return n_fail ? 1 : 0;

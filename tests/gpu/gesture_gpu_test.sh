@@ -3,7 +3,7 @@
 #
 # tests/gpu/gesture_gpu_test.sh - the gesture pipeline's GPU stages against
 # the CPU reference (build/bin/gesture gpucheck): xform, the stacked filter
-# and the separate-input filter (the ptask graph's) on 60 generated frames,
+# and the filter of each camera alone (the ptask graph's) on 60 generated frames,
 # each coordinate within GESTURE_GPU_TOL_MM (0.01 mm; the kernels are built
 # without contraction, so 0 is expected) and the same hidinput events.
 # Skips (exit 77, "0 passed, 0 failed, 1 skipped") without a GPU.
