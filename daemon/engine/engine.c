@@ -448,8 +448,9 @@ static void *housekeeper_main(void *arg)
 		pd_engine_timedwait(e, &e->hk_cond, e->hk_due_ns);
 		if (e->held)
 			pd_sched_dispatch_locked(e);
-		/* Woken early for them: a while longer, for more. */
-		if (e->unmaps && pd_now_ns() >= e->hk_due_ns) {
+		/* Woken early for small ones: a while longer, for more. */
+		if (e->unmaps && (pd_now_ns() >= e->hk_due_ns ||
+				  e->unmap_bytes >= PD_UNMAP_BYTES_NOW)) {
 			pd_engine_unlock(e);
 			pd_views_flush_unmaps(e);
 			pd_engine_lock(e);

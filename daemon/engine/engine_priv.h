@@ -122,6 +122,8 @@
 #define PD_HOLD_POLL_NS		(1ULL * 1000 * 1000)
 /* Dead datablocks' mappings wait this long for the housekeeper at most. */
 #define PD_UNMAP_DELAY_NS	(5ULL * 1000 * 1000)
+/* ... unless this many bytes wait: then at once. */
+#define PD_UNMAP_BYTES_NOW	(256ULL << 10)
 /* another process used the device this recently: time launches exactly */
 #define PD_CONTEND_NS		(1000ULL * 1000 * 1000)
 #define PD_WRITEBEHIND_NS	(1000ULL * 1000 * 1000)
@@ -589,6 +591,7 @@ struct pd_device {
  * @infos: ptask infos by handle
  * @unmaps: mappings to give back to the source once the lock is off
  *	(pd_views_flush_unmaps)
+ * @unmap_bytes: the bytes they map
  * @take_errors: failed takes (logged at powers of two)
  * @stats: counters
  * @avg_run_ns: moving average of every invocation's device time
@@ -634,6 +637,7 @@ struct pd_engine {
 	struct pc_hash recs;
 	struct pc_hash infos;
 	struct pd_unmap *unmaps;
+	uint64_t unmap_bytes;
 	uint64_t take_errors;
 	struct pd_engine_stats stats;
 	double avg_run_ns;
