@@ -59,9 +59,9 @@
  * does them all.  Which path a request takes (EG_GPU_TUNNEL): "auto",
  * the default, sends a request that is alone in the backend down a lane
  * (no batch to wait for: one invocation now) and requests that overlap
- * others through the tunnel; "always" and "never" force one.  Requests
- * whose units are over 4 KiB, or with more units than a batch holds
- * (TUN_RECORDS), take a lane.  A request's datablock comes from a pool
+ * others through the tunnel, unless they are TUN_MAX_BYTES or larger;
+ * "always" and "never" force one.  Requests whose units are over 4 KiB,
+ * or with more units than a batch holds (TUN_RECORDS), take a lane.  A request's datablock comes from a pool
  * (TUN_POOL_RECORDS records each) and goes back once its slice is pulled,
  * so steady state allocates only the slices ptaskd returns.
  *
@@ -116,6 +116,15 @@ extern const uint64_t eg_xts_ptx_len;
 #define GPU_CLASSES	41		/* 4 KiB .. 4 MiB, four per power of two */
 #define GPU_CACHE_MAX	(GPU_CACHE_MIN << ((GPU_CLASSES - 1) / 4))
 #define TUN_RECORDS	1024		/* records a batch holds at most */
+/*
+ * Requests of this many bytes or more take a lane even beside others:
+ * their copy is already past the copy curve's knee (64 KiB on the
+ * machines measured), so a batch saves them nothing, and gathering them
+ * into it and splitting them out costs two more copies of every byte
+ * (1 MiB reads through the tunnel: ptaskd's CPU doubled, 144 against
+ * 212 MB/s on the development VM, 2026-11-27).
+ */
+#define TUN_MAX_BYTES	(64U << 10)
 #define TUN_PUSHES	256		/* requests a batch holds at most */
 #define TUN_POOL_RECORDS 16		/* records of a pooled datablock */
 #define TUN_POOL_MAX	64		/* pooled datablocks kept */
@@ -690,7 +699,11 @@ static bool use_tunnel(const struct gpu_backend *gb, const struct eg_xts_req *r,
 	if (gb->tun_mode == TUN_NEVER || r->unit_len > XTS_REC_DATA ||
 	    r->last_len > XTS_REC_DATA || r->nunits > TUN_RECORDS)
 		return false;
-	return gb->tun_mode == TUN_ALWAYS || others > 0;
+	if (gb->tun_mode == TUN_ALWAYS)
+		return true;
+	return others > 0 && r->nunits &&
+	       (uint64_t)(r->nunits - 1) * r->unit_len + r->last_len <
+	       TUN_MAX_BYTES;
 }
 
 /*
