@@ -74,6 +74,9 @@ static const struct {
 	PC_CU(GraphLaunch, "cuGraphLaunch", 1),
 	PC_CU(GraphExecDestroy, "cuGraphExecDestroy", 1),
 	PC_CU(GraphDestroy, "cuGraphDestroy", 1),
+	PC_CU(GraphCreate, "cuGraphCreate", 1),
+	PC_CU(GraphAddKernelNode, "cuGraphAddKernelNode_v2", 1),
+	PC_CU(GraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2", 1),
 #undef PC_CU
 };
 

@@ -42,8 +42,22 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUkern_st *CUkernel;
 typedef struct CUctxCreateParams_st CUctxCreateParams;	/* only ever NULL */
 typedef int CUjit_option;
+
+/* cuda.h's CUDA_KERNEL_NODE_PARAMS_v2 (what the _v2 graph calls take) */
+typedef struct {
+	CUfunction func;
+	unsigned int gridDimX, gridDimY, gridDimZ;
+	unsigned int blockDimX, blockDimY, blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	CUkernel kern;
+	CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS;
 
 /* CUresult values */
 #define CUDA_SUCCESS				0
@@ -188,6 +202,13 @@ struct pc_cuda_api {
 	CUresult (*GraphLaunch)(CUgraphExec e, CUstream s);
 	CUresult (*GraphExecDestroy)(CUgraphExec e);
 	CUresult (*GraphDestroy)(CUgraph g);
+	/* optional: graphs built node by node (ptaskd's held launches) */
+	CUresult (*GraphCreate)(CUgraph *g, unsigned int flags);
+	CUresult (*GraphAddKernelNode)(CUgraphNode *n, CUgraph g,
+				       const CUgraphNode *deps, size_t ndeps,
+				       const CUDA_KERNEL_NODE_PARAMS *p);
+	CUresult (*GraphExecKernelNodeSetParams)(CUgraphExec e, CUgraphNode n,
+						 const CUDA_KERNEL_NODE_PARAMS *p);
 };
 
 /**

@@ -63,6 +63,21 @@ struct pc_hash {
 #define pc_hash_entry(node, type, member)				\
 	((type *)((char *)(node) - offsetof(type, member)))
 
+/* FNV-1a's offset basis: the first @hash of pc_fnv1a */
+#define PC_FNV1A_INIT	0xcbf29ce484222325ULL
+
+/* FNV-1a of @len bytes at @p, continuing @hash (PC_FNV1A_INIT to start). */
+static inline uint64_t pc_fnv1a(const void *p, size_t len, uint64_t hash)
+{
+	const unsigned char *b = p;
+
+	while (len--) {
+		hash ^= *b++;
+		hash *= 0x100000001b3ULL;
+	}
+	return hash;
+}
+
 /**
  * pc_hash_init() - an empty table
  * @h: the table

@@ -104,6 +104,10 @@ struct pd_device_info {
  *	to): a backend may skip timing it and have its fence report an
  *	estimate (cuda: timing events cost about 1 us of CPU each on the
  *	submission path)
+ * @hold: more launches will follow on this lane at once (a chain's
+ *	hops): a backend with @flush may hold this launch, with the fences
+ *	made by fence_defer after it, until the lane is flushed ("Held
+ *	launches" below).  Only with @untimed.
  */
 struct pd_launch {
 	uint32_t grid[3];
@@ -113,6 +117,7 @@ struct pd_launch {
 	void *params[PD_MAX_PARAMS];
 	uint32_t param_bytes[PD_MAX_PARAMS];
 	bool untimed;
+	bool hold;
 };
 
 struct pd_backend;
@@ -175,6 +180,29 @@ struct pd_backend;
  *	does not, -EOPNOTSUPP if the device cannot.  (cuda:
  *	cuMemHostGetDevicePointer of a range registered with
  *	CU_MEMHOSTREGISTER_DEVICEMAP; sim and cpu: the host address.)
+ * @fence_defer: like fence, but the mark may be queued later: with the
+ *	next fence or flush of @lane (optional, with @flush; the engine
+ *	holds no launch without them).  Its ticket passes when that one
+ *	does.  Until the lane is flushed, fence_poll says 0 for it and
+ *	fence_wait refuses it (-EDEADLK: nobody may wait for what is not
+ *	queued).
+ * @flush: queue what @lane holds: the launches made with
+ *	pd_launch.hold since its last flush, in order, then the mark of its
+ *	deferred fences.  A backend may replay a sequence it saw before as
+ *	one unit (cuda: a CUDA graph, its kernel nodes' parameters patched).
+ *	Returns 1 when it replayed, 0 when it queued them one by one or
+ *	held nothing, -errno when it could not queue them (the space then
+ *	fails: every later poll and wait fails too, so the jobs whose
+ *	launches were held fail with it).  Optional.
+ *
+ * Held launches: a backend with @flush may hold a launch made with
+ * pd_launch.hold instead of queuing it.  Every other queuing operation
+ * that orders work on a lane flushes it first (copies on it or from
+ * it, fence, lane_wait naming it either way, sync, space_close,
+ * kernel_unload, which flushes every lane of the space), so held
+ * launches keep their place in the lane's order; the engine flushes a
+ * lane itself before it leaves it held with no launch to follow.  The
+ * launch's parameter values are copied when it is held.
  */
 struct pd_backend_ops {
 	const char *name;
@@ -213,6 +241,9 @@ struct pd_backend_ops {
 			 uint32_t from, uint64_t ticket);
 	int (*host_device_ptr)(struct pd_backend *be, void *space,
 			       void *host, size_t bytes, uint64_t *dptr);
+	int (*fence_defer)(struct pd_backend *be, void *space, uint32_t lane,
+			   uint64_t *ticket);
+	int (*flush)(struct pd_backend *be, void *space, uint32_t lane);
 };
 
 /**

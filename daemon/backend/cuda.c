@@ -336,5 +336,7 @@ const struct pd_backend_ops pd_backend_cuda = {
 	.fence_poll = pd_cuda_fence_poll,
 	.fence_wait = pd_cuda_fence_wait,
 	.lane_wait = pd_cuda_lane_wait,
+	.fence_defer = pd_cuda_fence_defer,
+	.flush = pd_cuda_flush,
 	.host_device_ptr = pd_cuda_host_device_ptr,
 };

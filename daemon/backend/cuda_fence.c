@@ -96,6 +96,20 @@
  * wake-ups a second (a few percent of a core at worst) while a wait that
  * ends soon after the spin is late by at most a few sleeps.
  *
+ * DOC: deferred fences and flushes
+ *
+ * fence_defer makes a ticket without queuing its mark: the slot is
+ * claimed and marked @deferred, and the lane holds it with its held
+ * launches (held.h, cuda_kernel.c).  A flush queues the held launches,
+ * then one cuStreamWriteValue32 of the last deferred ticket and its done
+ * event; the word reaching that ticket passes every deferred one before
+ * it (the comparison is by order), and their slots name it as their
+ * @cover, whose done event lane_wait then waits on.  Holding needs the
+ * word: without stream memory operations a launch is never held and
+ * fence_defer is a plain fence.  At most PD_CUDA_FENCE_RING / 2 tickets
+ * are deferred at once on a lane (the lane is flushed first), so a slot
+ * is never claimed again while its deferred fence waits for a flush.
+ *
  * Locking: a lane's lock guards its slots' @ticket and @taken and the
  * reading of their timing events, for pollers on any thread; its
  * atomics (@issued, @passed, @orphan_ns, the stall watch) need none.
@@ -386,6 +400,8 @@ static int slot_claim(struct cuda_be *cb, struct cuda_space *s,
 	f->timed = false;
 	f->estimated = false;
 	f->submit_ns = 0;
+	f->deferred = false;
+	f->cover = 0;
 	pthread_mutex_unlock(&l->lock);
 	*out = f;
 	return 0;
@@ -436,28 +452,13 @@ int pd_cuda_span_after(struct cuda_be *cb, struct cuda_lane *l)
 	return 0;
 }
 
-int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
-		  uint64_t *ticket)
+/* Queue the mark of ticket @t on @l: the word's write, the done event. */
+static int mark_queue(struct cuda_be *cb, struct cuda_space *s,
+		      struct cuda_lane *l, uint64_t t)
 {
-	struct cuda_be *cb = be->priv;
-	struct cuda_space *s = space;
-	struct cuda_fence *f;
-	struct cuda_lane *l;
-	uint64_t t;
+	struct cuda_fence *f = &l->ring[t % PD_CUDA_FENCE_RING];
 	CUresult r;
-	int err;
 
-	if (!ticket)
-		return -EINVAL;
-	err = pd_cuda_lane_get(s, lane, &l);
-	if (!err)
-		err = pd_cuda_ctx_use(cb, &s->c);
-	if (err)
-		return err;
-	t = l->made + 1;
-	err = slot_claim(cb, s, l, t, &f);
-	if (err)
-		return err;
 	if (atomic_load_explicit(&s->memops, memory_order_relaxed)) {
 		r = cb->cu.StreamWriteValue32(l->stream, l->word_dev,
 					      (unsigned int)t,
@@ -475,6 +476,126 @@ int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
 	r = cb->cu.EventRecord(f->done, l->stream);
 	if (r != CUDA_SUCCESS)
 		return pd_cuda_queue_fail(cb, s, r, "cuEventRecord");
+	return 0;
+}
+
+/* The deferred fences @l holds passed with ticket @t's mark. */
+static void deferred_cover(struct cuda_lane *l, uint64_t t)
+{
+	struct pd_held_lane *h = &l->held;
+	uint64_t u;
+
+	if (!h->first_deferred)
+		return;
+	pthread_mutex_lock(&l->lock);
+	for (u = h->first_deferred; u <= h->last_deferred; u++) {
+		struct cuda_fence *f = &l->ring[u % PD_CUDA_FENCE_RING];
+
+		if (f->ticket == u && f->deferred) {
+			f->deferred = false;
+			f->cover = t;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+int pd_cuda_lane_flush(struct cuda_be *cb, struct cuda_space *s,
+		       struct cuda_lane *l)
+{
+	struct pd_held_lane *h = &l->held;
+	int ret, err;
+
+	if (!h->n && !h->first_deferred)
+		return 0;
+	err = pd_cuda_ctx_use(cb, &s->c);
+	if (err)
+		return err;
+	ret = pd_cuda_held_queue(cb, s, l);
+	if (ret >= 0 && h->last_deferred) {
+		err = mark_queue(cb, s, l, h->last_deferred);
+		if (err)
+			ret = err;
+	}
+	/* after a failure the space failed: every poll fails from now */
+	deferred_cover(l, h->last_deferred);
+	pd_held_clear(h);
+	return ret;
+}
+
+int pd_cuda_flush_all(struct cuda_be *cb, struct cuda_space *s)
+{
+	uint32_t i;
+	int err = 0, e;
+
+	for (i = 0; i < s->nlanes; i++) {
+		e = pd_cuda_lane_flush(cb, s, &s->lane[i]);
+		if (e < 0 && !err)
+			err = e;
+	}
+	return err;
+}
+
+int pd_cuda_flush(struct pd_backend *be, void *space, uint32_t lane)
+{
+	struct cuda_space *s = space;
+
+	if (lane >= s->nlanes)
+		return -EINVAL;
+	return pd_cuda_lane_flush(be->priv, s, &s->lane[lane]);
+}
+
+/* A fence on @lane: its mark queued now, or @deferred (fence_defer). */
+static int fence_make(struct pd_backend *be, struct cuda_space *s,
+		      uint32_t lane, bool deferred, uint64_t *ticket)
+{
+	struct cuda_be *cb = be->priv;
+	struct cuda_fence *f;
+	struct cuda_lane *l;
+	uint64_t t;
+	int err;
+
+	if (!ticket)
+		return -EINVAL;
+	err = pd_cuda_lane_get(s, lane, &l);
+	if (!err)
+		err = pd_cuda_ctx_use(cb, &s->c);
+	if (err)
+		return err;
+	/* a mark is only deferred where a poll reads the word */
+	if (!atomic_load_explicit(&s->memops, memory_order_relaxed))
+		deferred = false;
+	if (deferred && l->held.first_deferred &&
+	    l->made + 1 - l->held.first_deferred >= PD_CUDA_FENCE_RING / 2) {
+		err = pd_cuda_lane_flush(cb, s, l);
+		if (err < 0)
+			return err;
+	}
+	/* what the lane holds goes before a mark queued now */
+	if (!deferred) {
+		err = pd_cuda_held_queue(cb, s, l);
+		if (err < 0) {
+			deferred_cover(l, l->held.last_deferred);
+			pd_held_clear(&l->held);
+			return err;
+		}
+	}
+	t = l->made + 1;
+	err = slot_claim(cb, s, l, t, &f);
+	if (!err && !deferred)
+		err = mark_queue(cb, s, l, t);
+	if (err)
+		return err;
+	if (deferred) {
+		pthread_mutex_lock(&l->lock);
+		f->deferred = true;
+		pthread_mutex_unlock(&l->lock);
+		if (!l->held.first_deferred)
+			l->held.first_deferred = t;
+		l->held.last_deferred = t;
+	} else {
+		deferred_cover(l, t);
+		pd_held_clear(&l->held);
+	}
 	l->made = t;
 	l->span_open = false;
 	/* the stall watch starts at the first poll that waits on it */
@@ -482,6 +603,18 @@ int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
 	atomic_store_explicit(&l->issued, t, memory_order_release);
 	*ticket = t;
 	return 0;
+}
+
+int pd_cuda_fence(struct pd_backend *be, void *space, uint32_t lane,
+		  uint64_t *ticket)
+{
+	return fence_make(be, space, lane, false, ticket);
+}
+
+int pd_cuda_fence_defer(struct pd_backend *be, void *space, uint32_t lane,
+			uint64_t *ticket)
+{
+	return fence_make(be, space, lane, true, ticket);
 }
 
 /* Check a poll's arguments: the lane, or -errno. */
@@ -535,6 +668,15 @@ int pd_cuda_fence_wait(struct pd_backend *be, void *space, uint32_t lane,
 	int ret;
 
 	ret = poll_args(s, lane, ticket, &l);
+	if (!ret) {
+		const struct cuda_fence *f = &l->ring[ticket % PD_CUDA_FENCE_RING];
+
+		/* nobody may wait for a mark not queued: it would never come */
+		pthread_mutex_lock(&l->lock);
+		if (f->ticket == ticket && f->deferred)
+			ret = -EDEADLK;
+		pthread_mutex_unlock(&l->lock);
+	}
 	if (!ret)
 		ret = lane_wait_passed(cb, s, l, ticket);
 	if (!ret)
@@ -564,10 +706,23 @@ int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 	fl = &s->lane[from];
 	if (!ticket || ticket > fl->made)
 		return -EINVAL;
+	/* same lane: in order already */
+	if (from == lane)
+		return 0;
+	/* held work of either lane is queued first, in its order */
+	err = pd_cuda_lane_flush(cb, s, fl);
+	if (err >= 0)
+		err = pd_cuda_lane_flush(cb, s, l);
+	if (err < 0)
+		return err;
 	f = &fl->ring[ticket % PD_CUDA_FENCE_RING];
-	/* same lane: in order already; passed or reused: nothing to wait for */
-	if (from == lane || ticket <= atomic_load(&fl->passed) ||
-	    f->ticket != ticket)
+	/* a deferred fence passes with the one whose mark covered it */
+	if (f->ticket == ticket && f->cover && f->cover != ticket) {
+		ticket = f->cover;
+		f = &fl->ring[ticket % PD_CUDA_FENCE_RING];
+	}
+	/* passed or reused: nothing to wait for */
+	if (ticket <= atomic_load(&fl->passed) || f->ticket != ticket)
 		return 0;
 	err = pd_cuda_ctx_use(cb, &s->c);
 	if (err)
@@ -631,6 +786,8 @@ int pd_cuda_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
 	int err;
 
 	err = atomic_load(&s->failed);
+	if (!err)
+		err = pd_cuda_flush_all(cb, s);
 	if (!err)
 		err = pd_cuda_ctx_use(cb, &s->c);
 	if (err)
@@ -717,6 +874,7 @@ void pd_cuda_lanes_close(struct cuda_be *cb, struct cuda_space *s)
 		if (r != CUDA_SUCCESS)
 			pd_cuda_fail(cb, r, "cuStreamDestroy");
 		pthread_mutex_destroy(&l->lock);
+		pd_held_free(&l->held);
 	}
 	s->nlanes = 0;
 	if (s->words) {

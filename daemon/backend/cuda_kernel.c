@@ -8,6 +8,7 @@
  * each launch.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +40,7 @@ void pd_cuda_code_release(struct cuda_be *cb, struct cuda_space *s)
 /* FNV-1a: finds a module again; memcmp of the code makes it exact */
 static uint64_t code_hash(const void *code, size_t len)
 {
-	const unsigned char *p = code;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (len--) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return pc_fnv1a(code, len, PC_FNV1A_INIT);
 }
 
 static int module_load(struct cuda_be *cb, struct cuda_space *s,
@@ -210,6 +204,9 @@ void pd_cuda_kernel_unload(struct pd_backend *be, void *space, void *kernel)
 
 	if (!k)
 		return;
+	/* nothing held or replayable may name its function any more */
+	pd_cuda_flush_all(cb, s);
+	pd_shapes_drop_kernel(&s->shapes, k);
 	k->module->refs--;
 	/* cuModuleUnload acts in the current context */
 	if (pd_cuda_ctx_use(cb, &s->c) == 0)
@@ -246,6 +243,17 @@ static int launch_check(const struct cuda_kernel *k, const struct pd_launch *l)
 	return 0;
 }
 
+/* May @l be held: untimed, asked to, and proven with its geometry? */
+static bool may_hold(const struct cuda_space *s, const struct cuda_kernel *k,
+		     const struct pd_launch *l)
+{
+	return l->hold && l->untimed && k->proven &&
+	       atomic_load_explicit(&s->memops, memory_order_relaxed) &&
+	       !memcmp(k->grid, l->grid, sizeof(k->grid)) &&
+	       !memcmp(k->block, l->block, sizeof(k->block)) &&
+	       k->shared_bytes == l->shared_bytes;
+}
+
 int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 		   void *kernel, const struct pd_launch *l)
 {
@@ -259,8 +267,25 @@ int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 	err = launch_check(k, l);
 	if (!err)
 		err = pd_cuda_lane_get(s, lane, &ln);
-	if (!err)
+	if (!err && may_hold(s, k, l)) {
+		if (ln->held.n >= PD_HELD_MAX) {
+			err = pd_cuda_lane_flush(cb, s, ln);
+			if (err < 0)
+				return err;
+		}
 		err = pd_cuda_ctx_use(cb, &s->c);
+		if (!err)
+			err = pd_cuda_span_before(cb, s, ln, true);
+		if (!err)
+			err = pd_held_add(&ln->held, k, l);
+		return err;
+	}
+	/* what the lane holds goes first */
+	if (!err && (ln->held.n || ln->held.first_deferred))
+		err = pd_cuda_lane_flush(cb, s, ln);
+	if (err < 0)
+		return err;
+	err = pd_cuda_ctx_use(cb, &s->c);
 	if (!err)
 		err = pd_cuda_span_before(cb, s, ln, l->untimed);
 	if (err)
@@ -281,5 +306,210 @@ int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 			return -EINVAL;
 		return err;
 	}
+	k->proven = true;
+	memcpy(k->grid, l->grid, sizeof(k->grid));
+	memcpy(k->block, l->block, sizeof(k->block));
+	k->shared_bytes = l->shared_bytes;
 	return pd_cuda_span_after(cb, ln);
+}
+
+/**
+ * DOC: held launches as CUDA graphs
+ *
+ * A sequence of held launches (held.h) whose shape was flushed one by
+ * one PD_SHAPE_BUILD_AFTER times is built into a CUDA graph: one kernel
+ * node per launch, each depending on the one before (the lane's order),
+ * instantiated once.  Later flushes of that shape patch the nodes whose
+ * parameter values changed (cuGraphExecKernelNodeSetParams: a chain's
+ * intermediate datablocks come from the pools, so their addresses often
+ * repeat and nothing needs patching) and launch it with cuGraphLaunch,
+ * which is ordered behind the lane's earlier work and earlier launches of
+ * the same graph.  A graph that cannot be built or launched is dropped
+ * and its launches are queued one by one.  A graph uses its kernels'
+ * functions: unloading a kernel frees the graphs that launch it first.
+ *
+ * struct cuda_graph - a shape's graph
+ * @g: the graph
+ * @x: its instantiation
+ * @n: its nodes
+ * @nodes: each kernel node, in launch order
+ * @vals: the parameter values each node was given last (patches compare)
+ * @lens: their sizes
+ */
+struct cuda_graph {
+	CUgraph g;
+	CUgraphExec x;
+	uint32_t n;
+	CUgraphNode *nodes;
+	unsigned char **vals;
+	size_t *lens;
+};
+
+static void graph_node_params(const struct pd_held_launch *h,
+			      CUDA_KERNEL_NODE_PARAMS *p)
+{
+	const struct cuda_kernel *k = h->kernel;
+
+	memset(p, 0, sizeof(*p));
+	p->func = k->fn;
+	p->gridDimX = h->l.grid[0];
+	p->gridDimY = h->l.grid[1];
+	p->gridDimZ = h->l.grid[2];
+	p->blockDimX = h->l.block[0];
+	p->blockDimY = h->l.block[1];
+	p->blockDimZ = h->l.block[2];
+	p->sharedMemBytes = h->l.shared_bytes;
+	p->kernelParams = (void **)h->l.params;
+}
+
+/* Remember @h's parameter values as node @i's (false: -ENOMEM). */
+static bool graph_keep_vals(struct cuda_graph *gr, uint32_t i,
+			    const struct pd_held_launch *h)
+{
+	unsigned char *v = realloc(gr->vals[i], h->vals_len ? h->vals_len : 1);
+
+	if (!v)
+		return false;
+	memcpy(v, h->vals, h->vals_len);
+	gr->vals[i] = v;
+	gr->lens[i] = h->vals_len;
+	return true;
+}
+
+void pd_cuda_graph_free(void *ctx, struct pd_shape *shape)
+{
+	struct cuda_be *cb = ctx;
+	struct cuda_graph *gr = shape->unit;
+	uint32_t i;
+
+	if (!gr)
+		return;
+	if (gr->x)
+		cb->cu.GraphExecDestroy(gr->x);
+	if (gr->g)
+		cb->cu.GraphDestroy(gr->g);
+	for (i = 0; i < gr->n; i++)
+		free(gr->vals[i]);
+	free(gr->vals);
+	free(gr->lens);
+	free(gr->nodes);
+	free(gr);
+	shape->unit = NULL;
+}
+
+/* Build @shape's graph from @h's launches (context current). */
+static int graph_build(struct cuda_be *cb, struct pd_shape *shape,
+		       const struct pd_held_lane *h)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	struct cuda_graph *gr;
+	const char *what = "cuGraphCreate";
+	CUresult r;
+	uint32_t i;
+
+	gr = calloc(1, sizeof(*gr));
+	if (!gr)
+		return -ENOMEM;
+	shape->unit = gr;
+	gr->n = h->n;
+	gr->nodes = calloc(h->n, sizeof(*gr->nodes));
+	gr->vals = calloc(h->n, sizeof(*gr->vals));
+	gr->lens = calloc(h->n, sizeof(*gr->lens));
+	if (!gr->nodes || !gr->vals || !gr->lens)
+		goto err_nomem;
+	r = cb->cu.GraphCreate(&gr->g, 0);
+	for (i = 0; r == CUDA_SUCCESS && i < h->n; i++) {
+		graph_node_params(&h->v[i], &p);
+		what = "cuGraphAddKernelNode";
+		r = cb->cu.GraphAddKernelNode(&gr->nodes[i], gr->g,
+					      i ? &gr->nodes[i - 1] : NULL,
+					      i ? 1 : 0, &p);
+		if (r == CUDA_SUCCESS && !graph_keep_vals(gr, i, &h->v[i]))
+			goto err_nomem;
+	}
+	if (r == CUDA_SUCCESS) {
+		what = "cuGraphInstantiateWithFlags";
+		r = cb->cu.GraphInstantiate(&gr->x, gr->g, 0);
+	}
+	if (r != CUDA_SUCCESS) {
+		gr->x = NULL;
+		pd_cuda_graph_free(cb, shape);
+		return pd_cuda_fail(cb, r, what);
+	}
+	return 0;
+
+err_nomem:
+	pd_cuda_graph_free(cb, shape);
+	return -ENOMEM;
+}
+
+/* Patch @shape's graph to @h's parameter values and launch it on @l. */
+static int graph_replay(struct cuda_be *cb, struct cuda_lane *l,
+			struct pd_shape *shape, const struct pd_held_lane *h)
+{
+	struct cuda_graph *gr = shape->unit;
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUresult r;
+	uint32_t i;
+
+	for (i = 0; i < h->n; i++) {
+		if (gr->lens[i] == h->v[i].vals_len &&
+		    !memcmp(gr->vals[i], h->v[i].vals, h->v[i].vals_len))
+			continue;
+		graph_node_params(&h->v[i], &p);
+		r = cb->cu.GraphExecKernelNodeSetParams(gr->x, gr->nodes[i], &p);
+		if (r != CUDA_SUCCESS)
+			return pd_cuda_fail(cb, r, "cuGraphExecKernelNodeSetParams");
+		if (!graph_keep_vals(gr, i, &h->v[i]))
+			return -ENOMEM;
+	}
+	r = cb->cu.GraphLaunch(gr->x, l->stream);
+	if (r != CUDA_SUCCESS)
+		return pd_cuda_fail(cb, r, "cuGraphLaunch");
+	return 0;
+}
+
+static bool graphs_usable(const struct cuda_be *cb)
+{
+	return cb->cu.GraphCreate && cb->cu.GraphAddKernelNode &&
+	       cb->cu.GraphExecKernelNodeSetParams && cb->cu.GraphInstantiate &&
+	       cb->cu.GraphLaunch && cb->cu.GraphExecDestroy &&
+	       cb->cu.GraphDestroy;
+}
+
+int pd_cuda_held_queue(struct cuda_be *cb, struct cuda_space *s,
+		       struct cuda_lane *l)
+{
+	const struct pd_held_lane *h = &l->held;
+	struct pd_shape *shape = NULL;
+	CUresult r;
+	uint32_t i;
+
+	if (!h->n)
+		return 0;
+	if (h->n >= 2 && graphs_usable(cb))
+		shape = pd_shapes_see(&s->shapes, h);
+	if (shape && !shape->unit && shape->seen > PD_SHAPE_BUILD_AFTER)
+		graph_build(cb, shape, h);
+	if (shape && shape->unit) {
+		if (!graph_replay(cb, l, shape, h))
+			return 1;
+		/* one by one from now on, until the shape is seen anew */
+		pd_cuda_graph_free(cb, shape);
+		shape->seen = 0;
+	}
+	for (i = 0; i < h->n; i++) {
+		const struct pd_held_launch *e = &h->v[i];
+		const struct cuda_kernel *k = e->kernel;
+
+		r = cb->cu.LaunchKernel(k->fn, e->l.grid[0], e->l.grid[1],
+					e->l.grid[2], e->l.block[0],
+					e->l.block[1], e->l.block[2],
+					e->l.shared_bytes, l->stream,
+					(void **)e->l.params, NULL);
+		if (r != CUDA_SUCCESS)
+			return pd_cuda_space_fail(cb, s, r,
+						  "cuLaunchKernel (held)");
+	}
+	return 0;
 }

@@ -237,7 +237,9 @@ int pd_cuda_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
 	err = pd_cuda_lane_get(s, lane, &l);
 	if (err || !bytes)
 		return err;
-	err = pd_cuda_ctx_use(cb, &s->c);
+	err = pd_cuda_lane_flush(cb, s, l);
+	if (err >= 0)
+		err = pd_cuda_ctx_use(cb, &s->c);
 	if (err)
 		return err;
 	r = cb->cu.MemcpyHtoDAsync(dst, src, bytes, l->stream);
@@ -258,7 +260,9 @@ int pd_cuda_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
 	err = pd_cuda_lane_get(s, lane, &l);
 	if (err || !bytes)
 		return err;
-	err = pd_cuda_ctx_use(cb, &s->c);
+	err = pd_cuda_lane_flush(cb, s, l);
+	if (err >= 0)
+		err = pd_cuda_ctx_use(cb, &s->c);
 	if (err)
 		return err;
 	r = cb->cu.MemcpyDtoHAsync(dst, src, bytes, l->stream);
@@ -343,6 +347,12 @@ int pd_cuda_copy_d2d(struct pd_backend *be, void *dst_space,
 	if (!err)
 		err = pd_cuda_lane_get(s, src_lane, &sl);
 	if (err || !bytes)
+		return err;
+	/* held launches go first (the source's: same device, same thread) */
+	err = pd_cuda_lane_flush(cb, s, sl);
+	if (err >= 0)
+		err = pd_cuda_lane_flush(cb, d, dl);
+	if (err < 0)
 		return err;
 	if (d == s && dl == sl) {
 		err = pd_cuda_ctx_use(cb, &d->c);

@@ -33,6 +33,7 @@
 #include "common/cuda_dl.h"
 #include "common/hash.h"
 #include "daemon/backend/backend.h"
+#include "daemon/backend/held.h"
 
 #define PD_CUDA_FENCE_RING	128	/* fences in flight per lane */
 #define PD_CUDA_LANES		4	/* lanes (streams) per space by default */
@@ -119,6 +120,12 @@ struct cuda_module {
  * @checked: @nparams and @param_bytes are known
  * @nparams: parameters it takes
  * @param_bytes: their sizes
+ * @proven: a launch with @grid, @block and @shared_bytes was queued
+ *	without an error: such launches may be held (cuda_kernel.c), since a
+ *	held launch's error would surface only at the flush
+ * @grid: that launch's grid
+ * @block: its block
+ * @shared_bytes: its dynamic shared memory
  */
 struct cuda_kernel {
 	struct cuda_module *module;
@@ -126,6 +133,10 @@ struct cuda_kernel {
 	bool checked;
 	uint32_t nparams;
 	uint32_t param_bytes[PD_MAX_PARAMS];
+	bool proven;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_bytes;
 };
 
 /**
@@ -142,6 +153,10 @@ struct cuda_kernel {
  *	device time is estimated from @submit_ns and when its fence was
  *	seen to pass
  * @submit_ns: when the span's first launch was queued
+ * @deferred: made by fence_defer, its lane not flushed since: no mark
+ *	is queued for it yet (fence_wait refuses it, lane_wait flushes)
+ * @cover: 0, or the later ticket whose mark and done event passed for
+ *	it (a deferred fence, once its lane was flushed)
  *
  * The events are made on the slot's first use and kept.  The lane's
  * owner thread fills a slot; @ticket, @taken and reading the events'
@@ -156,6 +171,8 @@ struct cuda_fence {
 	CUevent done;
 	bool estimated;
 	uint64_t submit_ns;
+	bool deferred;
+	uint64_t cover;
 };
 
 /**
@@ -177,6 +194,7 @@ struct cuda_fence {
  * @seen_ns: when it last changed (or the stall watch began)
  * @lock: protects the slots' @ticket and @taken, and their event times
  * @ring: the fences
+ * @held: launches held until the lane is flushed (owner thread)
  */
 struct cuda_lane {
 	CUstream stream;
@@ -193,6 +211,7 @@ struct cuda_lane {
 	_Atomic uint64_t seen_ns;
 	pthread_mutex_t lock;
 	struct cuda_fence ring[PD_CUDA_FENCE_RING];
+	struct pd_held_lane held;
 };
 
 /**
@@ -219,6 +238,8 @@ struct cuda_lane {
  * @allocs: its device allocations (struct cuda_alloc), by pointer
  * @peers: ids of the contexts it can access, @npeers of them
  * @npeers: entries in @peers
+ * @shapes: sequences of held launches its lanes flushed, with their
+ *	CUDA graphs once built (cuda_kernel.c)
  *
  * Everything but @xlock, @xev, @failed and the lanes' atomics and
  * locked slots is used by the space's owning thread alone (backend.h);
@@ -247,6 +268,7 @@ struct cuda_space {
 	struct pc_hash allocs;
 	uint64_t peers[PD_CUDA_MAX_PEERS];
 	uint32_t npeers;
+	struct pd_shapes shapes;
 };
 
 /* --- cuda.c ----------------------------------------------------------- */
@@ -311,6 +333,17 @@ int pd_cuda_kernel_load(struct pd_backend *be, void *space, const void *code,
 void pd_cuda_kernel_unload(struct pd_backend *be, void *space, void *kernel);
 int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 		   void *kernel, const struct pd_launch *l);
+/*
+ * Queue the launches @l holds (context current), as a CUDA graph when
+ * their shape was flushed PD_SHAPE_BUILD_AFTER times before: 1 when a
+ * graph was launched, 0 when they were launched one by one (or none was
+ * held), -EIO when one could not be (the space failed).  The mark of the
+ * deferred fences is the caller's (pd_cuda_lane_flush).
+ */
+int pd_cuda_held_queue(struct cuda_be *cb, struct cuda_space *s,
+		       struct cuda_lane *l);
+/* Free a shape's graph (struct pd_shapes.free_unit). */
+void pd_cuda_graph_free(void *ctx, struct pd_shape *shape);
 
 /* --- cuda_fence.c ----------------------------------------------------- */
 
@@ -340,6 +373,18 @@ int pd_cuda_fence_wait(struct pd_backend *be, void *space, uint32_t lane,
 int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 		      uint32_t from, uint64_t ticket);
 int pd_cuda_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns);
+int pd_cuda_fence_defer(struct pd_backend *be, void *space, uint32_t lane,
+			uint64_t *ticket);
+int pd_cuda_flush(struct pd_backend *be, void *space, uint32_t lane);
+/*
+ * Flush lane @l of @s (backend.h: held launches, then the mark of its
+ * deferred fences): 1 replayed, 0, or -errno.  Owner thread; makes @s's
+ * context current.
+ */
+int pd_cuda_lane_flush(struct cuda_be *cb, struct cuda_space *s,
+		       struct cuda_lane *l);
+/* Flush every lane of @s: 0 or the first -errno. */
+int pd_cuda_flush_all(struct cuda_be *cb, struct cuda_space *s);
 
 /* --- cuda_calib.c ----------------------------------------------------- */
 

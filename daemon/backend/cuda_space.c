@@ -127,6 +127,8 @@ static void space_release(struct cuda_be *cb, struct cuda_space *s)
 {
 	CUresult r;
 
+	/* graphs name the functions of the modules about to go */
+	pd_shapes_free(&s->shapes);
 	pd_cuda_code_release(cb, s);
 	/* an own context frees its memory as it goes; a shared one does not */
 	pd_cuda_mem_release(cb, s, s->primary);
@@ -155,6 +157,8 @@ int pd_cuda_space_open(struct pd_backend *be, uint32_t dev, uint64_t owner,
 	s->dev = dev;
 	s->owner = owner;
 	s->primary = cb->shared || owner == 0;
+	s->shapes.free_unit = pd_cuda_graph_free;
+	s->shapes.ctx = cb;
 	err = pc_hash_init(&s->allocs, 64);
 	if (err)
 		goto err_free_space;
@@ -208,6 +212,7 @@ void pd_cuda_space_close(struct pd_backend *be, void *space)
 	if (!s)
 		return;
 	if (pd_cuda_ctx_use(cb, &s->c) == 0) {
+		pd_cuda_flush_all(cb, s);
 		/* nothing may still run on memory about to be freed */
 		for (i = 0; i < s->nlanes; i++) {
 			r = cb->cu.StreamSynchronize(s->lane[i].stream);

@@ -72,8 +72,17 @@
  * Numbers take a suffix: k M G T (powers of 1000) or Ki Mi Gi Ti
  * (powers of 1024): memory=512Mi, h2d_bandwidth=12G.
  *
+ * Held launches (backend.h): a launch with pd_launch.hold is kept, its
+ * parameters copied, and run (the twin, then the model, as any launch)
+ * when its lane is flushed; a fence_defer after it passes only then.  A
+ * sequence flushed PD_SHAPE_BUILD_AFTER times before is counted as
+ * replayed (flush returns 1), as cuda's graph would be; the model is the
+ * same either way.  fence_wait on a deferred fence not flushed yet
+ * returns -EDEADLK, so an engine that waits for what it never queued
+ * fails its test instead of hanging.
+ *
  * Locking: sim->lock guards every device's used-memory count and engine
- * times, and every space's lanes (fence_poll comes from any thread, and
+ * times, and every space's lanes' fences (fence_poll comes from any thread, and
  * copy_d2d reads the source space's lane).  A space's allocations have
  * their own lock (host.h).
  */
@@ -84,6 +93,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "uapi/ptask.h"
+#include "daemon/backend/held.h"
 #include "daemon/backend/host.h"
 
 #define SIM_CONFIG_MAX		(64 * 1024)
@@ -169,12 +179,21 @@ struct sim_state {
  * @pass_ns: wall time it passes
  * @gpu_ns: modelled time of the launches it covers
  * @reported: a poll or wait gave @gpu_ns already
+ * @deferred: made by fence_defer and its lane not flushed since: it
+ *	never passes until then (@pass_ns is UINT64_MAX)
+ * @upto: deferred: launches held on its lane when it was made (the
+ *	flush gives it their time)
+ * @failed: a launch held with it failed at the flush: polls and waits
+ *	say -EIO, as cuda's do once a space failed
  */
 struct sim_fence {
 	uint64_t ticket;
 	uint64_t pass_ns;
 	uint64_t gpu_ns;
 	bool reported;
+	bool deferred;
+	uint32_t upto;
+	bool failed;
 };
 
 /**
@@ -183,12 +202,14 @@ struct sim_fence {
  * @pending_gpu_ns: modelled launch time since its last fence
  * @last: the last ticket given
  * @ring: fences by ticket % SIM_FENCE_RING (allocated on first fence)
+ * @held: launches held until a flush (the space's queuing thread's)
  */
 struct sim_lane {
 	uint64_t done_ns;
 	uint64_t pending_gpu_ns;
 	uint64_t last;
 	struct sim_fence *ring;
+	struct pd_held_lane held;
 };
 
 /**
@@ -196,13 +217,15 @@ struct sim_lane {
  * @mem: its allocations (first: the helpers take a pointer to it)
  * @sim: the backend
  * @dev: the device
- * @lanes: its lanes (sim->lock)
+ * @lanes: its lanes (sim->lock, but for their held launches)
+ * @shapes: the sequences its lanes flushed (the queuing thread's)
  */
 struct sim_space {
 	struct pd_hostspace mem;
 	struct sim_state *sim;
 	uint32_t dev;
 	struct sim_lane lanes[PD_MAX_LANES];
+	struct pd_shapes shapes;
 };
 
 enum sim_field {
@@ -602,12 +625,20 @@ static int sim_space_open(struct pd_backend *be, uint32_t dev,
 	return 0;
 }
 
+static int flush_all(struct pd_backend *be, struct sim_space *s);
+
 static void sim_space_close(struct pd_backend *be, void *space)
 {
 	struct sim_state *sim = be->priv;
 	struct sim_space *s = space;
-	uint64_t bytes = pd_hostspace_fini(&s->mem);
+	uint64_t bytes;
 	uint32_t l;
+
+	flush_all(be, s);
+	bytes = pd_hostspace_fini(&s->mem);
+	pd_shapes_free(&s->shapes);
+	for (l = 0; l < PD_MAX_LANES; l++)
+		pd_held_free(&s->lanes[l].held);
 
 	pthread_mutex_lock(&sim->lock);
 	sim->used[s->dev] -= bytes;
@@ -697,6 +728,9 @@ static bool bad_lane(const struct pd_backend *be, const struct sim_space *s,
 	return lane >= be->info[s->dev].lanes;
 }
 
+static int flush_lane(struct pd_backend *be, struct sim_space *s,
+		      uint32_t lane);
+
 static int sim_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
 			uint64_t dst, const void *src, size_t bytes)
 {
@@ -705,6 +739,8 @@ static int sim_copy_h2d(struct pd_backend *be, void *space, uint32_t lane,
 
 	if (bad_lane(be, s, lane))
 		return -EINVAL;
+	if (flush_lane(be, s, lane) < 0)
+		return -EIO;
 	if (!pd_hostspace_holds(&s->mem, dst, bytes))
 		return -EFAULT;
 	memcpy((void *)(uintptr_t)dst, src, bytes);
@@ -722,6 +758,8 @@ static int sim_copy_d2h(struct pd_backend *be, void *space, uint32_t lane,
 
 	if (bad_lane(be, s, lane))
 		return -EINVAL;
+	if (flush_lane(be, s, lane) < 0)
+		return -EIO;
 	if (!pd_hostspace_holds(&s->mem, src, bytes))
 		return -EFAULT;
 	memcpy(dst, (const void *)(uintptr_t)src, bytes);
@@ -742,6 +780,8 @@ static int sim_copy_d2d(struct pd_backend *be, void *dst_space,
 
 	if (bad_lane(be, ds, dst_lane) || bad_lane(be, ss, src_lane))
 		return -EINVAL;
+	if (flush_lane(be, ds, dst_lane) < 0 || flush_lane(be, ss, src_lane) < 0)
+		return -EIO;
 	if (!pd_hostspace_holds(&ds->mem, dst, bytes) ||
 	    !pd_hostspace_holds(&ss->mem, src, bytes))
 		return -EFAULT;
@@ -771,11 +811,12 @@ static uint64_t sim_extent(void *ctx, const void *p)
 					   (uint64_t)(uintptr_t)p);
 }
 
-static int sim_launch(struct pd_backend *be, void *space, uint32_t lane,
-		      void *kernel, const struct pd_launch *launch)
+/* Run a launch now: its twin, then the model of its time. */
+static int launch_now(struct pd_backend *be, struct sim_space *s,
+		      uint32_t lane, void *kernel,
+		      const struct pd_launch *launch)
 {
 	struct sim_state *sim = be->priv;
-	struct sim_space *s = space;
 	const struct sim_dev_cfg *dev = &sim->cfg.dev[s->dev];
 	const struct ptask_twin *k = kernel;
 	struct ptask_twin_call call;
@@ -783,8 +824,6 @@ static int sim_launch(struct pd_backend *be, void *space, uint32_t lane,
 	double compute, memory, model_ns;
 	int err;
 
-	if (bad_lane(be, s, lane))
-		return -EINVAL;
 	pd_twin_call_init(&call, launch, sim_extent, s);
 	err = k->cost(&call, &cost);
 	if (err)
@@ -804,6 +843,127 @@ static int sim_launch(struct pd_backend *be, void *space, uint32_t lane,
 	return 0;
 }
 
+static int sim_launch(struct pd_backend *be, void *space, uint32_t lane,
+		      void *kernel, const struct pd_launch *launch)
+{
+	struct sim_space *s = space;
+	struct pd_held_lane *h;
+	int err;
+
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
+	h = &s->lanes[lane].held;
+	if (!launch->hold || !launch->untimed) {
+		if (flush_lane(be, s, lane) < 0)
+			return -EIO;
+		return launch_now(be, s, lane, kernel, launch);
+	}
+	err = pd_held_add(h, kernel, launch);
+	if (err == -ENOSPC) {
+		if (flush_lane(be, s, lane) < 0)
+			return -EIO;
+		err = pd_held_add(h, kernel, launch);
+	}
+	return err;
+}
+
+/*
+ * The deferred fences of @ln whose launches ran (upto == @done): they
+ * pass when those are done, with their time; @failed once a launch of
+ * the flush failed (the whole space would have, on cuda).  Locked.
+ */
+static void deferred_pass_locked(struct sim_lane *ln, uint32_t done,
+				 bool failed)
+{
+	const struct pd_held_lane *h = &ln->held;
+	uint64_t t;
+
+	for (t = h->first_deferred; t && t <= h->last_deferred; t++) {
+		struct sim_fence *f = &ln->ring[t % SIM_FENCE_RING];
+
+		if (f->ticket != t || !f->deferred || f->upto != done)
+			continue;
+		f->deferred = false;
+		f->failed = failed;
+		f->pass_ns = ln->done_ns;
+		f->gpu_ns = ln->pending_gpu_ns;
+		ln->pending_gpu_ns = 0;
+	}
+}
+
+/*
+ * Flush @lane of @s: run what it holds in order, each deferred fence
+ * passing after the launches before it.  1 when the sequence was one
+ * seen PD_SHAPE_BUILD_AFTER times before (a replay), 0, or -errno: a
+ * held launch failed (its twin refused it); its deferred fences pass
+ * all the same, and the lane's later fences too, but the jobs whose
+ * launches failed must not be trusted, so the whole space is as good
+ * as faulted: the caller fails the job it is queuing.
+ */
+static int flush_lane(struct pd_backend *be, struct sim_space *s,
+		      uint32_t lane)
+{
+	struct sim_state *sim = be->priv;
+	struct sim_lane *ln = &s->lanes[lane];
+	struct pd_held_lane *h = &ln->held;
+	struct pd_shape *shape = NULL;
+	int replayed = 0, err = 0, e;
+	uint32_t i;
+
+	if (!h->n && !h->first_deferred)
+		return 0;
+	if (h->n >= 2) {
+		shape = pd_shapes_see(&s->shapes, h);
+		if (shape && shape->seen > PD_SHAPE_BUILD_AFTER)
+			replayed = 1;
+	}
+	pthread_mutex_lock(&sim->lock);
+	deferred_pass_locked(ln, 0, false);
+	pthread_mutex_unlock(&sim->lock);
+	for (i = 0; i < h->n; i++) {
+		e = launch_now(be, s, lane, h->v[i].kernel, &h->v[i].l);
+		if (e && !err)
+			err = e;
+		pthread_mutex_lock(&sim->lock);
+		deferred_pass_locked(ln, i + 1, err != 0);
+		pthread_mutex_unlock(&sim->lock);
+	}
+	pd_held_clear(h);
+	return err ? err : replayed;
+}
+
+static int flush_all(struct pd_backend *be, struct sim_space *s)
+{
+	uint32_t l;
+	int err = 0, e;
+
+	for (l = 0; l < be->info[s->dev].lanes; l++) {
+		e = flush_lane(be, s, l);
+		if (e < 0 && !err)
+			err = e;
+	}
+	return err;
+}
+
+static int sim_flush(struct pd_backend *be, void *space, uint32_t lane)
+{
+	struct sim_space *s = space;
+
+	if (bad_lane(be, s, lane))
+		return -EINVAL;
+	return flush_lane(be, s, lane);
+}
+
+static void sim_kernel_unload(struct pd_backend *be, void *space,
+			      void *kernel)
+{
+	struct sim_space *s = space;
+
+	flush_all(be, s);
+	pd_shapes_drop_kernel(&s->shapes, kernel);
+	pd_twin_kernel_unload(be, space, kernel);
+}
+
 /* Sleep until every lane of @s is done; the launch time no fence took. */
 static int sim_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
 {
@@ -811,6 +971,7 @@ static int sim_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
 	struct sim_space *s = space;
 	uint64_t until = 0, ns = 0;
 	uint32_t l;
+	int err = flush_all(be, s);
 
 	pthread_mutex_lock(&sim->lock);
 	for (l = 0; l < be->info[s->dev].lanes; l++) {
@@ -823,14 +984,14 @@ static int sim_sync(struct pd_backend *be, void *space, uint64_t *gpu_ns)
 	pd_sleep_until(until);
 	if (gpu_ns)
 		*gpu_ns = ns;
-	return 0;
+	return err < 0 ? -EIO : 0;
 }
 
-static int sim_fence(struct pd_backend *be, void *space, uint32_t lane,
-		     uint64_t *ticket)
+/* A fence on @lane of @s: now, or @deferred until the lane's flush. */
+static int fence_make(struct pd_backend *be, struct sim_space *s,
+		      uint32_t lane, bool deferred, uint64_t *ticket)
 {
 	struct sim_state *sim = be->priv;
-	struct sim_space *s = space;
 	struct sim_lane *ln;
 	struct sim_fence *f;
 	int err = 0;
@@ -838,6 +999,8 @@ static int sim_fence(struct pd_backend *be, void *space, uint32_t lane,
 	if (bad_lane(be, s, lane))
 		return -EINVAL;
 	ln = &s->lanes[lane];
+	if (!deferred && flush_lane(be, s, lane) < 0)
+		return -EIO;
 	pthread_mutex_lock(&sim->lock);
 	if (!ln->ring) {
 		ln->ring = calloc(SIM_FENCE_RING, sizeof(*ln->ring));
@@ -848,13 +1011,36 @@ static int sim_fence(struct pd_backend *be, void *space, uint32_t lane,
 		*ticket = ++ln->last;
 		f = &ln->ring[*ticket % SIM_FENCE_RING];
 		f->ticket = *ticket;
-		f->pass_ns = ln->done_ns;
-		f->gpu_ns = ln->pending_gpu_ns;
 		f->reported = false;
-		ln->pending_gpu_ns = 0;
+		f->deferred = deferred;
+		f->failed = false;
+		if (deferred) {
+			f->pass_ns = UINT64_MAX;
+			f->gpu_ns = 0;
+			f->upto = ln->held.n;
+			if (!ln->held.first_deferred)
+				ln->held.first_deferred = *ticket;
+			ln->held.last_deferred = *ticket;
+		} else {
+			f->pass_ns = ln->done_ns;
+			f->gpu_ns = ln->pending_gpu_ns;
+			ln->pending_gpu_ns = 0;
+		}
 	}
 	pthread_mutex_unlock(&sim->lock);
 	return err;
+}
+
+static int sim_fence(struct pd_backend *be, void *space, uint32_t lane,
+		     uint64_t *ticket)
+{
+	return fence_make(be, space, lane, false, ticket);
+}
+
+static int sim_fence_defer(struct pd_backend *be, void *space, uint32_t lane,
+			   uint64_t *ticket)
+{
+	return fence_make(be, space, lane, true, ticket);
 }
 
 /*
@@ -895,7 +1081,9 @@ static int sim_fence_poll(struct pd_backend *be, void *space, uint32_t lane,
 		return -EINVAL;
 	pthread_mutex_lock(&sim->lock);
 	ret = fence_find_locked(&s->lanes[lane], ticket, &pass, &f);
-	if (!ret && pd_now_ns() >= pass) {
+	if (!ret && f && f->failed)
+		ret = -EIO;
+	else if (!ret && pd_now_ns() >= pass) {
 		ret = 1;
 		if (f && !f->reported) {
 			ns = f->gpu_ns;
@@ -921,6 +1109,8 @@ static int sim_fence_wait(struct pd_backend *be, void *space, uint32_t lane,
 		return -EINVAL;
 	pthread_mutex_lock(&sim->lock);
 	err = fence_find_locked(&s->lanes[lane], ticket, &pass, &f);
+	if (!err && f && f->deferred)
+		err = -EDEADLK;
 	pthread_mutex_unlock(&sim->lock);
 	if (err)
 		return err;
@@ -939,6 +1129,10 @@ static int sim_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 
 	if (bad_lane(be, s, lane) || bad_lane(be, s, from))
 		return -EINVAL;
+	/* same lane: in order already; else held work is queued first */
+	if (from != lane &&
+	    (flush_lane(be, s, from) < 0 || flush_lane(be, s, lane) < 0))
+		return -EIO;
 	pthread_mutex_lock(&sim->lock);
 	err = fence_find_locked(&s->lanes[from], ticket, &pass, &f);
 	if (!err && from != lane && pass > s->lanes[lane].done_ns)
@@ -961,7 +1155,7 @@ const struct pd_backend_ops pd_backend_sim = {
 	.copy_d2h = sim_copy_d2h,
 	.copy_d2d = sim_copy_d2d,
 	.kernel_load = pd_twin_kernel_load,
-	.kernel_unload = pd_twin_kernel_unload,
+	.kernel_unload = sim_kernel_unload,
 	.launch = sim_launch,
 	.sync = sim_sync,
 	.fence = sim_fence,
@@ -969,4 +1163,6 @@ const struct pd_backend_ops pd_backend_sim = {
 	.fence_wait = sim_fence_wait,
 	.lane_wait = sim_lane_wait,
 	.host_device_ptr = pd_hostreg_device_ptr,
+	.fence_defer = sim_fence_defer,
+	.flush = sim_flush,
 };

@@ -555,6 +555,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	/* Chains as before issue 12, to measure both in one run (P11). */
 	if (getenv("PTASKD_NO_AHEAD"))
 		e->cfg.no_ahead = true;
+	if (getenv("PTASKD_NO_HOLD"))
+		e->cfg.no_hold = true;
 	e->ndev = be->ndev;
 	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
 					      PD_INFLIGHT_DEFAULT;
@@ -616,12 +618,13 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	if (err)
 		goto err_threads;
 	pthread_setname_np(e->taker, "pd-taker");
-	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s",
+	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s%s",
 		    e->ndev, pd_policy_name(cfg->policy),
 		    cfg->shared_isolation ? "shared" : "per-client",
 		    e->max_inflight, be->info[0].lanes ? be->info[0].lanes : 1,
 		    (unsigned long long)e->dev[0].inplace_max,
-		    e->cfg.no_ahead ? ", chains not completed ahead" : "");
+		    e->cfg.no_ahead ? ", chains not completed ahead" : "",
+		    pd_engine_may_hold(e) ? ", chains' launches held" : "");
 	*out = e;
 	return 0;
 
@@ -670,10 +673,13 @@ void pd_engine_stop(struct pd_engine *e)
 			break;
 		pd_engine_wait(e, &e->idle_cond);
 	}
-	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed",
+	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed",
 		    (unsigned long long)e->stats.invocations,
 		    (unsigned long long)e->stats.ahead,
-		    (unsigned long long)e->stats.failed);
+		    (unsigned long long)e->stats.failed,
+		    (unsigned long long)e->stats.held,
+		    (unsigned long long)e->stats.flushes,
+		    (unsigned long long)e->stats.replays);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);

@@ -169,6 +169,8 @@ const char *pd_policy_name(int policy);
  *	pages are used in place instead of copied (0: never)
  * @no_ahead: never complete an invocation ahead of its fence (chains
  *	wait for the host at every hop, as before issue 12: for comparison)
+ * @no_hold: never hold a chain's launches for one flush (each hop is
+ *	launched and fenced on its own: for comparison)
  */
 struct pd_engine_config {
 	int policy;
@@ -180,6 +182,7 @@ struct pd_engine_config {
 	bool inplace_set;
 	uint64_t inplace_max;
 	bool no_ahead;
+	bool no_hold;
 };
 
 #define PD_INFLIGHT_DEFAULT	64
@@ -208,6 +211,9 @@ struct pd_engine_config {
  * @upstream_failed: jobs failed because work they read failed
  * @prewarmed: ptasks whose space and kernel were made ready before their
  *	first invocation (pd_engine_prewarm)
+ * @held: launches held for a later flush (a chain's hops: worker.c)
+ * @flushes: flushes of held launches
+ * @replays: flushes the backend ran as one replayed unit (cuda: a graph)
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -228,6 +234,9 @@ struct pd_engine_stats {
 	uint64_t ahead;
 	uint64_t upstream_failed;
 	uint64_t prewarmed;
+	uint64_t held;
+	uint64_t flushes;
+	uint64_t replays;
 };
 
 struct pd_engine;

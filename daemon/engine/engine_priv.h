@@ -538,6 +538,11 @@ struct pd_job {
  * @last_owner: the process whose job was launched last (its holder's)
  * @mixed_ns: when a job of another process than the one before was
  *	launched: within PD_CONTEND_NS of it launches are timed exactly
+ * @held: launches are held on lane @held_lane of @held_space (worker.c,
+ *	"Held launches"): whoever holds the device next continues them or
+ *	flushes them (under e->lock; the holder's to change)
+ * @held_space: that space (open: its held jobs are in flight)
+ * @held_lane: that lane
  */
 struct pd_device {
 	struct pd_engine *e;
@@ -559,6 +564,9 @@ struct pd_device {
 	uint64_t inplace_max;
 	uint32_t last_owner;
 	uint64_t mixed_ns;
+	bool held;
+	struct pd_space *held_space;
+	uint32_t held_lane;
 };
 
 /**
@@ -789,6 +797,24 @@ void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
  */
 bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		struct pd_wake_defer *defer, bool wait);
+
+/*
+ * May the engine hold launches (worker.c, "Held launches")?  The backend
+ * has fence_defer and flush, one device (a copy to another device's
+ * space would come from its holder, who cannot flush this one's lane),
+ * and the configuration allows it.
+ */
+static inline bool pd_engine_may_hold(const struct pd_engine *e)
+{
+	return e->be->ops->flush && e->be->ops->fence_defer && e->ndev == 1 &&
+	       !e->cfg.no_hold;
+}
+/*
+ * Flush the launches held on @dev (dev->held), on the thread holding it:
+ * the backend's answer (1 replayed, 0, -errno: a held launch failed).
+ * No lock held.
+ */
+int pd_dev_flush_held(struct pd_device *dev);
 
 /* completer.c */
 void *pd_completer_main(void *arg);

@@ -205,11 +205,21 @@ bool pd_engine_help(struct pd_engine *e, struct pd_wake_defer *defer,
 		    bool (*more)(struct pd_wake_defer *defer))
 {
 	bool left = help_loop(e, defer, more);
+	uint32_t d;
 
 	/* Jobs it completed ahead and left in flight: the thread's now. */
 	pd_engine_lock(e);
 	if (e->ninflight)
 		pd_completer_kick_locked(e);
+	/*
+	 * Launches it held with nothing to follow them (a hop whose next
+	 * one waits for another input, or a chain longer than a device's
+	 * slots): the device's worker flushes them (worker.c); a job
+	 * placed on the device meanwhile continues or flushes them itself.
+	 */
+	for (d = 0; d < e->ndev; d++)
+		if (e->dev[d].held && !e->dev[d].job)
+			pthread_cond_signal(&e->dev[d].cond);
 	pd_engine_unlock(e);
 	pd_trace(PD_TR_HELPED);
 	return left;

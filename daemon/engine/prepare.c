@@ -14,10 +14,10 @@
  * Lanes: the job runs on one lane of its space (struct pd_job.lane),
  * chosen first: the lane with the fewest jobs in flight, counting one
  * less for the lane where in-flight work is making one of its inputs
- * valid (there it needs no lane_wait); ties go round robin, except for
- * the next hop of a chain completed ahead (its producer is a job
- * completed ahead, pd_dbrec.ahead_writer), which stays on its lane: stream
- * order, no lane_wait.  Its copies
+ * valid (there it needs no lane_wait); ties go round robin.  The next
+ * hop of a chain completed ahead (its producer is a job completed ahead,
+ * pd_dbrec.ahead_writer) stays on its producer's lane: stream order, no
+ * lane_wait, and the launches held there go on.  Its copies
  * are queued there, after lane_waits for work on other lanes that
  * writes what it reads, or reads or writes what it overwrites
  * (engine_priv.h, "Hazards").
@@ -169,12 +169,20 @@ static void choose_lane_locked(struct pd_engine *e, struct pd_job *job)
 			chain = rec->ahead_writer != NULL;
 		}
 	}
+	/*
+	 * A chain's next hop stays on its producer's lane: it depends on
+	 * that lane's last work anyway, so another lane gains no overlap and
+	 * costs a lane_wait, and it breaks the launches held there
+	 * (worker.c) into two flushes.
+	 */
+	if (chain) {
+		job->lane = producer;
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		l = (space->next_lane + i) % n;
 		score = (long)space->lanes[l].njobs - (l == producer);
-		/* A chain's next hop: ties go to its producer's lane. */
-		if (best_score < 0 || score < best_score ||
-		    (chain && score == best_score && l == producer)) {
+		if (best_score < 0 || score < best_score) {
 			best = l;
 			best_score = score;
 		}

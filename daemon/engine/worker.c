@@ -25,6 +25,23 @@
  * (pd_engine_take_made): the next hop of a chain is then its own job,
  * submitted without a wake-up.
  *
+ * Held launches: a job that will be completed ahead (engine_priv.h) is
+ * the hop of a chain whose next hop comes at once, so its launch is
+ * made with pd_launch.hold and its fence with fence_defer: the backend
+ * keeps both, and the hops that follow on the same lane join them, until
+ * a job that is not completed ahead (the chain's last hop, whose output
+ * a client reads) fences for real, which queues them all, replayed as
+ * one CUDA graph once the chain's shape repeats (backend/held.h).  The
+ * device remembers the held lane (dev->held); every thread that holds
+ * the device flushes it unless its job continues it on the same lane:
+ * the next job's holder before its launch, the worker before it sleeps,
+ * and a helper that stops helping wakes the worker for it (help.c).
+ * Nobody waits for a held job's fence (fence_wait would say -EDEADLK):
+ * jobs completed ahead are never waited for, and a job whose ahead
+ * completion failed is flushed at once.  Only untimed launches are held
+ * (PTSched's exact times need events around each launch), and only
+ * with one device (pd_engine_may_hold).
+ *
  * A job that fails once work is queued on its lane (a failed copy or
  * launch) is still fenced, and fails when its fence passed: the queued
  * work uses its buffers, which its pins keep until then.
@@ -159,6 +176,71 @@ static bool job_copies(const struct pd_job *job)
 	return false;
 }
 
+int pd_dev_flush_held(struct pd_device *dev)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_space *space;
+	uint32_t lane;
+	int ret;
+
+	pd_engine_lock(e);
+	if (!dev->held) {
+		pd_engine_unlock(e);
+		return 0;
+	}
+	dev->held = false;
+	space = dev->held_space;
+	lane = dev->held_lane;
+	pd_engine_unlock(e);
+	ret = e->be->ops->flush(e->be, space->be_space, lane);
+	pd_engine_lock(e);
+	if (ret >= 0)
+		e->stats.flushes++;
+	if (ret > 0)
+		e->stats.replays++;
+	pd_engine_unlock(e);
+	/* the space failed: its held jobs fail when their fences are polled */
+	if (ret < 0)
+		pd_log_err("engine: %s: flushing held launches: %d",
+			   e->be->info[dev->index].name, ret);
+	return ret;
+}
+
+/*
+ * Hold @job's launch?  Untimed (the caller checks), the engine may hold,
+ * and the job either will be completed ahead (a chain's hop: more follow)
+ * or continues the launches held on its own lane (the chain's last hop
+ * joins them, so its real fence queues them all at once).  Locked.
+ */
+/* Does @job run on the lane @dev holds launches on?  Locked. */
+static bool held_here_locked(const struct pd_device *dev,
+			     const struct pd_job *job)
+{
+	pd_assert_locked(dev->e);
+	return dev->held && dev->held_space == job->space &&
+	       dev->held_lane == job->lane;
+}
+
+static bool hold_launch_locked(struct pd_device *dev, const struct pd_job *job,
+			       bool *ahead)
+{
+	struct pd_engine *e = dev->e;
+	uint32_t i;
+
+	pd_assert_locked(e);
+	*ahead = false;
+	if (!pd_engine_may_hold(e))
+		return false;
+	*ahead = pd_job_can_ahead_locked(e, job);
+	/* a sink (no output) is no hop: nothing downstream follows it */
+	for (i = 0; *ahead && i < job->inv.n_ports; i++)
+		if (job->ports[i].kind == PTASK_PORT_OUTPUT)
+			break;
+	if (*ahead && i == job->inv.n_ports)
+		return held_here_locked(dev, job);
+	return *ahead || held_here_locked(dev, job);
+}
+
 /**
  * pd_job_run() - submit @job on @dev
  * @dev: the device placement gave it (on the thread holding it)
@@ -188,7 +270,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	uint64_t t0 = pd_now_ns(), ticket = 0, now;
 	struct pd_lane *lane;
 	void *kernel = NULL;
-	bool ahead;
+	bool ahead, hold = false, will_ahead = false, held_other;
 	int err;
 
 	err = pd_space_get(dev, pd_sched_owner(e, job), &job->space);
@@ -198,12 +280,27 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		err = pd_job_prepare(dev, job, &launch, defer);
 	pd_trace(PD_TR_PREPARED);
 	if (!err) {
-		pd_engine_lock(e);
-		pd_job_link_upstream_locked(e, job);
-		pd_engine_unlock(e);
 		job->launch_ns = pd_now_ns();
 		launch.untimed = !launch_timed(dev, job, job->launch_ns) &&
 				 !job_copies(job);
+		pd_engine_lock(e);
+		pd_job_link_upstream_locked(e, job);
+		if (launch.untimed)
+			hold = hold_launch_locked(dev, job, &will_ahead);
+		/* launches held elsewhere, or that this one does not join */
+		held_other = dev->held && (!hold || !held_here_locked(dev, job));
+		pd_engine_unlock(e);
+		if (held_other)
+			pd_dev_flush_held(dev);
+		if (hold) {
+			pd_engine_lock(e);
+			dev->held = true;
+			dev->held_space = job->space;
+			dev->held_lane = job->lane;
+			e->stats.held++;
+			pd_engine_unlock(e);
+		}
+		launch.hold = hold;
 		err = ops->launch(e->be, job->space->be_space, job->lane,
 				  kernel, &launch);
 		pd_trace(PD_TR_LAUNCHED);
@@ -215,7 +312,30 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		pd_job_finish(dev, job, err, 0, 0, defer);
 		return false;
 	}
-	err = ops->fence(e->be, job->space->be_space, job->lane, &ticket);
+	/*
+	 * The chain's last hop: its launch joined the held ones, all go now.
+	 * A launch that failed there (its error shows only now) fails this
+	 * job; the held hops before it fail through their fences.
+	 */
+	if (hold && (!will_ahead || job->err)) {
+		err = pd_dev_flush_held(dev);
+		if (err < 0 && !job->err)
+			job->err = err;
+	}
+	/* a hop completed ahead leaves its mark held with its launch */
+	if (hold && will_ahead && !job->err)
+		err = ops->fence_defer(e->be, job->space->be_space, job->lane,
+				       &ticket);
+	else
+		err = ops->fence(e->be, job->space->be_space, job->lane,
+				 &ticket);
+	if (hold && (err || !will_ahead || job->err)) {
+		/* the real fence (or the failure) flushed the lane */
+		pd_engine_lock(e);
+		dev->held = false;
+		pd_engine_unlock(e);
+		will_ahead = false;
+	}
 	if (err) {
 		/* No fence: wait for the space, then complete at once. */
 		pd_log_err("engine: %s: fence: %d", e->be->info[dev->index].name,
@@ -238,6 +358,9 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	/* Before it joins its lane: nobody settles it before this returns. */
 	if (ahead)
 		pd_job_ahead(dev, job, defer);
+	/* Held, yet not completed ahead: whoever waits for it needs it. */
+	if (will_ahead && !job->ahead)
+		pd_dev_flush_held(dev);
 	pd_engine_lock(e);
 	/* Completed ahead: the next hop is taken now, not after the fence. */
 	if (job->ahead)
@@ -341,6 +464,16 @@ void *pd_worker_main(void *arg)
 				pd_engine_take_made(e, &dev->defer);
 				pd_engine_lock(e);
 			}
+			continue;
+		}
+		/* Nothing to continue them: held launches go now. */
+		if (!job && dev->held) {
+			dev->self = pthread_self();
+			dev->tidying = true;
+			pd_engine_unlock(e);
+			pd_dev_flush_held(dev);
+			pd_engine_lock(e);
+			dev->tidying = false;
 			continue;
 		}
 		if (e->exiting && !job)

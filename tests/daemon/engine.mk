@@ -12,7 +12,7 @@
 PD_ENGINE_TEST := $(PD_B)/tests/daemon/engine_test
 PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c daemon/trace.c common/hash.c \
 	$(sort $(wildcard daemon/engine/*.c)) \
-	$(addprefix daemon/backend/,backend.c sim.c cpu.c twins.c) \
+	$(addprefix daemon/backend/,backend.c held.c sim.c cpu.c twins.c) \
 	tests/twins/twin.c examples/gemm/twin.c \
 	$(addprefix daemon/user/,ns_user.c ns_buf.c ns_timer.c source_user.c \
 		arena.c ns_admin.c) \
