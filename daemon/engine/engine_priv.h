@@ -144,6 +144,15 @@
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */
 #define PD_TAKE_MADE_ROUNDS	4	/* takes of pd_engine_take_made */
+/*
+ * Launches held on a lane at most (worker.c): then they are flushed,
+ * and the chain's later hops are launched one by one (dev->hold_pause).
+ * On an H200 (2026-11-27, fastpath P11) holding paid for chains of up
+ * to 10 hops (about 2x a hop) but ran a 100-deep chain 15-25% slower
+ * than launching each hop, whole or in batches of 16: the device waits
+ * for each batch while the host is busy with the next.
+ */
+#define PD_HOLD_BATCH		16
 /* Prewarm requests queued at most (more are dropped: a cold start). */
 #define PD_PREWARM_MAX		64
 
@@ -543,6 +552,10 @@ struct pd_job {
  *	flushes them (under e->lock; the holder's to change)
  * @held_space: that space (open: its held jobs are in flight)
  * @held_lane: that lane
+ * @held_n: launches held there since its last flush
+ * @hold_pause: a batch of PD_HOLD_BATCH was flushed: the chain's later
+ *	hops are launched one by one, until a job not completed ahead (the
+ *	chain's last) ends it
  */
 struct pd_device {
 	struct pd_engine *e;
@@ -567,6 +580,8 @@ struct pd_device {
 	bool held;
 	struct pd_space *held_space;
 	uint32_t held_lane;
+	uint32_t held_n;
+	bool hold_pause;
 };
 
 /**

@@ -232,6 +232,13 @@ static bool hold_launch_locked(struct pd_device *dev, const struct pd_job *job,
 	if (!pd_engine_may_hold(e))
 		return false;
 	*ahead = pd_job_can_ahead_locked(e, job);
+	/* a long chain's hops after its first batch: one by one */
+	if (dev->hold_pause) {
+		if (!*ahead)
+			dev->hold_pause = false;
+		*ahead = false;
+		return false;
+	}
 	/* a sink (no output) is no hop: nothing downstream follows it */
 	for (i = 0; *ahead && i < job->inv.n_ports; i++)
 		if (job->ports[i].kind == PTASK_PORT_OUTPUT)
@@ -294,9 +301,12 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 			pd_dev_flush_held(dev);
 		if (hold) {
 			pd_engine_lock(e);
+			if (!dev->held)
+				dev->held_n = 0;
 			dev->held = true;
 			dev->held_space = job->space;
 			dev->held_lane = job->lane;
+			dev->held_n++;
 			e->stats.held++;
 			pd_engine_unlock(e);
 		}
@@ -358,9 +368,18 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	/* Before it joins its lane: nobody settles it before this returns. */
 	if (ahead)
 		pd_job_ahead(dev, job, defer);
-	/* Held, yet not completed ahead: whoever waits for it needs it. */
-	if (will_ahead && !job->ahead)
+	/*
+	 * Held, yet not completed ahead: whoever waits for it needs it.  A
+	 * batch of PD_HOLD_BATCH goes too: the device starts on it.
+	 */
+	if (will_ahead && (!job->ahead || dev->held_n >= PD_HOLD_BATCH)) {
+		if (job->ahead) {
+			pd_engine_lock(e);
+			dev->hold_pause = true;
+			pd_engine_unlock(e);
+		}
 		pd_dev_flush_held(dev);
+	}
 	pd_engine_lock(e);
 	/* Completed ahead: the next hop is taken now, not after the fence. */
 	if (job->ahead)

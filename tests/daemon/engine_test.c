@@ -25,6 +25,7 @@
 #include "daemon/user/arena.h"
 #include "daemon/engine/engine.h"
 #include "daemon/engine/engine_priv.h"
+#include "daemon/backend/held.h"
 #include "daemon/backend/twins.h"
 #include "examples/gemm/gemm.h"
 #include "tests/twins/test_code.h"
@@ -2568,6 +2569,45 @@ static bool chain_body(struct rig *r, void *arg)
 	return true;
 }
 
+/*
+ * Held launches (worker.c): rounds of a chain run one at a time by the
+ * helper hold every hop and flush once a round, and a shape flushed
+ * PD_SHAPE_BUILD_AFTER times is replayed (sim counts it as cuda would
+ * launch its graph).  Another depth is another shape: its first rounds
+ * are not replayed (the cache missed), its later ones are.  chain_body
+ * checks every round's bytes.
+ */
+static bool held_body(struct rig *r, void *arg)
+{
+	struct chain_args a = { .depth = 6, .rounds = 8, .fail_at = -1,
+				.serial = true, .helped = true };
+	struct pd_engine_stats s0, s1, s2, s3;
+
+	(void)arg;
+	pd_engine_get_stats(r->e, &s0);
+	CHECK(chain_body(r, &a));
+	pd_engine_get_stats(r->e, &s1);
+	a.depth = 4;
+	a.rounds = PD_SHAPE_BUILD_AFTER;
+	CHECK(chain_body(r, &a));
+	pd_engine_get_stats(r->e, &s2);
+	a.rounds = 4;
+	CHECK(chain_body(r, &a));
+	pd_engine_get_stats(r->e, &s3);
+	diag("held %llu, flushes %llu, replays %llu / %llu / %llu",
+	     (unsigned long long)(s3.held - s0.held),
+	     (unsigned long long)(s3.flushes - s0.flushes),
+	     (unsigned long long)(s1.replays - s0.replays),
+	     (unsigned long long)(s2.replays - s1.replays),
+	     (unsigned long long)(s3.replays - s2.replays));
+	CHECK(s1.held - s0.held >= 6 * 4);
+	CHECK(s1.replays - s0.replays >= 1);
+	/* a new shape: no replay until it was seen often enough */
+	CHECK_EQ(s2.replays - s1.replays, 0);
+	CHECK(s3.replays - s2.replays >= 1);
+	return true;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Block ranges: one launch split across the cpu backend's idle lanes.     */
 
@@ -3366,6 +3406,8 @@ int main(void)
 	       "cpu: a middle hop failing on its lane fails the chain's output (-EIO), not wrong bytes");
 	result(with_rig("sim", "devices=1", &fifo, chain_body, &chain_fail1),
 	       "sim: a middle hop failing at its launch fails the chain's output (-EIO)");
+	result(with_rig("sim", "devices=1", &fifo, held_body, NULL),
+	       "sim: a chain's launches held and replayed once its shape repeats; another shape is not replayed at first");
 	result(with_rig("sim", "devices=1", &inplace, chain_body, &chain_tap),
 	       "an output a client also pulls is never completed ahead");
 	result(with_rig("cpu", "lanes=2", &fifo, inout_body, NULL),

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "daemon/backend/backend.h"
+#include "daemon/backend/held.h"
 #include "daemon/fatal.h"
 #include "daemon/log.h"
 
@@ -849,6 +850,88 @@ out:
 	unload_kernels(sp, k, 2);
 }
 
+/*
+ * Held launches (backend.h): a chain of load_inc hops on one lane, each
+ * held with a deferred fence, flushed at the end.  A deferred fence is
+ * not waited for (-EDEADLK) nor passed before the flush; the first round
+ * runs one by one (a kernel is held only once a launch of its geometry
+ * succeeded), then the shape is seen PD_SHAPE_BUILD_AFTER times and
+ * replayed as a CUDA graph, also with other buffers (its nodes patched).
+ * Every round's result is checked, so a replay that ran stale parameters
+ * fails.
+ */
+#define HELD_HOPS 8
+static void test_held(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
+{
+	static const char *const names[] = { "load_inc" };
+	static const uint32_t inc_bytes[2] = { 8, 8 };
+	uint32_t round, i, in, out = 0, replays = 0, wrong = 0, lane = 0;
+	uint64_t d = 0, src, dst, t[HELD_HOPS], base;
+	int err, flushed, deadlk = 0, early = 0;
+	void *k[1] = { NULL }, *params[2];
+	struct pd_launch l;
+
+	if (!be.ops->flush || !be.ops->fence_defer || event_mode)
+		return;
+	err = load_kernels(sp, ptx, ptx_len, names, k, 1) ?:
+	      be.ops->mem_alloc(&be, sp, 1 << 16, &d);
+	check(!err, "dev %u: held: kernel and memory (%d)", dev, err);
+	if (err)
+		goto out;
+	for (round = 0; round < 6 && !err; round++) {
+		/* rounds 4 and 5 use other buffers: the graph is patched */
+		base = d + (round >= 4 ? 4096 * round : 0);
+		in = 1000 * round;
+		err = be.ops->copy_h2d(&be, sp, lane, base, &in, 4);
+		for (i = 0; i < HELD_HOPS && !err; i++) {
+			src = base + 256 * i;
+			dst = base + 256 * (i + 1);
+			params[0] = &src;
+			params[1] = &dst;
+			one_launch(&l, 2, params, inc_bytes);
+			l.untimed = true;
+			l.hold = true;
+			err = be.ops->launch(&be, sp, lane, k[0], &l);
+			if (!err && i + 1 < HELD_HOPS)
+				err = be.ops->fence_defer(&be, sp, lane, &t[i]);
+		}
+		if (!err && round > 0) {
+			deadlk += be.ops->fence_wait(&be, sp, lane, t[0], NULL) ==
+				  -EDEADLK;
+			early += be.ops->fence_poll(&be, sp, lane, t[HELD_HOPS - 2],
+						    NULL) != 0;
+		}
+		flushed = err ? err : be.ops->flush(&be, sp, lane);
+		if (flushed < 0)
+			err = flushed;
+		replays += flushed == 1;
+		err = err ?: be.ops->fence(&be, sp, lane, &t[HELD_HOPS - 1]);
+		if (!err && wait_ns(sp, lane, t[HELD_HOPS - 1]) < 0)
+			err = -EIO;
+		if (!err && wait_ns(sp, lane, t[0]) < 0)
+			err = -EIO;
+		err = err ?: be.ops->copy_d2h(&be, sp, lane, &out,
+					      base + 256 * HELD_HOPS, 4) ?:
+		      be.ops->sync(&be, sp, NULL);
+		printf("# held round %u: flush %d, out %u (want %u)\n", round,
+		       flushed, out, in + HELD_HOPS);
+		wrong += out != in + HELD_HOPS;
+	}
+	check(!err && !wrong,
+	      "dev %u: held: %u hops held and flushed, right result every round (%u wrong, %d)",
+	      dev, HELD_HOPS, wrong, err);
+	check(deadlk == 5 && !early,
+	      "dev %u: held: a deferred fence is refused by fence_wait (-EDEADLK) and not passed before the flush (%d, %d)",
+	      dev, deadlk, early);
+	check(replays == 6 - 1 - PD_SHAPE_BUILD_AFTER,
+	      "dev %u: held: replayed as a graph from the %u-th flush, patched for other buffers (%u replays)",
+	      dev, PD_SHAPE_BUILD_AFTER + 2, replays);
+out:
+	if (d)
+		be.ops->mem_free(&be, sp, d);
+	unload_kernels(sp, k, 1);
+}
+
 struct poller {
 	void *sp;
 	uint32_t lane;
@@ -1235,6 +1318,7 @@ int main(int argc, char **argv)
 		test_kernels(sp[i], i, ptx, ptx_len, region);
 		test_fences(sp[i], i, ptx, ptx_len);
 		test_lane_wait(sp[i], i, ptx, ptx_len);
+		test_held(sp[i], i, ptx, ptx_len);
 		test_poller_thread(sp[i], i, ptx, ptx_len);
 	}
 

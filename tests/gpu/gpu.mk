@@ -31,10 +31,11 @@ $(GPU_B)/fault_client: tests/gpu/fault_client.c $(LIBPT_A)
 	@echo "  CCLD    $@"
 	@$(CC) $(GPU_CFLAGS) -Ilibptask -Iuapi -o $@ $< $(LIBPT_A) -lpthread
 
-GPU_CUDA_SRCS := $(sort $(wildcard daemon/backend/cuda*.c))
+GPU_CUDA_SRCS := $(sort $(wildcard daemon/backend/cuda*.c)) daemon/backend/held.c
 
 $(GPU_B)/cuda_backend_test: tests/gpu/cuda_backend_test.c $(GPU_CUDA_SRCS) \
-		daemon/backend/backend.h daemon/backend/cuda_priv.h daemon/log.c \
+		daemon/backend/backend.h daemon/backend/cuda_priv.h \
+		daemon/backend/held.h daemon/log.c \
 		daemon/log.h $(PC_A) uapi/ptask.h
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
