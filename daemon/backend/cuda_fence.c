@@ -244,10 +244,11 @@ static int time_take(struct cuda_be *cb, struct cuda_space *s,
 
 		f->taken = true;
 		from = atomic_load(&s->last_seen_ns);
-		if (from < f->submit_ns)
+		if (from < f->submit_ns || f->batch_n > 1)
 			from = f->submit_ns;
 		if (f->estimated && now > from)
-			ms = (float)((double)(now - from) / 1e6);
+			ms = (float)((double)(now - from) / 1e6 /
+				     (f->batch_n > 1 ? f->batch_n : 1));
 		atomic_max_u64(&s->last_seen_ns, now);
 		if (f->timed) {
 			err = pd_cuda_ctx_use(cb, &s->c);
@@ -402,6 +403,7 @@ static int slot_claim(struct cuda_be *cb, struct cuda_space *s,
 	f->submit_ns = 0;
 	f->deferred = false;
 	f->cover = 0;
+	f->batch_n = 0;
 	pthread_mutex_unlock(&l->lock);
 	*out = f;
 	return 0;

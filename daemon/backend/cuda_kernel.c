@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/backend/cuda_priv.h"
 
@@ -469,6 +470,45 @@ static int graph_replay(struct cuda_be *cb, struct cuda_lane *l,
 	return 0;
 }
 
+/*
+ * The estimated spans of the held launches start now, not when they were
+ * held: an untimed launch's device time runs from its span's submit_ns
+ * (cuda_fence.c), and PTSched must not charge the time a launch waited
+ * to be flushed.  They pass together, so each takes an equal share
+ * (batch_n) of the time from now to its being seen, rather than the
+ * first one polled taking it all: the engine's averages per ptask decide
+ * which jobs a helper runs (PD_INLINE_RUN_NS), and a chain's first hop
+ * charged with the whole chain's time was then left to the worker.
+ * Their slots: the deferred fences' and the open span's.
+ */
+static void held_spans_start(struct cuda_lane *l)
+{
+	uint64_t t = l->held.first_deferred ? l->held.first_deferred :
+					      l->made + 1, u;
+	struct timespec ts;
+	uint64_t now;
+
+	uint32_t n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	pthread_mutex_lock(&l->lock);
+	for (u = t; u <= l->made + 1; u++) {
+		struct cuda_fence *f = &l->ring[u % PD_CUDA_FENCE_RING];
+
+		n += f->ticket == u && f->estimated;
+	}
+	for (u = t; u <= l->made + 1; u++) {
+		struct cuda_fence *f = &l->ring[u % PD_CUDA_FENCE_RING];
+
+		if (f->ticket == u && f->estimated) {
+			f->submit_ns = now;
+			f->batch_n = n;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
 static bool graphs_usable(const struct cuda_be *cb)
 {
 	return cb->cu.GraphCreate && cb->cu.GraphAddKernelNode &&
@@ -487,6 +527,7 @@ int pd_cuda_held_queue(struct cuda_be *cb, struct cuda_space *s,
 
 	if (!h->n)
 		return 0;
+	held_spans_start(l);
 	if (h->n >= 2 && graphs_usable(cb))
 		shape = pd_shapes_see(&s->shapes, h);
 	if (shape && !shape->unit && shape->seen > PD_SHAPE_BUILD_AFTER)

@@ -157,6 +157,9 @@ struct cuda_kernel {
  *	is queued for it yet (fence_wait refuses it, lane_wait flushes)
  * @cover: 0, or the later ticket whose mark and done event passed for
  *	it (a deferred fence, once its lane was flushed)
+ * @batch_n: estimated spans flushed together with this one (0: not
+ *	flushed with others): its estimate is a 1/@batch_n share of the
+ *	time from the flush (@submit_ns) to its being seen
  *
  * The events are made on the slot's first use and kept.  The lane's
  * owner thread fills a slot; @ticket, @taken and reading the events'
@@ -173,6 +176,7 @@ struct cuda_fence {
 	uint64_t submit_ns;
 	bool deferred;
 	uint64_t cover;
+	uint32_t batch_n;
 };
 
 /**

@@ -145,14 +145,14 @@
 #define PD_HELP_TAKE		4	/* invocations per helper take */
 #define PD_TAKE_MADE_ROUNDS	4	/* takes of pd_engine_take_made */
 /*
- * Launches held on a lane at most (worker.c): then they are flushed,
- * and the chain's later hops are launched one by one (dev->hold_pause).
- * On an H200 (2026-11-27, fastpath P11) holding paid for chains of up
- * to 10 hops (about 2x a hop) but ran a 100-deep chain 15-25% slower
- * than launching each hop, whole or in batches of 16: the device waits
- * for each batch while the host is busy with the next.
+ * Launches held on a lane at most (worker.c): then they are flushed and
+ * the chain holds anew.  As many as a device takes jobs by default: on
+ * an H200 (2026-11-27, fastpath P11, a 100-deep chain) flushing every 16
+ * or 32 hops ran the chain 15-50% slower than holding up to the device's
+ * 64 slots, since each flush in mid-chain made the device wait for the
+ * host and the next batch started a new graph.
  */
-#define PD_HOLD_BATCH		16
+#define PD_HOLD_BATCH		64
 /* Prewarm requests queued at most (more are dropped: a cold start). */
 #define PD_PREWARM_MAX		64
 
@@ -179,6 +179,8 @@ struct pd_prewarm {
 #define PD_COMPLETE_SPIN_NS	(50ULL * 1000)
 #define PD_COMPLETE_NAP_MIN_NS	(20ULL * 1000)
 #define PD_COMPLETE_NAP_MAX_NS	(200ULL * 1000)	/* as cuda's fence_wait */
+/* A helper or worker waiting for its job polls until it is due, this long at most. */
+#define PD_WAIT_POLL_MAX_NS	(200ULL * 1000)
 /*
  * With this many CPUs or fewer, the completion thread is not woken for
  * each hop a helper completes ahead: it would spin beside the helper and
@@ -484,6 +486,10 @@ struct pd_jport {
  * @settled: it was completed or settled (the source knows its status);
  *	kept only for @refs
  * @failed: it finished with an error (its writes are garbage)
+ * @held: its launch is held (worker.c) and its lane not flushed since:
+ *	its run starts at the flush, which sets @launch_ns then
+ * @after_held: its launch flushed held ones with it (a chain's last hop):
+ *	its waiter polls until it is due (pd_job_wait_complete_locked)
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -515,6 +521,8 @@ struct pd_job {
 	uint32_t refs;
 	bool settled;
 	bool failed;
+	bool held;
+	bool after_held;
 };
 
 /**
@@ -553,9 +561,6 @@ struct pd_job {
  * @held_space: that space (open: its held jobs are in flight)
  * @held_lane: that lane
  * @held_n: launches held there since its last flush
- * @hold_pause: a batch of PD_HOLD_BATCH was flushed: the chain's later
- *	hops are launched one by one, until a job not completed ahead (the
- *	chain's last) ends it
  */
 struct pd_device {
 	struct pd_engine *e;
@@ -581,7 +586,6 @@ struct pd_device {
 	struct pd_space *held_space;
 	uint32_t held_lane;
 	uint32_t held_n;
-	bool hold_pause;
 };
 
 /**

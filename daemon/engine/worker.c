@@ -38,9 +38,13 @@
  * and a helper that stops helping wakes the worker for it (help.c).
  * Nobody waits for a held job's fence (fence_wait would say -EDEADLK):
  * jobs completed ahead are never waited for, and a job whose ahead
- * completion failed is flushed at once.  Only untimed launches are held
- * (PTSched's exact times need events around each launch), and only
- * with one device (pd_engine_may_hold).
+ * completion failed is flushed at once.  A held job is not due (the
+ * completion thread does not spin for it) and its run starts at the
+ * flush, which sets its launch_ns and due_ns (so the averages that
+ * decide what a helper runs and when a fence is expected do not count
+ * the holding).  At most PD_HOLD_BATCH are held at once.  Only untimed
+ * launches are held (PTSched's exact times need events around each
+ * launch), and only with one device (pd_engine_may_hold).
  *
  * A job that fails once work is queued on its lane (a failed copy or
  * launch) is still fenced, and fails when its fence passed: the queued
@@ -183,6 +187,9 @@ int pd_dev_flush_held(struct pd_device *dev)
 	uint32_t lane;
 	int ret;
 
+	struct ptask_list *pos;
+	uint64_t now;
+
 	pd_engine_lock(e);
 	if (!dev->held) {
 		pd_engine_unlock(e);
@@ -192,12 +199,31 @@ int pd_dev_flush_held(struct pd_device *dev)
 	space = dev->held_space;
 	lane = dev->held_lane;
 	pd_engine_unlock(e);
+	now = pd_now_ns();
 	ret = e->be->ops->flush(e->be, space->be_space, lane);
 	pd_engine_lock(e);
 	if (ret >= 0)
 		e->stats.flushes++;
 	if (ret > 0)
 		e->stats.replays++;
+	/*
+	 * Their runs start now: the wall times the completion thread learns
+	 * (due_locked) and the helpers' idea of a short job must not count
+	 * the time they were held.
+	 */
+	ptask_list_for_each(pos, &space->lanes[lane].jobs) {
+		struct pd_job *job = ptask_list_entry(pos, struct pd_job, lnode);
+		struct pd_lane *ln = &space->lanes[lane];
+
+		if (job->held) {
+			job->held = false;
+			job->launch_ns = now;
+			job->due_ns = due_locked(e, job, ln, now);
+			ln->due_ns = job->due_ns;
+		}
+	}
+	/* due now: the completion thread ignored them while held */
+	pd_completer_kick_locked(e);
 	pd_engine_unlock(e);
 	/* the space failed: its held jobs fail when their fences are polled */
 	if (ret < 0)
@@ -232,13 +258,6 @@ static bool hold_launch_locked(struct pd_device *dev, const struct pd_job *job,
 	if (!pd_engine_may_hold(e))
 		return false;
 	*ahead = pd_job_can_ahead_locked(e, job);
-	/* a long chain's hops after its first batch: one by one */
-	if (dev->hold_pause) {
-		if (!*ahead)
-			dev->hold_pause = false;
-		*ahead = false;
-		return false;
-	}
 	/* a sink (no output) is no hop: nothing downstream follows it */
 	for (i = 0; *ahead && i < job->inv.n_ports; i++)
 		if (job->ports[i].kind == PTASK_PORT_OUTPUT)
@@ -328,10 +347,13 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	 * job; the held hops before it fail through their fences.
 	 */
 	if (hold && (!will_ahead || job->err)) {
+		job->launch_ns = pd_now_ns();
+		job->after_held = true;
 		err = pd_dev_flush_held(dev);
 		if (err < 0 && !job->err)
 			job->err = err;
 	}
+	job->held = hold && will_ahead && !job->err;
 	/* a hop completed ahead leaves its mark held with its launch */
 	if (hold && will_ahead && !job->err)
 		err = ops->fence_defer(e->be, job->space->be_space, job->lane,
@@ -373,11 +395,9 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	 * batch of PD_HOLD_BATCH goes too: the device starts on it.
 	 */
 	if (will_ahead && (!job->ahead || dev->held_n >= PD_HOLD_BATCH)) {
-		if (job->ahead) {
-			pd_engine_lock(e);
-			dev->hold_pause = true;
-			pd_engine_unlock(e);
-		}
+		/* not on its lane yet: the flush cannot start its run */
+		job->held = false;
+		job->launch_ns = pd_now_ns();
 		pd_dev_flush_held(dev);
 	}
 	pd_engine_lock(e);
@@ -386,8 +406,13 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		wait = false;
 	job->waiter = wait;
 	lane = &job->space->lanes[job->lane];
-	job->due_ns = due_locked(e, job, lane, now);
-	lane->due_ns = job->due_ns;
+	/* held: not due before its flush (which sets it), so not polled */
+	if (job->held) {
+		job->due_ns = UINT64_MAX;
+	} else {
+		job->due_ns = due_locked(e, job, lane, now);
+		lane->due_ns = job->due_ns;
+	}
 	ptask_list_add_tail(&job->lnode, &lane->jobs);
 	lane->njobs++;
 	job->space->ninflight++;
@@ -403,7 +428,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	 * completion thread when it stops helping (pd_engine_help), so that
 	 * thread does not spin beside it.
 	 */
-	if (!wait && !(job->ahead && dev->claimed && e->few_cores))
+	if (!wait && !job->held && !(job->ahead && dev->claimed && e->few_cores))
 		pd_completer_kick_locked(e);
 	pd_engine_unlock(e);
 	pd_trace(PD_TR_QUEUED);
