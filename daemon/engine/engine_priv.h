@@ -52,7 +52,9 @@
  * only after the writer was settled (pd_lane_reap_locked reaps the
  * writer's lane first, or waits), and fails with -EIO when the writer
  * failed (pd_job.failed, pd_dbrec.failed): bytes a failed job wrote
- * never reach a client.
+ * never reach a client.  The hops' launches are held and flushed
+ * together at the chain's last hop (worker.c, "Held launches"), so a
+ * chain that repeats is replayed as one CUDA graph.
  *
  * Hazards between lanes of one space: a view remembers the lane and
  * ticket of the fence after the work that made it valid
