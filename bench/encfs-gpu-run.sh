@@ -67,7 +67,9 @@ finish() {
 		[ -f "$W/bench/$f" ] && cp "$W/bench/$f" "$OUTDIR/"
 	done
 	cp "$C"/tests/*.log "$W/" 2>/dev/null || true
-	tar -C "$W" --exclude='./bench-dir' -czf "$OUTDIR/encfs-gpu-run.tar.gz" . || true
+	# Its entries by name, not ".": a "./" entry carries the mktemp
+	# directory's mode 0700 to any directory it is extracted into with -C.
+	tar -C "$W" -czf "$OUTDIR/encfs-gpu-run.tar.gz" $(cd "$W" && ls -A | grep -vx bench-dir) || true
 	rm -rf "$W"
 	exit "$rc"
 }

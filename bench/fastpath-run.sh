@@ -87,7 +87,9 @@ T_START=$(date +%s)
 DPID=""
 rc=0
 say() { echo "$*" | tee -a "$S"; }
-pack() { tar -C "$W" -czf "$OUTDIR/fastpath-run.tar.gz" . 2>/dev/null; }
+# Its entries by name, not ".": a "./" entry carries the mktemp
+# directory's mode 0700 to any directory it is extracted into with -C.
+pack() { tar -C "$W" -czf "$OUTDIR/fastpath-run.tar.gz" $(cd "$W" && ls -A) 2>/dev/null; }
 
 # budget_left: seconds left of FASTPATH_BUDGET, into TMO
 budget_left() {

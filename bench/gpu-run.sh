@@ -85,5 +85,7 @@ tail -n 30 "$W/gemm_chain.out" | tee -a "$S"
 cp "$S" "$OUTDIR/summary.txt"
 cp "$W/gemm/gemm_chain.png" "$OUTDIR/" 2>/dev/null
 cp "$W/gemm/gemm_chain.csv" "$OUTDIR/" 2>/dev/null
-tar -C "$W" -czf "$OUTDIR/gpu-run.tar.gz" .
+# Its entries by name, not ".": a "./" entry carries the mktemp
+# directory's mode 0700 to any directory it is extracted into with -C.
+tar -C "$W" -czf "$OUTDIR/gpu-run.tar.gz" $(cd "$W" && ls -A)
 echo "gpu-run.sh: results in $OUTDIR"

@@ -32,5 +32,7 @@ echo "ptsched.sh exit status: $?" | tee -a "$S"
 cat "$W/ptsched.out" | tee -a "$S"
 tail -n 5 "$W/ptsched.err" | tee -a "$S"
 cp "$S" "$W"/ptsched/*.csv "$OUTDIR/" 2>/dev/null
-tar -C "$W" -czf "$OUTDIR/ptsched-gpu.tar.gz" .
+# Its entries by name, not ".": a "./" entry carries the mktemp
+# directory's mode 0700 to any directory it is extracted into with -C.
+tar -C "$W" -czf "$OUTDIR/ptsched-gpu.tar.gz" $(cd "$W" && ls -A)
 echo "ptsched-gpu-run.sh: results in $OUTDIR"

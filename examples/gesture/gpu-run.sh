@@ -80,5 +80,7 @@ else
 	say "no plot here ($(tail -n 1 "$W/plot.txt")): python3 examples/gesture/plot.py gesture.csv gesture.png"
 fi
 cp "$S" "$OUTDIR/summary.txt"
-tar -C "$W" -czf "$OUTDIR/gpu-run.tar.gz" .
+# Its entries by name, not ".": a "./" entry carries the mktemp
+# directory's mode 0700 to any directory it is extracted into with -C.
+tar -C "$W" -czf "$OUTDIR/gpu-run.tar.gz" $(cd "$W" && ls -A)
 echo "gpu-run.sh: results in $OUTDIR"
