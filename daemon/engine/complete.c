@@ -201,6 +201,22 @@ static uint32_t output_datablock(const struct pd_job *job, uint32_t index)
 	return 0;
 }
 
+/* EXEC_COMPLETE's output records of @job into @outs: how many. */
+static uint32_t outputs_fill(const struct pd_job *job,
+			     struct ptask_exec_output *outs)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < job->inv.n_ports; i++) {
+		if (job->ports[i].kind != PTASK_PORT_OUTPUT)
+			continue;
+		outs[n].index = job->ports[i].index;
+		outs[n].datablock = output_datablock(job, i);
+		n++;
+	}
+	return n;
+}
+
 /* Statistics and scheduling history of a finished job. */
 static void count_locked(struct pd_engine *e, struct pd_job *job,
 			 struct pd_device *dev, bool ok, uint64_t gpu_ns,
@@ -328,7 +344,6 @@ void pd_job_ahead(struct pd_device *dev, struct pd_job *job,
 		.size = sizeof(arg), .flags = PTASK_EXEC_COMPLETE_AHEAD,
 		.id = job->inv.id, .accel = dev->index + 1,
 	};
-	uint32_t i, n = 0;
 	int cerr;
 
 	pd_engine_lock(e);
@@ -336,14 +351,7 @@ void pd_job_ahead(struct pd_device *dev, struct pd_job *job,
 	job->committed = true;
 	set_writer_locked(e, job, job);
 	pd_engine_unlock(e);
-	for (i = 0; i < job->inv.n_ports; i++) {
-		if (job->ports[i].kind != PTASK_PORT_OUTPUT)
-			continue;
-		outs[n].index = job->ports[i].index;
-		outs[n].datablock = output_datablock(job, i);
-		n++;
-	}
-	arg.n_outputs = n;
+	arg.n_outputs = outputs_fill(job, outs);
 	arg.outputs = (uintptr_t)outs;
 	cerr = e->src->ops->complete(e->src, &arg, outs, defer);
 	pd_engine_lock(e);
@@ -436,9 +444,15 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 		.gpu_ns = (uint64_t)((double)gpu_ns * scale),
 		.accel = dev->index + 1,
 	};
-	uint32_t i, n = 0;
+	uint32_t i;
 	int cerr;
 
+	if (pd_log_level >= PD_LOG_DEBUG)
+		pd_log_debug("engine: %s: ptask %u ('%s'): device time %llu us, %llu us from launch to fence seen, lane %u%s",
+			     e->be->info[dev->index].name, job->inv.ptask,
+			     job->info->entry, (unsigned long long)gpu_ns / 1000,
+			     (unsigned long long)run_ns / 1000, job->lane,
+			     job->ahead ? ", completed ahead" : "");
 	pd_engine_lock(e);
 	if (!err && upstream_failed_locked(job)) {
 		/* Its inputs are what a failed job left: never a result. */
@@ -463,14 +477,7 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 	if (job->ahead) {
 		settle(dev, job, &arg, err, defer);
 	} else if (!err) {
-		for (i = 0; i < job->inv.n_ports; i++) {
-			if (job->ports[i].kind != PTASK_PORT_OUTPUT)
-				continue;
-			outs[n].index = job->ports[i].index;
-			outs[n].datablock = output_datablock(job, i);
-			n++;
-		}
-		arg.n_outputs = n;
+		arg.n_outputs = outputs_fill(job, outs);
 		arg.outputs = (uintptr_t)outs;
 		cerr = e->src->ops->complete(e->src, &arg, outs, defer);
 		if (cerr) {

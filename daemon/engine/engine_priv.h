@@ -142,6 +142,8 @@
  * once it has helped for PD_HELP_NS.
  */
 #define PD_INLINE_RUN_NS	(100ULL * 1000)
+/* A job that copies has its launch timed only if its kernel is this short. */
+#define PD_TIMED_COPIES_MAX_NS	(1000ULL * 1000)
 #define PD_INLINE_BYTES		(256ULL << 10)
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */

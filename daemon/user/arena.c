@@ -57,6 +57,10 @@ static void arena_destroy(struct pd_arenas *as, struct pd_arena *a)
 {
 	struct pd_extent *e, *next;
 
+	pd_log_debug("arena %llu: %llu bytes destroyed (%u arenas left)",
+		     (unsigned long long)a->id, (unsigned long long)a->bytes,
+		     as->count - 1);
+
 	if (a->registered && as->be && as->be->ops->host_unregister)
 		as->be->ops->host_unregister(as->be, a->base);
 	munmap(a->base, a->bytes);
@@ -88,6 +92,7 @@ static int arena_create(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 			struct pd_arena **out)
 {
 	struct pd_arena *a;
+	uint64_t t0;
 	int err;
 
 	a = calloc(1, sizeof(*a));
@@ -112,6 +117,7 @@ static int arena_create(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 		err = -errno;
 		goto err_close;
 	}
+	t0 = now_ns();
 	if (as->be && as->be->ops->host_register) {
 		err = as->be->ops->host_register(as->be, a->base, bytes);
 		if (err)	/* still usable: copies go through pageable memory */
@@ -129,6 +135,10 @@ static int arena_create(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 	as->list = a;
 	as->count++;
 	as->created++;
+	pd_log_debug("arena %llu: %llu bytes for uid %u, registered in %llu us; %u arenas, %llu made",
+		     (unsigned long long)a->id, (unsigned long long)bytes, uid,
+		     (unsigned long long)(now_ns() - t0) / 1000, as->count,
+		     (unsigned long long)as->created);
 	*out = a;
 	return 0;
 

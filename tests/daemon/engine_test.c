@@ -2570,8 +2570,8 @@ static bool chain_body(struct rig *r, void *arg)
 }
 
 /*
- * Held launches (worker.c): rounds of a chain run one at a time by the
- * helper hold every hop and flush once a round, and a shape flushed
+ * Held launches (worker.c): rounds of a chain run one at a time hold
+ * every hop and flush once a round, and a shape flushed
  * PD_SHAPE_BUILD_AFTER times is replayed (sim counts it as cuda would
  * launch its graph).  Another depth is another shape: its first rounds
  * are not replayed (the cache missed), its later ones are.  chain_body
@@ -2580,7 +2580,7 @@ static bool chain_body(struct rig *r, void *arg)
 static bool held_body(struct rig *r, void *arg)
 {
 	struct chain_args a = { .depth = 6, .rounds = 8, .fail_at = -1,
-				.serial = true, .helped = true };
+				.serial = true };
 	struct pd_engine_stats s0, s1, s2, s3;
 
 	(void)arg;
