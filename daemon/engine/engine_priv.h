@@ -142,8 +142,11 @@
  * once it has helped for PD_HELP_NS.
  */
 #define PD_INLINE_RUN_NS	(100ULL * 1000)
-/* A job that copies has its launch timed only if its kernel is this short. */
-#define PD_TIMED_COPIES_MAX_NS	(1000ULL * 1000)
+/*
+ * A job that copies has its launch timed only if its kernel is this short
+ * (worker.c, copies_timed): the jobs a helper would run inline.
+ */
+#define PD_TIMED_COPIES_MAX_NS	PD_INLINE_RUN_NS
 #define PD_INLINE_BYTES		(256ULL << 10)
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */
