@@ -61,6 +61,7 @@ int e2e_chain_build_code(struct e2e_chain *ch, const char *entry,
 	struct ptask_ctx *ctx = ch->ctx;
 	int err;
 
+	ch->mul = 2.0f;
 	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
 	err = err ?: ptask_template_open(ctx, ch->graph, "vec", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
@@ -91,42 +92,54 @@ int e2e_chain_build(struct e2e_chain *ch, const char *entry)
 				    sizeof(ptask_test_code));
 }
 
-int e2e_gpu_chain_build(struct e2e_chain *ch)
+int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops)
 {
 	const char *code = ptask_test_code;
 	const size_t len = sizeof(ptask_test_code);
 	const uint32_t vec_dims[3] = { E2E_N, 1, 1 }, one[3] = { 1, 1, 1 };
-	uint32_t vec, n_tmpl, add, add2, pa, pb, pc, pn, qa, qb, qd, qn, n1, n2;
+	uint32_t vec, n_tmpl, pt, pa, pb, pout, pn, nch, prev_out = 0;
 	struct ptask_ctx *ctx = ch->ctx;
-	int err;
+	char name[16];
+	int err, h;
 
+	if (hops < 2 || hops > 8)
+		return -EINVAL;
 	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
 	err = err ?: ptask_template_open(ctx, ch->graph, "vec", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
 	err = err ?: ptask_template_open(ctx, ch->graph, "n", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
-	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add", code, len,
-					  "vec_add", 4, &add);
-	err = err ?: ptask_port_open(ctx, add, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &pa);
-	err = err ?: ptask_port_open(ctx, add, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);
-	err = err ?: ptask_port_open(ctx, add, "c", PTASK_PORT_OUTPUT, 0, vec, 2, 0, &pc);
-	err = err ?: ptask_port_open(ctx, add, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
-	err = err ?: ptask_gpu_ptask_open(ctx, ch->graph, "add2", code, len,
-					  "vec_add", 4, &add2);
-	err = err ?: ptask_port_open(ctx, add2, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &qa);
-	err = err ?: ptask_port_open(ctx, add2, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &qb);
-	err = err ?: ptask_port_open(ctx, add2, "d", PTASK_PORT_OUTPUT, 0, vec, 2, 0, &qd);
-	err = err ?: ptask_port_open(ctx, add2, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &qn);
-	err = err ?: ptask_channel_open(ctx, ch->graph, "a", 0, pa, 4, 0, &ch->in_a);
-	err = err ?: ptask_channel_open(ctx, ch->graph, "b", 0, pb, 4, 0, &ch->in_b);
-	err = err ?: ptask_channel_open(ctx, ch->graph, "n1", 0, pn, 1, 0, &n1);
-	err = err ?: ptask_channel_open(ctx, ch->graph, "n2", 0, qn, 1, 0, &n2);
-	err = err ?: ptask_channel_open(ctx, ch->graph, "c2a", pc, qa, 4, 0, NULL);
-	err = err ?: ptask_channel_open(ctx, ch->graph, "c2b", pc, qb, 4, 0, NULL);
-	err = err ?: ptask_channel_open(ctx, ch->graph, "out", qd, 0, 4, 0, &ch->out);
-	err = err ?: push_int(ctx, n_tmpl, n1, E2E_N);
-	err = err ?: push_int(ctx, n_tmpl, n2, E2E_N);
+	/* hop 0: c = a + b; each next hop: its input twice, so x 2 */
+	for (h = 0; !err && h < hops; h++) {
+		snprintf(name, sizeof(name), "add%d", h);
+		err = ptask_gpu_ptask_open(ctx, ch->graph, name, code, len,
+					   "vec_add", 4, &pt);
+		err = err ?: ptask_port_open(ctx, pt, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &pa);
+		err = err ?: ptask_port_open(ctx, pt, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);
+		err = err ?: ptask_port_open(ctx, pt, "c", PTASK_PORT_OUTPUT, 0, vec, 2, 0, &pout);
+		err = err ?: ptask_port_open(ctx, pt, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
+		snprintf(name, sizeof(name), "n%d", h);
+		err = err ?: ptask_channel_open(ctx, ch->graph, name, 0, pn, 1, 0, &nch);
+		err = err ?: push_int(ctx, n_tmpl, nch, E2E_N);
+		if (!err && !h) {
+			err = ptask_channel_open(ctx, ch->graph, "a", 0, pa, 4, 0, &ch->in_a);
+			err = err ?: ptask_channel_open(ctx, ch->graph, "b", 0, pb, 4, 0, &ch->in_b);
+		} else if (!err) {
+			snprintf(name, sizeof(name), "to%da", h);
+			err = ptask_channel_open(ctx, ch->graph, name, prev_out, pa, 4, 0, NULL);
+			snprintf(name, sizeof(name), "to%db", h);
+			err = err ?: ptask_channel_open(ctx, ch->graph, name, prev_out, pb, 4, 0, NULL);
+		}
+		prev_out = pout;
+	}
+	err = err ?: ptask_channel_open(ctx, ch->graph, "out", prev_out, 0, 4, 0, &ch->out);
+	ch->mul = (float)(1 << (hops - 1));
 	return err ?: ptask_graph_run(ctx, ch->graph);
+}
+
+int e2e_gpu_chain_build(struct e2e_chain *ch)
+{
+	return e2e_gpu_chain_hops_build(ch, 2);
 }
 
 /* Makes a datablock of @n floats, @f(i, k) each, pushes it, releases it. */
@@ -167,6 +180,7 @@ int e2e_chain_push(struct e2e_chain *ch, int k)
 
 int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns)
 {
+	const float mul = ch->mul ? ch->mul : 2.0f;
 	struct ptask_db *db;
 	float *p;
 	int err, i;
@@ -177,9 +191,9 @@ int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns)
 	err = ptask_db_bytes(db) == E2E_N * sizeof(float) ?
 	      ptask_datablock_map(ch->ctx, db, (void **)&p) : -EMSGSIZE;
 	for (i = 0; !err && i < E2E_N; i++)
-		if (p[i] != 2.0f * (float)(3 * i + k)) {
+		if (p[i] != mul * (float)(3 * i + k)) {
 			printf("# round %d: element %d is %g, expected %g\n",
-			       k, i, p[i], 2.0f * (float)(3 * i + k));
+			       k, i, p[i], mul * (float)(3 * i + k));
 			err = -EBADMSG;
 		}
 	ptask_datablock_release(ch->ctx, db);

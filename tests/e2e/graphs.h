@@ -29,6 +29,7 @@
 struct e2e_chain {
 	struct ptask_ctx *ctx;	/* the caller's */
 	uint32_t graph, in_a, in_b, out;
+	float mul;		/* out = mul x (a + b); 0: 2 */
 };
 
 /* The chain, running; @entry in @code (@code_len bytes) is the GPU kernel. */
@@ -36,8 +37,10 @@ int e2e_chain_build_code(struct e2e_chain *ch, const char *entry,
 			 const char *code, size_t code_len);
 /* The chain with the tests' code (tests/twins: vec_add has a twin). */
 int e2e_chain_build(struct e2e_chain *ch, const char *entry);
-/* The GPU-only chain, running. */
+/* The GPU-only chain, running: two vec_adds, the second of c and c. */
 int e2e_gpu_chain_build(struct e2e_chain *ch);
+/* The same with @hops vec_adds (2..8), each after the first doubling. */
+int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops);
 /* Round @k: pushes a = i + k, b = 2 i. */
 int e2e_chain_push(struct e2e_chain *ch, int k);
 /* Pulls round @k's result within @timeout_ns and checks every element. */
