@@ -260,6 +260,19 @@ int pd_dev_flush_held(struct pd_device *dev)
  * or continues the launches held on its own lane (the chain's last hop
  * joins them, so its real fence queues them all at once).  Locked.
  */
+/* @job's launch joins (or starts) the ones held on @dev.  Locked. */
+static void held_join_locked(struct pd_device *dev, const struct pd_job *job)
+{
+	pd_assert_locked(dev->e);
+	if (!dev->held)
+		dev->held_n = 0;
+	dev->held = true;
+	dev->held_space = job->space;
+	dev->held_lane = job->lane;
+	dev->held_n++;
+	dev->e->stats.held++;
+}
+
 /* Does @job run on the lane @dev holds launches on?  Locked. */
 static bool held_here_locked(const struct pd_device *dev,
 			     const struct pd_job *job)
@@ -337,19 +350,16 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 			hold = hold_launch_locked(dev, job, &will_ahead);
 		/* launches held elsewhere, or that this one does not join */
 		held_other = dev->held && (!hold || !held_here_locked(dev, job));
+		if (hold && !held_other)
+			held_join_locked(dev, job);
 		pd_engine_unlock(e);
-		if (held_other)
+		if (held_other) {
 			pd_dev_flush_held(dev);
-		if (hold) {
-			pd_engine_lock(e);
-			if (!dev->held)
-				dev->held_n = 0;
-			dev->held = true;
-			dev->held_space = job->space;
-			dev->held_lane = job->lane;
-			dev->held_n++;
-			e->stats.held++;
-			pd_engine_unlock(e);
+			if (hold) {
+				pd_engine_lock(e);
+				held_join_locked(dev, job);
+				pd_engine_unlock(e);
+			}
 		}
 		launch.hold = hold;
 		err = ops->launch(e->be, job->space->be_space, job->lane,

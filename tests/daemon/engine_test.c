@@ -1468,6 +1468,47 @@ static bool sim_config_test(void)
 } while (0)
 
 /* Device memory budgets, copy bounds and a host kernel's bounds. */
+/*
+ * Held launches on sim (backend.h): a held launch runs only at the flush
+ * (the parameters were copied when it was held: changing them after does
+ * nothing), a deferred fence is neither waited for (-EDEADLK) nor passed
+ * before it, and a held launch that fails at the flush fails the flush
+ * and its deferred fence (-EIO), not silently.
+ */
+static bool sim_held_check(struct pd_backend *be, void *space, void *k,
+			   struct pd_launch *l, int32_t *n, uint64_t c,
+			   const float *want)
+{
+	const struct pd_backend_ops *ops = be->ops;
+	float out[16], zero[16] = { 0 };
+	uint64_t t;
+
+	CHECK_EQ(ops->copy_h2d(be, space, 1, c, zero, 64), 0);
+	CHECK_EQ(ops->sync(be, space, NULL), 0);
+	l->untimed = l->hold = true;
+	*n = 4;
+	CHECK_EQ(ops->launch(be, space, 1, k, l), 0);
+	*n = -1;	/* after the hold: the held copy says 4 */
+	CHECK_EQ(ops->fence_defer(be, space, 1, &t), 0);
+	CHECK_EQ(ops->fence_wait(be, space, 1, t, NULL), -EDEADLK);
+	CHECK_EQ(ops->fence_poll(be, space, 1, t, NULL), 0);
+	CHECK_EQ(ops->flush(be, space, 1), 0);
+	CHECK_EQ(ops->fence_wait(be, space, 1, t, NULL), 1);
+	CHECK_EQ(ops->copy_d2h(be, space, 1, out, c, 64), 0);
+	CHECK_EQ(ops->sync(be, space, NULL), 0);
+	CHECK(!memcmp(out, want, sizeof(out)));
+	/* n = 5 overruns the 64-byte buffers: the flush, not the hold, fails */
+	*n = 5;
+	CHECK_EQ(ops->launch(be, space, 1, k, l), 0);
+	CHECK_EQ(ops->fence_defer(be, space, 1, &t), 0);
+	CHECK_EQ(ops->flush(be, space, 1), -EFAULT);
+	CHECK_EQ(ops->fence_poll(be, space, 1, t, NULL), -EIO);
+	CHECK_EQ(ops->fence_wait(be, space, 1, t, NULL), -EIO);
+	l->untimed = l->hold = false;
+	*n = 4;
+	return true;
+}
+
 static bool sim_memory_test(void)
 {
 	struct pd_backend be = { .ops = &pd_backend_sim };
@@ -1521,6 +1562,8 @@ static bool sim_memory_test(void)
 	n = 4;
 	l.param_bytes[0] = 4;
 	TRY(ops->launch(&be, space, 0, k, &l) == -EINVAL);
+	l.param_bytes[0] = 8;
+	TRY(sim_held_check(&be, space, k, &l, &n, c, want));
 	ok = true;
 out:
 	ops->space_close(&be, space);

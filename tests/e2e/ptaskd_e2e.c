@@ -767,6 +767,36 @@ static long long log_ahead(const struct e2e_daemon *d)
 }
 
 /*
+ * 8 rounds through the chain one at a time, then 4 in flight, every
+ * pull checked; the graph closed, the namespace back to its base, then
+ * SIGTERM: 0 when ptaskd drained and exited 0.
+ */
+static int chain_rounds_then_stop(struct e2e_chain *ch, struct e2e_daemon *d)
+{
+	int k, st, err = 0;
+
+	for (k = 0; !err && k < 8; k++) {
+		err = e2e_chain_push(ch, k);
+		err = err ?: e2e_chain_pull(ch, k, 30 * E2E_SEC);
+	}
+	for (k = 0; !err && k < 4; k++)
+		err = e2e_chain_push(ch, 100 + k);
+	for (k = 0; !err && k < 4; k++)
+		err = e2e_chain_pull(ch, 100 + k, 30 * E2E_SEC);
+	ptask_graph_close(ch->ctx, ch->graph);
+	ptask_ctx_close(ch->ctx);
+	ch->ctx = NULL;
+	if (err) {
+		printf("# a round failed: %d\n", err);
+		return err;
+	}
+	if (e2e_counts_wait(d, d->base, PT_WAIT_MS, "after the chain"))
+		return -ETIMEDOUT;
+	st = e2e_daemon_stop(d, SIGTERM);
+	return st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -ECHILD;
+}
+
+/*
  * Chains without the host (issue 12): a GPU-only chain (vec_add into
  * vec_add, a sticky length each) completes its first hop ahead of its
  * fence; the pulls give the right bytes, one round at a time and with
@@ -776,28 +806,13 @@ static long long log_ahead(const struct e2e_daemon *d)
 TEST_F(e2e, gpu_chain_ahead)
 {
 	long long ahead;
-	int k, st;
 
 	if (!strcmp(variant->backend, "cpu") && variant->transport)
 		SKIP(return, "user_cpu runs it");
 	START(NULL);
 	OPEN_CTX();
 	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
-	for (k = 0; k < 8; k++) {
-		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
-		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
-	}
-	for (k = 0; k < 4; k++)
-		ASSERT_PT(0, e2e_chain_push(&self->ch, 100 + k));
-	for (k = 0; k < 4; k++)
-		ASSERT_PT(0, e2e_chain_pull(&self->ch, 100 + k, 30 * E2E_SEC));
-	ptask_graph_close(self->ch.ctx, self->ch.graph);
-	CLOSE_CTX();
-	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
-				     "after the chain"));
-	st = e2e_daemon_stop(&self->d, SIGTERM);
-	ASSERT_TRUE(st >= 0 && WIFEXITED(st));
-	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, chain_rounds_then_stop(&self->ch, &self->d));
 	ahead = log_ahead(&self->d);
 	/* The first hop of each of the 12 rounds; none of the last. */
 	ASSERT_EQ(12, ahead)
@@ -839,7 +854,6 @@ static int log_held(const struct e2e_daemon *d, long long *held,
 TEST_F(e2e, gpu_chain_held)
 {
 	long long held = -1, replayed = -1;
-	int k, st;
 
 	NEED_SIM();
 	START("devices=1");
@@ -847,21 +861,7 @@ TEST_F(e2e, gpu_chain_held)
 	/* 4 hops: kernel mode copies the first's inputs and the last's output,
 	 * so its launches are timed and not held; the middle two are. */
 	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 4));
-	for (k = 0; k < 8; k++) {
-		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
-		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
-	}
-	for (k = 0; k < 4; k++)
-		ASSERT_PT(0, e2e_chain_push(&self->ch, 100 + k));
-	for (k = 0; k < 4; k++)
-		ASSERT_PT(0, e2e_chain_pull(&self->ch, 100 + k, 30 * E2E_SEC));
-	ptask_graph_close(self->ch.ctx, self->ch.graph);
-	CLOSE_CTX();
-	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
-				     "after the chain"));
-	st = e2e_daemon_stop(&self->d, SIGTERM);
-	ASSERT_TRUE(st >= 0 && WIFEXITED(st));
-	ASSERT_EQ(0, WEXITSTATUS(st));
+	ASSERT_EQ(0, chain_rounds_then_stop(&self->ch, &self->d));
 	ASSERT_EQ(0, log_held(&self->d, &held, &replayed));
 	/* The middle hops of every round at least; replays once the shape
 	 * was seen twice. */
