@@ -157,7 +157,8 @@
  * an H200 (2026-11-27, fastpath P11, a 100-deep chain) flushing every 16
  * or 32 hops ran the chain 15-50% slower than holding up to the device's
  * 64 slots, since each flush in mid-chain made the device wait for the
- * host and the next batch started a new graph.
+ * host and the next batch started a new graph (measured with a build
+ * that read the limit from the environment, alternating in one lease).
  */
 #define PD_HOLD_BATCH		64
 /* Prewarm requests queued at most (more are dropped: a cold start). */

@@ -192,7 +192,8 @@ static bool job_copies(const struct pd_job *job)
  * kernel took 350 us instead of 225-285 (the estimate counts the copies,
  * and the completion thread expects the fence late), while a helper or
  * waiter decides by these averages whether to wait for a job itself.
- * A ptask not yet run is timed: its first time decides.
+ * A ptask not yet run is timed: its first time decides.  (The untimed
+ * figures are of a build whose limit was read from the environment.)
  */
 static bool copies_timed(const struct pd_job *job)
 {
