@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
+#include "daemon/mutex.h"
 
 void pd_engine_assert_failed(const char *file, int line, const char *what)
 {
@@ -567,7 +568,7 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	err = pc_hash_init(&e->infos, PD_INFO_BUCKETS);
 	if (err)
 		goto err_fini_recs;
-	err = -pthread_mutex_init(&e->lock, NULL);
+	err = pd_mutex_init_adaptive(&e->lock);
 	if (err)
 		goto err_fini_infos;
 	cond_init(&e->hk_cond);

@@ -21,6 +21,7 @@
 #include <time.h>
 #include "daemon/user/arena.h"
 #include "daemon/log.h"
+#include "daemon/mutex.h"
 #include "daemon/user/ns_user_priv.h"
 
 /* Does this thread hold @ns's lock?  (Cheap: for the hot path too.) */
@@ -194,7 +195,6 @@ static void tunnel_calibrate(struct pd_ns *ns, const struct pd_backend *be)
 
 int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 {
-	pthread_mutexattr_t attr;
 	struct pd_ns *ns;
 	int err;
 
@@ -204,10 +204,7 @@ int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 	err = ptask_core_ns_init(&ns->core, ns);
 	if (err)
 		goto err_free;
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ERRORCHECK);
-	err = -pthread_mutex_init(&ns->lock, &attr);
-	pthread_mutexattr_destroy(&attr);
+	err = pd_mutex_init_adaptive(&ns->lock);
 	if (err)
 		goto err_ns;
 	err = pd_ns_timer_start(ns);
