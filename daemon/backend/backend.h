@@ -263,6 +263,12 @@ struct pd_backend {
 	 * GPU budgets refill in wall time, so what is charged must be too.
 	 */
 	double wall_per_gpu_ns;
+	/*
+	 * fence_wait runs the lane's queued work on the waiting thread
+	 * (cpu): a waiter that polls fence_poll instead would leave that
+	 * work to the lane threads, and wait longer.
+	 */
+	bool wait_runs_work;
 };
 
 extern const struct pd_backend_ops pd_backend_cuda;

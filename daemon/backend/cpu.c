@@ -752,6 +752,7 @@ static int cpu_init(struct pd_backend *be, const char *config)
 	/* Each lane a core: N launches at once are N devices' worth. */
 	info->capacity = lanes;
 	be->ndev = 1;
+	be->wait_runs_work = true;
 	pd_backend_rank(be);
 	be->priv = cpu;
 	return 0;

@@ -230,7 +230,9 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 	}
 	e->stats.per_device[dev->index]++;
 	e->stats.gpu_ns += gpu_ns;
-	pd_sched_ran_locked(e, job, gpu_ns ? gpu_ns : run_ns);
+	/* an estimate with the copies in it: not the kernel's time */
+	if (!job->estimated_copies)
+		pd_sched_ran_locked(e, job, gpu_ns ? gpu_ns : run_ns);
 }
 
 /* Does @job's work write port @i's datablock (a new output, in/out)? */

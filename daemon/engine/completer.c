@@ -118,52 +118,100 @@ uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 	return n;
 }
 
+/*
+ * Poll @job's fence until it passed, until @until, or (@yield_to) until a
+ * job is placed on @yield_to.  Returns fence_poll's last result (0: not
+ * passed).  No lock held.
+ */
+static int poll_until(struct pd_engine *e, struct pd_job *job, uint64_t until,
+		      const struct pd_device *yield_to, uint64_t *gpu_ns)
+{
+	int rc;
+
+	do {
+		rc = e->be->ops->fence_poll(e->be, job->space->be_space,
+					    job->lane, job->ticket, gpu_ns);
+		if (rc)
+			return rc;
+		/* a hint: read without the lock, acted on under it */
+		if (yield_to && __atomic_load_n(&yield_to->job, __ATOMIC_RELAXED))
+			return 0;
+	} while (pd_now_ns() < until);
+	return 0;
+}
+
 /**
  * pd_job_wait_complete_locked() - wait for @job's fence and complete it
  * @e: the engine
  * @job: a job in flight that its caller submitted with @wait
  *	(job->waiter: nobody else polls it)
  * @defer: the helper's held-back wake-ups, or NULL
+ * @yield_to: the waiting worker's device, or NULL (a helper): the wait
+ *	is given up when a job is placed on that device meanwhile
  *
  * fence_wait (on the cpu backend the waiting thread runs the lane's
  * work itself), then the job and the older ones of its lane are
  * completed, unless another thread completes that lane now (it then
- * completes this one too).  Locked on entry and exit; dropped while
- * waiting.
+ * completes this one too).
+ *
+ * A worker waits only for a short job submitted alone (worker.c,
+ * waits_for), but the next invocation may come meanwhile: a pipelining
+ * client pushes its next one while this one runs.  Blocked in
+ * fence_wait, the worker would submit it only after this fence (gemm's
+ * pipelined chains on an H200, 2026-11-27: 13% of the worker's CPU was
+ * such waits).  So a worker polls until the job is due and a little
+ * after (PD_FENCE_SPIN_NS), and gives the job to the completion thread
+ * as soon as one is placed on its device; only past that does it wait
+ * in fence_wait.  Not where fence_wait runs the lane's work
+ * (pd_backend.wait_runs_work).
+ *
+ * Locked on entry and exit; dropped while waiting.  Return: true when
+ * the job was completed (by this thread or the one reaping its lane),
+ * false when it was left to the completion thread.
  */
-void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
-				 struct pd_wake_defer *defer)
+bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
+				 struct pd_wake_defer *defer,
+				 const struct pd_device *yield_to)
 {
 	struct pd_space *space = job->space;
 	uint32_t lane = job->lane;
 	uint64_t ticket = job->ticket, gpu_ns = 0;
-	int rc;
-
 	uint64_t until = job->due_ns;
+	bool poll;
+	int rc = 0;
 
 	pd_assert_locked(e);
 	PD_ASSERT(job->waiter && !job->fenced);
-	pd_engine_unlock(e);
+	if (e->be->wait_runs_work)
+		yield_to = NULL;
 	/*
 	 * Poll until a little after the fence is due: fence_wait spins for
 	 * PD_FENCE_SPIN_NS only, then sleeps, and a sleep on these machines
 	 * overshoots by tens of us, which a chain of held launches replayed
 	 * as one graph (tens of us of device time) paid at every round.  Only
-	 * after such a batch: elsewhere the cpu backend's fence_wait runs
-	 * the lane's work on the waiting thread, which polling would delay.
+	 * after such a batch, or for a worker: elsewhere the cpu backend's
+	 * fence_wait runs the lane's work on the waiting thread, which
+	 * polling would delay.
 	 */
-	if (job->after_held && until != UINT64_MAX) {
+	poll = (job->after_held || yield_to) && until != UINT64_MAX;
+	pd_engine_unlock(e);
+	if (poll) {
 		uint64_t now = pd_now_ns(), cap = now + PD_WAIT_POLL_MAX_NS;
 
 		until += PD_FENCE_SPIN_NS;
 		if (until > cap)
 			until = cap;
-		do {
-			rc = e->be->ops->fence_poll(e->be, space->be_space,
-						    lane, ticket, &gpu_ns);
-		} while (!rc && pd_now_ns() < until);
-	} else {
-		rc = 0;
+		rc = poll_until(e, job, until, yield_to, &gpu_ns);
+	}
+	if (!rc && yield_to) {
+		pd_engine_lock(e);
+		/* a job to submit: this one is the completion thread's */
+		if (yield_to->job) {
+			job->waiter = false;
+			pd_completer_kick_locked(e);
+			return false;
+		}
+		pd_engine_unlock(e);
 	}
 	if (!rc)
 		rc = e->be->ops->fence_wait(e->be, space->be_space, lane,
@@ -177,6 +225,7 @@ void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 		job->err = rc;
 	pd_job_fence_seen_locked(e, job, &space->lanes[lane], pd_now_ns());
 	pd_lane_reap_locked(e, space, lane, defer);
+	return true;
 }
 
 void pd_completer_kick_locked(struct pd_engine *e)

@@ -144,9 +144,14 @@
 #define PD_INLINE_RUN_NS	(100ULL * 1000)
 /*
  * A job that copies has its launch timed only if its kernel is this short
- * (worker.c, copies_timed): the jobs a helper would run inline.
+ * (worker.c, copies_timed): the jobs a helper would run inline.  Of
+ * those, after a ptask's first PD_TIMED_COPIES_FIRST timed runs, one in
+ * PD_TIMED_COPIES_EVERY is timed: enough to keep its averages, not two
+ * cuEventRecord calls (about 4 us of CPU on an H200) on every job.
  */
 #define PD_TIMED_COPIES_MAX_NS	PD_INLINE_RUN_NS
+#define PD_TIMED_COPIES_FIRST	4
+#define PD_TIMED_COPIES_EVERY	8
 #define PD_INLINE_BYTES		(256ULL << 10)
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */
@@ -237,6 +242,8 @@ struct pd_space;
  *	split over lanes keeps several cores busy, so its device time (the
  *	charge) is a multiple of its wall time.
  * @walls: fences seen that @avg_wall_ns averages (0: none yet)
+ * @copies_untimed: its copying jobs launched untimed since the last one
+ *	timed (worker.c, copies_timed)
  * @hnode: its place in e->infos, keyed by @handle (while not @dead)
  */
 struct pd_ptask_info {
@@ -256,6 +263,7 @@ struct pd_ptask_info {
 	uint64_t runs;
 	double avg_wall_ns;
 	uint64_t walls;
+	uint32_t copies_untimed;
 	struct pc_hash_node hnode;
 };
 
@@ -498,6 +506,9 @@ struct pd_jport {
  *	its run starts at the flush, which sets @launch_ns then
  * @after_held: its launch flushed held ones with it (a chain's last hop):
  *	its waiter polls until it is due (pd_job_wait_complete_locked)
+ * @estimated_copies: it copies and its launch was untimed: its device
+ *	time is an estimate that counts the copies, which the ptask's
+ *	averages must not learn (complete.c, count_locked)
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -531,6 +542,7 @@ struct pd_job {
 	bool failed;
 	bool held;
 	bool after_held;
+	bool estimated_copies;
 };
 
 /**
@@ -848,8 +860,9 @@ void *pd_completer_main(void *arg);
 /* Complete the passed jobs at the head of @space's lane @lane, in order. */
 uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			     uint32_t lane, struct pd_wake_defer *defer);
-void pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
-				 struct pd_wake_defer *defer);
+bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
+				 struct pd_wake_defer *defer,
+				 const struct pd_device *yield_to);
 /* A job was submitted: the completion thread must know when it is due. */
 void pd_completer_kick_locked(struct pd_engine *e);
 

@@ -96,7 +96,7 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 		pd_engine_unlock(e);
 		return;
 	}
-	pd_job_wait_complete_locked(e, job, defer);
+	pd_job_wait_complete_locked(e, job, defer, NULL);
 	pd_engine_unlock(e);
 }
 
