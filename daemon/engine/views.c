@@ -196,6 +196,13 @@ void pd_views_flush_unmaps(struct pd_engine *e)
 {
 	struct pd_unmap *u, *next;
 
+	/*
+	 * Every job's completion calls this, and there is rarely anything
+	 * to hand back: no lock round then.  A hint (queued under the lock,
+	 * read without it): one queued meanwhile goes at the next call.
+	 */
+	if (!__atomic_load_n(&e->unmaps, __ATOMIC_RELAXED))
+		return;
 	pd_engine_lock(e);
 	u = e->unmaps;
 	e->unmaps = NULL;
