@@ -195,6 +195,12 @@ struct pd_prewarm {
 /* A helper or worker waiting for its job polls until it is due, this long at most. */
 #define PD_WAIT_POLL_MAX_NS	(200ULL * 1000)
 /*
+ * Then a worker sleeps between polls (completer.c), 5 us doubling to 200
+ * us, as cuda's fence_wait does, so that it sees new work meanwhile.
+ */
+#define PD_WAIT_SLEEP_MIN_NS	(5ULL * 1000)
+#define PD_WAIT_SLEEP_MAX_NS	(200ULL * 1000)
+/*
  * With this many CPUs or fewer, the completion thread is not woken for
  * each hop a helper completes ahead: it would spin beside the helper and
  * the device's threads (cpu backend) on cores they need, and the helper

@@ -2107,6 +2107,77 @@ static bool pipe_body(struct rig *r, void *arg)
 }
 
 /*
+ * A worker waiting for a lone short job yields to the next one
+ * (completer.c, pd_job_wait_complete_locked): two independent ptasks on
+ * one sim device whose launches are short in device time (50 us) but
+ * take 5 ms of wall time (time_scale 100), so the worker, which waits
+ * for a short job submitted alone, is still waiting for the first when
+ * the second is pushed 1.5 ms later.  A worker that went on waiting
+ * would submit the second only after the first completed (one in
+ * flight at most); one that yields has both in flight.  Results checked.
+ */
+static bool yield_body(struct rig *r, void *arg)
+{
+	uint32_t g, t, cin[2], cout[2], db[2], dout, i, k, round;
+	struct pd_engine_stats st0, st;
+	uint32_t *x, *y;
+
+	(void)arg;
+	g = graph_new(r, "yield");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	for (k = 0; k < 2; k++) {
+		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, "test_tid", 2);
+
+		cin[k] = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t,
+						    0, 0, 0), 1);
+		cout[k] = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t,
+						  1, 0, 0), 0, 1);
+	}
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (k = 0; k < 2; k++) {
+		db[k] = db_new(r, 4, (void **)&x);
+		CHECK(db[k]);
+		x[0] = 10 * k;
+	}
+	/* one at a time first: each ptask's device time is then known */
+	for (round = 0; round < 2; round++)
+		for (k = 0; k < 2; k++) {
+			CHECK_EQ(push(r, cin[k], db[k]), 0);
+			CHECK_EQ(pull(r, cout[k], &dout, (void **)&y), 0);
+			CHECK_EQ(y[0], 10 * k + 1);
+			CHECK_EQ(db_release(r, dout), 0);
+		}
+	pd_engine_get_stats(r->e, &st0);
+	if (st0.inflight_max != 1) {
+		diag("%llu in flight before the test: expected 1",
+		     (unsigned long long)st0.inflight_max);
+		return false;
+	}
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(push(r, cin[0], db[0]), 0);
+		usleep(1500);
+		CHECK_EQ(push(r, cin[1], db[1]), 0);
+		for (k = 0; k < 2; k++) {
+			CHECK_EQ(pull(r, cout[k], &dout, (void **)&y), 0);
+			CHECK_EQ(y[0], 10 * k + 1);
+			CHECK_EQ(db_release(r, dout), 0);
+		}
+	}
+	pd_engine_get_stats(r->e, &st);
+	diag("in flight at most %llu; %llu invocations",
+	     (unsigned long long)st.inflight_max,
+	     (unsigned long long)(st.invocations - st0.invocations));
+	CHECK_EQ(st.invocations - st0.invocations, 6);
+	CHECK_EQ(st.failed - st0.failed, 0);
+	CHECK(st.inflight_max >= 2);
+	for (k = 0; k < 2; k++)
+		CHECK_EQ(db_release(r, db[k]), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
  * Two graphs in flight at once, one running test_fail13: its invocation
  * of 13 fails (its graph with it), and every invocation of the other
  * graph, in flight beside it, completes with the right result.
@@ -3454,6 +3525,9 @@ int main(void)
 	       "cpu: a middle hop failing on its lane fails the chain's output (-EIO), not wrong bytes");
 	result(with_rig("sim", "devices=1", &fifo, chain_body, &chain_fail1),
 	       "sim: a middle hop failing at its launch fails the chain's output (-EIO)");
+	result(with_rig("sim", "devices=1;launch_ns=50000;time_scale=100",
+			&fifo, yield_body, NULL),
+	       "sim: a worker waiting for a lone short job submits the next one pushed meanwhile");
 	result(with_rig("sim", "devices=1", &inplace, held_body, NULL),
 	       "sim: a chain's launches held and replayed once its shape repeats; another shape is not replayed at first");
 	result(with_rig("sim", "devices=1", &inplace, chain_body, &chain_tap),
