@@ -2035,6 +2035,27 @@ struct pipe_args {
 };
 
 /*
+ * Build @n independent ptasks of @entry in graph @g, each with a 4-byte
+ * input channel (@cin[k]) and output channel (@cout[k]).  False when a
+ * build call failed.
+ */
+static bool pipes_build(struct rig *r, uint32_t g, const char *entry,
+			uint32_t n, uint32_t *cin, uint32_t *cout)
+{
+	uint32_t t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL), k;
+
+	for (k = 0; k < n; k++) {
+		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, entry, 2);
+
+		cin[k] = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t,
+						    0, 0, 0), 1);
+		cout[k] = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t,
+						  1, 0, 0), 0, 1);
+	}
+	return !build_failed;
+}
+
+/*
  * @n ptasks in one graph, in_k -> @entry -> out_k (a ptask has one
  * invocation at a time: jobs in flight are of different ptasks), every
  * input pushed before any output is pulled: every result right (in + 1)
@@ -2044,7 +2065,7 @@ struct pipe_args {
 static bool pipe_body(struct rig *r, void *arg)
 {
 	struct pipe_args *pa = arg;
-	uint32_t g, t, cin[128], cout[128], db[128], i, dout;
+	uint32_t g, cin[128], cout[128], db[128], i, dout;
 	struct pd_engine_stats st0, st;
 	uint32_t *x, *y;
 	uint64_t t0;
@@ -2052,16 +2073,7 @@ static bool pipe_body(struct rig *r, void *arg)
 	CHECK(pa->n <= 128);
 	pd_engine_get_stats(r->e, &st0);
 	g = graph_new(r, "pipe");
-	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
-	for (i = 0; i < pa->n; i++) {
-		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, pa->entry, 2);
-
-		cin[i] = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t,
-						    0, 0, 0), 1);
-		cout[i] = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t,
-						  1, 0, 0), 0, 1);
-	}
-	CHECK(!build_failed);
+	CHECK(pipes_build(r, g, pa->entry, pa->n, cin, cout));
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
 	for (i = 0; i < pa->n; i++) {
 		db[i] = db_new(r, 4, (void **)&x);
@@ -2118,22 +2130,13 @@ static bool pipe_body(struct rig *r, void *arg)
  */
 static bool yield_body(struct rig *r, void *arg)
 {
-	uint32_t g, t, cin[2], cout[2], db[2], dout, i, k, round;
+	uint32_t g, cin[2], cout[2], db[2], dout, i, k, round;
 	struct pd_engine_stats st0, st;
 	uint32_t *x, *y;
 
 	(void)arg;
 	g = graph_new(r, "yield");
-	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
-	for (k = 0; k < 2; k++) {
-		uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, "test_tid", 2);
-
-		cin[k] = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t,
-						    0, 0, 0), 1);
-		cout[k] = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t,
-						  1, 0, 0), 0, 1);
-	}
-	CHECK(!build_failed);
+	CHECK(pipes_build(r, g, "test_tid", 2, cin, cout));
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
 	for (k = 0; k < 2; k++) {
 		db[k] = db_new(r, 4, (void **)&x);
