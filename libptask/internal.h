@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "common/spin.h"
 #include "libptask.h"
 
 struct lp_conn;
@@ -35,14 +36,13 @@ struct lp_cpu_body;
 /**
  * struct lp_spin - user mode: polling for an answer before sleeping
  * @ns: how long (0: never; PTASK_SPIN_US, or LP_SPIN_US_DEFAULT)
- * @slow: a bit per kind of call whose last answer took longer than @ns:
- *	the next such call sleeps at once (a pull that waits for a long
- *	kernel does not spin every time).  Updated without a lock: a lost
- *	update costs one spin more or less.
+ * @hist: which kinds of call had their last answer later than @ns: the
+ *	next such call sleeps at once (a pull that waits for a long kernel
+ *	does not spin every time; common/spin.h)
  */
 struct lp_spin {
 	uint64_t ns;
-	uint64_t slow[2];
+	struct pc_spin_hist hist;
 };
 
 /**

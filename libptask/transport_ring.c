@@ -140,13 +140,13 @@ static int uring_wait(struct ptask_ctx *ctx, struct lp_ring *lr, uint64_t id,
 		      unsigned int cmd, struct ptask_cqe *cqe)
 {
 	struct lp_spin *spin = &ctx->spin;
-	uint64_t bit = 1ULL << (_IOC_NR(cmd) & 63), start = 0, spin_ns = 0;
-	uint64_t *slow = &spin->slow[0];
+	unsigned int kind = pc_spin_kind(cmd);
+	uint64_t start = 0, spin_ns = 0;
 	int found, n;
 
 	if (spin->ns) {
 		start = pc_ring_now_ns();
-		if (!(__atomic_load_n(slow, __ATOMIC_RELAXED) & bit))
+		if (pc_spin_worth(&spin->hist, kind))
 			spin_ns = spin->ns;
 	}
 	for (;;) {
@@ -164,12 +164,9 @@ static int uring_wait(struct ptask_ctx *ctx, struct lp_ring *lr, uint64_t id,
 			break;
 		}
 	}
-	if (start) {
-		if (pc_ring_now_ns() - start > spin->ns)
-			__atomic_or_fetch(slow, bit, __ATOMIC_RELAXED);
-		else
-			__atomic_and_fetch(slow, ~bit, __ATOMIC_RELAXED);
-	}
+	if (start)
+		pc_spin_learn(&spin->hist, kind, pc_ring_now_ns() - start,
+			      spin->ns);
 	return found < 0 ? found : 0;
 }
 

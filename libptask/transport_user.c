@@ -81,10 +81,8 @@ int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
 		{ .iov_base = (void *)a, .iov_len = alen },
 		{ .iov_base = (void *)b, .iov_len = blen },
 	};
-	/* ioctl numbers by _IOC_NR, PTASKD_OP_* in the second word */
-	unsigned int kind = op > 0xff ? _IOC_NR(op) & 63 : 64 + (op & 63);
-	uint64_t bit = 1ULL << (kind & 63), start = 0, deadline = 0;
-	uint64_t *slow = spin ? &spin->slow[kind / 64] : NULL;
+	unsigned int kind = pc_spin_kind(op);
+	uint64_t start = 0, deadline = 0;
 	int err;
 
 	if (passed)
@@ -93,18 +91,14 @@ int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
 		return -E2BIG;
 	if (spin && spin->ns) {
 		start = now_ns();
-		if (!(__atomic_load_n(slow, __ATOMIC_RELAXED) & bit))
+		if (pc_spin_worth(&spin->hist, kind))
 			deadline = start + spin->ns;
 	}
 	err = pc_msg_send(fd, &h, iov, 2, -1);
 	if (!err)
 		err = pc_msg_recv(fd, &h, out, cap, passed, deadline);
-	if (start) {
-		if (now_ns() - start > spin->ns)
-			__atomic_or_fetch(slow, bit, __ATOMIC_RELAXED);
-		else
-			__atomic_and_fetch(slow, ~bit, __ATOMIC_RELAXED);
-	}
+	if (start)
+		pc_spin_learn(&spin->hist, kind, now_ns() - start, spin->ns);
 	/* anything but a bad reply leaves the connection unusable */
 	if (err && err != -EPROTO)
 		err = -ENOTCONN;

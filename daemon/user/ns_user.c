@@ -387,36 +387,53 @@ static bool spin_for_wake(struct pd_client *c, u64 seq)
 	return moved;
 }
 
-/* pd_ns_call, the lock held: sleeps (wait_slice) while it would block. */
+/*
+ * pd_ns_call, the lock held: sleeps (wait_slice) while it would block.
+ * It polls first (spin_for_wake) unless this kind of call waited longer
+ * than the window last time (c->waits: a pull that waits for a frame of
+ * a 30 fps pipeline burnt the whole window every time).
+ */
 static int call_locked(struct pd_client *c, const struct ptask_caller *who,
 		       unsigned int cmd, void *arg,
 		       const struct ptask_call_io *io, pd_cancel_fn cancel,
 		       void *cancel_arg)
 {
-	u64 deadline = 0, seq;
+	u64 deadline = 0, seq, blocked = 0;
 	bool may_block = ptask_core_args_blocking(cmd, arg, &deadline);
+	unsigned int kind = pc_spin_kind(cmd);
 	int err;
 
 	for (;;) {
 		err = ptask_core_call(c->core, who, cmd, arg, io);
 		if (err != -EAGAIN || !may_block)
-			return err;
+			break;
+		if (!blocked)
+			blocked = ptask_os_now_ns();
 		/* Not while this thread sleeps: nobody would take the work. */
 		if (c->ns->wake_defer && c->ns->wake_defer->deferred)
 			exec_wake_now_locked(c->ns);
 		seq = c->core->wake_seq;
 		/* Not the executor's take: its sleep is off the critical path. */
 		if (c->ns->call_spin_ns && !c->core->executor &&
-		    spin_for_wake(c, seq))
+		    pc_spin_worth(&c->waits, kind) && spin_for_wake(c, seq))
 			continue;
 		while (c->core->wake_seq == seq) {
-			if (!wait_slice(c, deadline))
-				return -ETIMEDOUT;
+			if (!wait_slice(c, deadline)) {
+				err = -ETIMEDOUT;
+				goto out;
+			}
 			if (c->core->wake_seq == seq && cancel &&
-			    cancel(cancel_arg))
-				return -EINTR;
+			    cancel(cancel_arg)) {
+				err = -EINTR;
+				goto out;
+			}
 		}
 	}
+out:
+	if (blocked && c->ns->call_spin_ns)
+		pc_spin_learn(&c->waits, kind, ptask_os_now_ns() - blocked,
+			      c->ns->call_spin_ns);
+	return err;
 }
 
 int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,

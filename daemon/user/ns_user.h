@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "common/spin.h"
 #include "core/ptask_core.h"
 #include "daemon/backend/backend.h"
 #include "daemon/engine/engine.h"
@@ -50,6 +51,8 @@ struct pd_source;
  *	output
  * @alloc_zero: zero reused arena memory for them (false only for the
  *	engine's outputs, which the device writes whole)
+ * @waits: which kinds of blocking call waited longer than the polling
+ *	window last time: those sleep at once (common/spin.h)
  */
 struct pd_client {
 	struct ptask_client *core;
@@ -61,6 +64,7 @@ struct pd_client {
 	uint32_t conns;
 	uint32_t alloc_uid;
 	bool alloc_zero;
+	struct pc_spin_hist waits;
 };
 
 /* Create a namespace.  @be (may be NULL) gets host_register per arena. */

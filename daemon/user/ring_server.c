@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "common/ring.h"
+#include "common/spin.h"
 #include "daemon/log.h"
 #include "daemon/trace.h"
 #include "daemon/user/ring_entry.h"
@@ -34,6 +35,9 @@
  * @bytes: its size
  * @complained: a malformed entry was logged already
  * @last_ns: when the last entry was done (spinning runs from there)
+ * @last_kind: pc_spin_kind of that entry's call
+ * @hist: after which kinds of call the next entry came late last time:
+ *	no polling after those (common/spin.h)
  */
 struct pd_ring {
 	struct pd_ring_host host;
@@ -42,6 +46,8 @@ struct pd_ring {
 	size_t bytes;
 	bool complained;
 	uint64_t last_ns;
+	unsigned int last_kind;
+	struct pc_spin_hist hist;
 };
 
 /* Has the lifeline hung up, or carried something (not allowed)? */
@@ -241,7 +247,8 @@ static int wait_entries(struct pd_ring *r)
 	uint64_t now = pc_ring_now_ns(), spin = 0;
 	int n;
 
-	if (r->host.spin_ns && now < r->last_ns + r->host.spin_ns)
+	if (r->host.spin_ns && now < r->last_ns + r->host.spin_ns &&
+	    pc_spin_worth(&r->hist, r->last_kind))
 		spin = r->last_ns + r->host.spin_ns - now;
 	if (spin) {
 		if (__atomic_add_fetch(r->host.spinners, 1, __ATOMIC_RELAXED) >
@@ -264,10 +271,13 @@ void pd_ring_serve(struct pd_ring *r)
 
 	r->last_ns = pc_ring_now_ns();
 	while (!*r->host.stopping) {
+		uint64_t gap = 0;
+
 		n = pc_ring_q_ready(sq);
 		if (!n) {
 			pd_trace(PD_TR_WAIT);
 			n = wait_entries(r);
+			gap = pc_ring_now_ns() - r->last_ns;
 		}
 		if (n < 0) {
 			pd_log_warn("pid %d: ring's submission tail is more than %u entries ahead; ring closed",
@@ -279,11 +289,14 @@ void pd_ring_serve(struct pd_ring *r)
 				return;
 			continue;
 		}
+		/* did the entry after this kind of call come late? */
+		pc_spin_learn(&r->hist, r->last_kind, gap, r->host.spin_ns);
 		pc_ring_q_peek(sq, &sqe);	/* a private copy */
 		pc_ring_q_consume(sq);
 		pd_trace(PD_TR_SQE);
 		if (run_entry(r, &sqe))
 			return;
 		r->last_ns = pc_ring_now_ns();
+		r->last_kind = pc_spin_kind(sqe.cmd);
 	}
 }

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common/msg.h"
+#include "common/spin.h"
 #include "daemon/engine/engine.h"
 #include "daemon/log.h"
 #include "daemon/user/ns_admin.h"
@@ -54,7 +55,8 @@ struct pd_conn {
 	struct pd_conn *next;
 	uint64_t answered_ns;
 	struct pd_wake_defer defer;	/* its calls' held-back wake-ups */
-	bool spin;
+	struct pc_spin_hist hist;	/* by the kind answered last */
+	unsigned int answered_kind;	/* pc_spin_kind of that call */
 	size_t rpos;
 	size_t rlen;
 	uint8_t rbuf[RBUF_BYTES];
@@ -173,7 +175,7 @@ static ssize_t conn_recv(struct pd_conn *c, bool spin)
 	ssize_t n = -1;
 	bool polled = false;
 
-	if (!spin || !s->spin_ns || !c->spin)
+	if (!spin || !s->spin_ns || !pc_spin_worth(&c->hist, c->answered_kind))
 		return recv(c->fd, p, room, 0);
 	if (__atomic_add_fetch(&s->spinners, 1, __ATOMIC_RELAXED) <=
 	    s->max_spinners) {
@@ -491,9 +493,10 @@ static int read_message(struct pd_conn *c, struct ptaskd_hdr *h,
 	err = rbuf_fill(c, sizeof(*h), spin);
 	if (err)
 		return err;
-	/* Spin next time only if this call came within the window. */
+	/* Spin after this kind of call next time only if this one came soon. */
 	if (spin && c->server->spin_ns)
-		c->spin = now_ns() - c->answered_ns <= c->server->spin_ns;
+		pc_spin_learn(&c->hist, c->answered_kind,
+			      now_ns() - c->answered_ns, c->server->spin_ns);
 	memcpy(h, c->rbuf + c->rpos, sizeof(*h));
 	c->rpos += sizeof(*h);
 	if (h->magic != PTASKD_PROTO_MAGIC || h->err || h->len > PTASKD_MSG_MAX)
@@ -560,6 +563,7 @@ static void serve(struct pd_conn *c)
 		if (err)
 			return;
 		c->answered_ns = now_ns();
+		c->answered_kind = pc_spin_kind(h.op);
 	}
 }
 
@@ -607,7 +611,6 @@ static void start_conn(struct pd_server *s, int fd)
 	}
 	c->fd = fd;
 	c->server = s;
-	c->spin = true;
 	pthread_mutex_lock(&s->lock);
 	c->next = s->conns;
 	s->conns = c;

@@ -4,7 +4,8 @@
  * (common/hash.c, common/msg.c), compiled into this test under ASan and
  * UBSan: adding, finding, deleting and draining, growth; messages over a
  * socketpair, whole and byte by byte, with an fd, too long for the room,
- * malformed, cut off, timed out, and one call with its reply.
+ * malformed, cut off, timed out, and one call with its reply; the
+ * polling history of common/spin.h.
  *
  * The netlink client (common/genl.c) needs the module: the kselftests
  * drive it in the test guest.  The CUDA shim needs a GPU: tests/gpu.
@@ -22,6 +23,9 @@
 #include "tests/unit/harness.h"
 #include "common/hash.c"
 #include "common/msg.c"
+#include "common/spin.h"
+#include "uapi/ptask.h"
+#include "uapi/ptaskd.h"
 
 struct item {
 	int tag;
@@ -322,6 +326,44 @@ static void test_msg_call(void)
 	CHECK_ERR(pc_msg_connect("/nonexistent/ptaskd.sock", 100), -ENOENT);
 }
 
+/*
+ * common/spin.h: every kind polls at first; a wait longer than the window
+ * stops that kind alone from polling (the two words of the bitmap kept
+ * apart: ioctl kinds below 64, protocol ops above), a wait within it (or
+ * exactly the window) makes it poll again; ioctl numbers and protocol
+ * ops map to different kinds.
+ */
+static void test_spin_hist(void)
+{
+	struct pc_spin_hist h = { { 0, 0 } };
+	unsigned int pull = pc_spin_kind(PTASK_IOC_PULL);
+	unsigned int push = pc_spin_kind(PTASK_IOC_PUSH);
+	unsigned int map = pc_spin_kind(PTASKD_OP_MAP);
+	unsigned int k;
+
+	CHECK(pull < 64 && push < 64 && pull != push);
+	CHECK(map >= 64 && map < 128);
+	for (k = 0; k < 128; k++)
+		CHECK(pc_spin_worth(&h, k));
+	pc_spin_learn(&h, pull, 3000000, 50000);	/* a 3 ms frame */
+	CHECK(!pc_spin_worth(&h, pull));
+	for (k = 0; k < 128; k++)
+		if (k != pull)
+			CHECK(pc_spin_worth(&h, k));
+	/* the same bit in the other word is another kind */
+	CHECK(pc_spin_worth(&h, pull + 64));
+	pc_spin_learn(&h, map, 50001, 50000);
+	CHECK(!pc_spin_worth(&h, map));
+	CHECK(!pc_spin_worth(&h, pull));
+	pc_spin_learn(&h, pull, 50000, 50000);	/* within the window */
+	CHECK(pc_spin_worth(&h, pull));
+	CHECK(!pc_spin_worth(&h, map));
+	pc_spin_learn(&h, map, 0, 50000);
+	CHECK(pc_spin_worth(&h, map));
+	CHECK_EQ(h.slow[0], 0);
+	CHECK_EQ(h.slow[1], 0);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct h_test tests[] = {
@@ -334,6 +376,7 @@ int main(int argc, char **argv)
 		H_TEST(test_msg_longer_than_the_room),
 		H_TEST(test_msg_malformed_cut_off_timed_out),
 		H_TEST(test_msg_call),
+		H_TEST(test_spin_hist),
 	};
 
 	return h_main(tests, ARRAY_SIZE(tests), argc, argv);
