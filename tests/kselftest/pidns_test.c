@@ -239,17 +239,37 @@ static bool proc_dir_exists(pid_t pid)
 	return access(path, F_OK) == 0;
 }
 
-/* Waits until procs/<pid>/ exists (@want) or not; 0 or -ETIMEDOUT. */
-static int proc_dir_wait(pid_t pid, bool want)
+/* Does @path exist? */
+static bool path_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* Waits until @path exists (@want) or not; 0 or -ETIMEDOUT. */
+static int path_wait(const char *path, bool want)
 {
 	int waited;
 
 	for (waited = 0; waited <= 2000; waited += 10) {
-		if (proc_dir_exists(pid) == want)
+		if (path_exists(path) == want)
 			return 0;
 		pt_sleep_ms(10);
 	}
 	return -ETIMEDOUT;
+}
+
+/*
+ * Waits until procs/<pid>/ exists with its files (@want) or is gone.
+ * Present: its last file (held_ns, kmod/sysfs_objs.c), not the
+ * directory, which kobject_add makes before the files.
+ */
+static int proc_dir_wait(pid_t pid, bool want)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/procs/%d%s", pid,
+		 want ? "/held_ns" : "");
+	return path_wait(path, want);
 }
 
 /* "key:\t<n>" of /proc/<pid>/fdinfo/<fd>, or a value below -1000000. */
@@ -327,9 +347,16 @@ TEST_F(pidns, two_namespace_inits_get_two_records)
 	EXPECT_EQ(1, proc_file(b->global_pid, "ptasks"));
 	/* Nothing under the pid they share (the guest's init has no ptask). */
 	EXPECT_FALSE(proc_dir_exists(1));
+	/* each ptask's last file first (name), as for the procs */
+	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/name",
+		 a->client.ptask);
+	EXPECT_EQ(0, path_wait(path, true));
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/owner_pid",
 		 a->client.ptask);
 	EXPECT_EQ(a->global_pid, read_ll(path));
+	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/name",
+		 b->client.ptask);
+	EXPECT_EQ(0, path_wait(path, true));
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/owner_pid",
 		 b->client.ptask);
 	EXPECT_EQ(b->global_pid, read_ll(path));

@@ -257,7 +257,8 @@ TEST_F(sched, negative_budget_holds_until_replenished)
 	ASSERT_EQ(0, sysfs_write(SCHED_DIR "policy", "data-aware"));
 	ASSERT_EQ(0, sysfs_write(SCHED_DIR "window_ms", "600000"));
 	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
-	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/procs/%d", me);
+	/* its last file, not the directory (see below: kobject_add) */
+	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/procs/%d/held_ns", me);
 	ASSERT_EQ(0, path_wait(dir, true, PT_WAIT_MS));
 	ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 64, 1, 0,
 				  PTASK_NONBLOCK, 0));
@@ -345,7 +346,13 @@ TEST_F(sched, ptask_directory_priority)
 
 	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
 	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/ptasks/%u", g.ptask);
-	ASSERT_EQ(0, path_wait(dir, true, PT_WAIT_MS));
+	/*
+	 * Its last file (name, kmod/sysfs_objs.c), not the directory: the
+	 * debug kernel's guest once read "priority" after kobject_add made
+	 * the directory and before it made the files (-999999 here).
+	 */
+	snprintf(path, sizeof(path), "%s/name", dir);
+	ASSERT_EQ(0, path_wait(path, true, PT_WAIT_MS));
 	snprintf(path, sizeof(path), "%s/priority", dir);
 	EXPECT_EQ(PTASK_PRIO_DEFAULT, sysfs_ll(path));
 	EXPECT_EQ(0, sysfs_write(path, "90"));
