@@ -56,8 +56,12 @@ static inline void pc_spin_learn(struct pc_spin_hist *h, unsigned int kind,
 				 uint64_t waited_ns, uint64_t window_ns)
 {
 	uint64_t bit = 1ULL << (kind & 63), *w = &h->slow[(kind >> 6) & 1];
+	bool slow = waited_ns > window_ns;
 
-	if (waited_ns > window_ns)
+	/* a ring thread learns after every entry: no write when unchanged */
+	if (!!(__atomic_load_n(w, __ATOMIC_RELAXED) & bit) == slow)
+		return;
+	if (slow)
 		__atomic_or_fetch(w, bit, __ATOMIC_RELAXED);
 	else
 		__atomic_and_fetch(w, ~bit, __ATOMIC_RELAXED);

@@ -205,12 +205,13 @@ static bool job_copies(const struct pd_job *job)
  * cuEventRecord calls of a timed launch cost a device's worker 4.4 us
  * an invocation, 11% of its CPU.
  */
-static bool copies_timed_locked(struct pd_engine *e, const struct pd_job *job)
+static bool copies_timed_locked(struct pd_engine *e, const struct pd_job *job,
+				bool copies)
 {
 	struct pd_ptask_info *info = job->info;
 
 	pd_assert_locked(e);
-	if (!job_copies(job) ||
+	if (!copies ||
 	    (info->runs && info->avg_run_ns > (double)PD_TIMED_COPIES_MAX_NS))
 		return false;
 	if (info->runs < PD_TIMED_COPIES_FIRST ||
@@ -360,13 +361,14 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		err = pd_job_prepare(dev, job, &launch, defer);
 	pd_trace(PD_TR_PREPARED);
 	if (!err) {
-		bool contended;
+		bool contended, copies = job_copies(job);
 
 		job->launch_ns = pd_now_ns();
 		contended = launch_timed(dev, job, job->launch_ns);
 		pd_engine_lock(e);
-		launch.untimed = !contended && !copies_timed_locked(e, job);
-		job->estimated_copies = launch.untimed && job_copies(job);
+		launch.untimed = !contended &&
+				 !copies_timed_locked(e, job, copies);
+		job->estimated_copies = launch.untimed && copies;
 		pd_job_link_upstream_locked(e, job);
 		if (launch.untimed)
 			hold = hold_launch_locked(dev, job, &will_ahead);
