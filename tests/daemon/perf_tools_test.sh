@@ -69,4 +69,8 @@ python3 "$root/scripts/perf-stacks.py" "$T/bad.txt" >"$T/bad.out" 2>&1
 rc=$?
 check "perf-stacks.py: a line without a count fails with a message, not a traceback" \
 	test "$rc" = 1 -a -s "$T/bad.out" -a "$(grep -c Traceback "$T/bad.out")" = 0
+bash "$root/scripts/perf-profile.sh" "$T/p" 1 >"$T/usage.out" 2>&1
+rc=$?
+check "perf-profile.sh: too few arguments are refused with its usage (exit 2)" \
+	test "$rc" = 2 -a "$(grep -c '^usage: perf-profile.sh' "$T/usage.out")" = 1
 finish

@@ -231,18 +231,18 @@ static long long proc_file(pid_t pid, const char *name)
 	return read_ll(path);
 }
 
+/* Does @path exist? */
+static bool path_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
 static bool proc_dir_exists(pid_t pid)
 {
 	char path[128];
 
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/procs/%d", pid);
-	return access(path, F_OK) == 0;
-}
-
-/* Does @path exist? */
-static bool path_exists(const char *path)
-{
-	return access(path, F_OK) == 0;
+	return path_exists(path);
 }
 
 /* Waits until @path exists (@want) or not; 0 or -ETIMEDOUT. */
