@@ -71,6 +71,7 @@ int ptask_ctx_open(enum ptask_mode mode, const char *socket_path,
 		return -ENOMEM;
 	ctx->fd = -1;
 	pthread_mutex_init(&ctx->lock, NULL);
+	pthread_mutex_init(&ctx->async_lock, NULL);
 	if (mode == PTASK_MODE_KERNEL) {
 		err = lp_kernel_open(ctx);
 	} else if (mode == PTASK_MODE_USER) {
@@ -84,6 +85,7 @@ int ptask_ctx_open(enum ptask_mode mode, const char *socket_path,
 			err = -ENODEV;
 	}
 	if (err) {
+		pthread_mutex_destroy(&ctx->async_lock);
 		pthread_mutex_destroy(&ctx->lock);
 		free(ctx);
 		return err;
@@ -99,6 +101,7 @@ void ptask_ctx_close(struct ptask_ctx *ctx)
 	ctx->stopping = true;
 	lp_cpu_stop(ctx);
 	ctx->t->close(ctx);
+	pthread_mutex_destroy(&ctx->async_lock);
 	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 }

@@ -93,28 +93,74 @@ int ptask_datablock_release(struct ptask_ctx *ctx, struct ptask_db *db)
 	return err;
 }
 
+static void push_args(struct ptask_push *a, uint32_t channel,
+		      const struct ptask_db *db, int64_t records,
+		      int64_t timeout_ns)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->channel = channel;
+	a->datablock = db->handle;
+	if (records >= 0) {
+		a->flags |= PTASK_PUSH_SET_RECORDS;
+		a->records = (uint64_t)records;
+	}
+	if (timeout_ns == PTASK_NOWAIT)
+		a->flags |= PTASK_NONBLOCK;
+	else
+		a->timeout_ns = lp_deadline(timeout_ns);
+}
+
 int ptask_push(struct ptask_ctx *ctx, uint32_t channel, struct ptask_db *db,
 	       int64_t records, int64_t timeout_ns)
 {
-	struct ptask_push a = {
-		.size = sizeof(a), .channel = channel,
-	};
+	struct ptask_push a;
 	int err;
 
 	if (!db)
 		return -EINVAL;
-	a.datablock = db->handle;
-	if (records >= 0) {
-		a.flags |= PTASK_PUSH_SET_RECORDS;
-		a.records = (uint64_t)records;
-	}
-	if (timeout_ns == PTASK_NOWAIT)
-		a.flags |= PTASK_NONBLOCK;
-	else
-		a.timeout_ns = lp_deadline(timeout_ns);
+	push_args(&a, channel, db, records, timeout_ns);
 	err = lp_call(ctx, PTASK_IOC_PUSH, &a);
 	if (!err && records >= 0)
 		db->records = (uint64_t)records;
+	return err;
+}
+
+/*
+ * Where the transport cannot queue a push (kernel mode, the socket, no
+ * ring to be had) it is made synchronously, which keeps every promise
+ * of an asynchronous one: its own error comes back at once instead of
+ * later.
+ */
+int ptask_push_async(struct ptask_ctx *ctx, uint32_t channel,
+		     struct ptask_db *db, int64_t records)
+{
+	struct ptask_push a;
+	int err = 1;
+
+	if (!ctx || !db)
+		return -EINVAL;
+	push_args(&a, channel, db, records, PTASK_FOREVER);
+	if (ctx->t->push_async)
+		err = ctx->t->push_async(ctx, &a);
+	if (err == 1)
+		err = lp_call(ctx, PTASK_IOC_PUSH, &a);
+	if (!err && records >= 0)
+		db->records = (uint64_t)records;
+	return err;
+}
+
+int ptask_sync(struct ptask_ctx *ctx)
+{
+	int err = 0;
+
+	if (!ctx)
+		return -EINVAL;
+	if (ctx->t->async_wait)
+		err = ctx->t->async_wait(ctx);
+	/* Its own failure (ptaskd went) before theirs. */
+	if (!err)
+		err = __atomic_exchange_n(&ctx->async_err, 0, __ATOMIC_RELAXED);
 	return err;
 }
 

@@ -69,6 +69,10 @@ struct lp_mem {
  *	NULL
  * @unmap: undo map and map_at
  * @close: free the transport's state
+ * @push_async: queue a push without waiting for it (ptask_push_async): 0,
+ *	-errno, or 1: not now (the push is made synchronously); may be NULL
+ * @async_wait: wait for every push @push_async queued: 0 or -errno (their
+ *	own failures are counted in the context, not returned); may be NULL
  */
 struct lp_transport {
 	int (*call)(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
@@ -81,6 +85,8 @@ struct lp_transport {
 	void (*unmap)(struct ptask_ctx *ctx, void *addr, uint64_t bytes,
 		      void *cookie);
 	void (*close)(struct ptask_ctx *ctx);
+	int (*push_async)(struct ptask_ctx *ctx, struct ptask_push *a);
+	int (*async_wait)(struct ptask_ctx *ctx);
 };
 
 /**
@@ -104,6 +110,15 @@ struct lp_transport {
  * @release_failed: fire-and-forget releases that failed
  *	(atomic; reported on stderr by ptask_ctx_close)
  * @release_err: the first such failure's errno
+ * @async_lock: serialises asynchronous pushes (ptask_push_async) and the
+ *	waits for them; protects @async_ring, @async_sent and @async_reported
+ * @async_ring: user mode with rings: the ring they go through (not in
+ *	@rings; NULL until the first), in submission order
+ * @async_sent: asynchronous pushes queued
+ * @async_done: their completions seen (atomic)
+ * @async_failed: how many of them failed (atomic)
+ * @async_err: the first failure not yet returned by ptask_sync() or
+ *	ptask_push_async() (atomic; 0: none)
  * @arenas: user mode: arenas mapped here
  * @bodies: CPU ptask bodies by ptask handle
  * @worker: the CPU worker thread
@@ -124,6 +139,12 @@ struct ptask_ctx {
 	uint32_t ring_pending;
 	uint64_t release_failed;
 	int release_err;
+	pthread_mutex_t async_lock;
+	struct lp_ring *async_ring;
+	uint64_t async_sent;
+	uint64_t async_done;
+	uint64_t async_failed;
+	int async_err;
 	struct lp_arena *arenas;
 	struct lp_cpu_body *bodies;
 	pthread_t worker;
@@ -184,6 +205,13 @@ int lp_ring_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 		 struct lp_mem *mem);
 /* Close every ring of the pool (ptask_ctx_close). */
 void lp_rings_close(struct ptask_ctx *ctx);
+/*
+ * User mode's asynchronous push (ptask_push_async): 0 once queued in the
+ * context's asynchronous ring, -errno, or 1: no ring (push synchronously).
+ */
+int lp_ring_push_async(struct ptask_ctx *ctx, struct ptask_push *a);
+/* Wait until every asynchronous push queued has completed: 0 or -errno. */
+int lp_ring_async_wait(struct ptask_ctx *ctx);
 
 /*
  * Kernel mode's rings (transport_kring.c): push, pull, datablock create

@@ -244,6 +244,39 @@ int ptask_push(struct ptask_ctx *ctx, uint32_t channel, struct ptask_db *db,
 	       int64_t records, int64_t timeout_ns);
 
 /**
+ * ptask_push_async() - queue a push without waiting for it
+ * @records: as ptask_push()'s
+ *
+ * Returns once the push is queued (user mode with rings: in a ring of
+ * the context's own; elsewhere it is made at once, synchronously).
+ * Asynchronous pushes run in the order they were queued, each waiting
+ * for room in its channel as ptask_push() with PTASK_FOREVER does; a
+ * later ptask_push() or ptask_datablock_release() of the context runs
+ * after them.  Write @db's bytes again only after the invocation that
+ * reads them has run (its output pulled), as after ptask_push().
+ *
+ * A push that fails later (a bad handle, the graph stopped) is kept:
+ * ptask_sync(), or else the next ptask_push_async(), returns its -errno
+ * once (that push is then not queued), and ptask_ctx_close() prints one
+ * line on stderr if nobody was told.  A pull waiting for the output of
+ * a push that failed waits for its timeout.
+ *
+ * Return: 0, or -errno (-EINVAL: no @db; an earlier asynchronous push's
+ * failure; the push's own when made synchronously).
+ */
+int ptask_push_async(struct ptask_ctx *ctx, uint32_t channel,
+		     struct ptask_db *db, int64_t records);
+
+/**
+ * ptask_sync() - wait for every asynchronous push of the context
+ *
+ * Return: 0 when all of them succeeded; else the first failure not yet
+ * returned (by this or by ptask_push_async()), or -ENOTCONN when ptaskd
+ * went before they completed.
+ */
+int ptask_sync(struct ptask_ctx *ctx);
+
+/**
  * ptask_pull() - take the oldest datablock from a graph output channel
  * @out: the datablock (the caller holds it; release it when done)
  */

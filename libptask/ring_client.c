@@ -6,10 +6,19 @@
  * ptaskd's rings and ptask.ko's comes in a struct lp_ring_ops
  * (transport_ring.c, transport_kring.c).
  *
- * Locking: ctx->lock protects the pool (ctx->rings); ctx->rings_off,
- * ctx->ring_pending, ctx->release_failed and ctx->release_err are
- * atomics.  A ring taken from the pool is its caller's alone, so nothing
- * of struct lp_ring needs a lock.
+ * Asynchronous pushes (ptask_push_async) go through one ring of their
+ * own, out of the pool, so that they run in the order they were queued:
+ * ctx->async_ring, taken under ctx->async_lock by whoever queues, reaps
+ * or waits.  A synchronous push waits for them first (its channel may be
+ * theirs), and a release while any is pending goes through that ring
+ * behind them (its datablock may be one of theirs).
+ *
+ * Locking: ctx->lock protects the pool (ctx->rings); ctx->async_lock
+ * the asynchronous ring and its counts (taken before ctx->lock, never
+ * after); ctx->rings_off, ctx->ring_pending, ctx->release_failed,
+ * ctx->release_err, ctx->async_done, ctx->async_failed and
+ * ctx->async_err are atomics.  A ring taken from the pool is its
+ * caller's alone, so nothing of struct lp_ring needs a lock.
  */
 #define _FILE_OFFSET_BITS 64	/* kernel mode's ring offsets start at 2^48 */
 #include <errno.h>
@@ -102,6 +111,19 @@ static void count_release_failure(struct ptask_ctx *ctx, int res)
 		__atomic_store_n(&ctx->release_err, res, __ATOMIC_RELAXED);
 }
 
+/* An asynchronous push completed with @res. */
+static void count_async_done(struct ptask_ctx *ctx, int res)
+{
+	int none = 0;
+
+	if (res < 0) {
+		__atomic_fetch_add(&ctx->async_failed, 1, __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&ctx->async_err, &none, res, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+	__atomic_fetch_add(&ctx->async_done, 1, __ATOMIC_RELEASE);
+}
+
 int lp_ring_reap(struct ptask_ctx *ctx, struct lp_ring *lr, uint64_t id,
 		 struct ptask_cqe *out)
 {
@@ -116,11 +138,16 @@ int lp_ring_reap(struct ptask_ctx *ctx, struct lp_ring *lr, uint64_t id,
 		pc_ring_q_consume(&lr->r.cq);
 		if (cqe.user_data & LP_RING_RELEASE_TAG) {
 			count_release_failure(ctx, cqe.res);
-		} else if (id && cqe.user_data == id && !found) {
+			continue;
+		}
+		/* Only the asynchronous ring carries these (ring_client.h). */
+		if (cqe.user_data & LP_RING_ASYNC_TAG)
+			count_async_done(ctx, cqe.res);
+		else if (!id || cqe.user_data != id)
+			return -EPROTO;
+		if (id && cqe.user_data == id && !found) {
 			*out = cqe;
 			found = 1;
-		} else {
-			return -EPROTO;
 		}
 	}
 	return found;
@@ -176,13 +203,134 @@ static int call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
 {
 	int err;
 
-	/* Never the release tag, never 0. */
-	lr->next_id = (lr->next_id + 1) & ~LP_RING_RELEASE_TAG;
+	/* Never a tag, never 0. */
+	lr->next_id = (lr->next_id + 1) &
+		      ~(LP_RING_RELEASE_TAG | LP_RING_ASYNC_TAG);
 	if (!lr->next_id)
 		lr->next_id = 1;
 	sqe->user_data = lr->next_id;
 	err = queue(ctx, ops, lr, sqe);
 	return err ?: ops->wait(ctx, lr, sqe->user_data, sqe->cmd, cqe);
+}
+
+/* The user_data of the @n-th asynchronous push of a context. */
+static uint64_t async_id(uint64_t n)
+{
+	return LP_RING_ASYNC_TAG |
+	       (n & ~(LP_RING_RELEASE_TAG | LP_RING_ASYNC_TAG));
+}
+
+/* Asynchronous pushes queued and not seen complete (a hint unlocked). */
+static bool async_pending(struct ptask_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->async_done, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&ctx->async_sent, __ATOMIC_RELAXED);
+}
+
+/*
+ * The asynchronous ring broke (ptaskd went, or it wrote garbage): what
+ * it had queued will never complete, so each counts as failed with
+ * @err, and the ring is freed.  ctx->async_lock held.
+ */
+static void async_ring_broken(struct ptask_ctx *ctx,
+			      const struct lp_ring_ops *ops, int err)
+{
+	while (async_pending(ctx))
+		count_async_done(ctx, err);
+	ops->free(ctx->async_ring);
+	ctx->async_ring = NULL;
+}
+
+/* Wait for every queued asynchronous push; ctx->async_lock held. */
+static int async_wait_locked(struct ptask_ctx *ctx,
+			     const struct lp_ring_ops *ops)
+{
+	struct ptask_cqe cqe;
+	int err;
+
+	if (!ctx->async_ring || !async_pending(ctx))
+		return 0;
+	/* They complete in order: the last one's CQE says all are done. */
+	err = ops->wait(ctx, ctx->async_ring, async_id(ctx->async_sent), 0,
+			&cqe);
+	if (err)
+		async_ring_broken(ctx, ops, err);
+	return err;
+}
+
+int lp_ring_client_async_wait(struct ptask_ctx *ctx,
+			      const struct lp_ring_ops *ops)
+{
+	int err;
+
+	if (!async_pending(ctx))
+		return 0;
+	pthread_mutex_lock(&ctx->async_lock);
+	err = async_wait_locked(ctx, ops);
+	pthread_mutex_unlock(&ctx->async_lock);
+	return err;
+}
+
+int lp_ring_client_push_async(struct ptask_ctx *ctx,
+			      const struct lp_ring_ops *ops,
+			      const struct ptask_push *a)
+{
+	struct ptask_sqe sqe = { .cmd = PTASK_IOC_PUSH };
+	int err;
+
+	pthread_mutex_lock(&ctx->async_lock);
+	/* Completions of earlier ones (it keeps the CQ from filling up). */
+	if (ctx->async_ring) {
+		err = lp_ring_reap(ctx, ctx->async_ring, 0, NULL);
+		if (err < 0)
+			async_ring_broken(ctx, ops, err);
+	}
+	/* An earlier one failed: say so before queueing more behind it. */
+	err = __atomic_exchange_n(&ctx->async_err, 0, __ATOMIC_RELAXED);
+	if (err)
+		goto out;
+	if (!ctx->async_ring) {
+		err = ring_get(ctx, ops, &ctx->async_ring);
+		if (err)
+			goto out;	/* 1: synchronously, then */
+	}
+	memcpy(&sqe.arg, a, sizeof(*a));
+	sqe.user_data = async_id(ctx->async_sent + 1);
+	err = queue(ctx, ops, ctx->async_ring, &sqe);
+	if (err)
+		goto out_broken;
+	__atomic_store_n(&ctx->async_sent, ctx->async_sent + 1,
+			 __ATOMIC_RELAXED);
+	goto out;
+
+out_broken:
+	async_ring_broken(ctx, ops, err);
+out:
+	pthread_mutex_unlock(&ctx->async_lock);
+	return err;
+}
+
+/*
+ * A release while asynchronous pushes are pending goes behind them on
+ * their ring (one of them may push its datablock): 0 or -errno, or 1:
+ * none pending (the pool's rings, then).
+ */
+static int release_behind_async(struct ptask_ctx *ctx,
+				const struct lp_ring_ops *ops,
+				struct ptask_sqe *sqe)
+{
+	int err = 1;
+
+	if (!async_pending(ctx))
+		return 1;
+	pthread_mutex_lock(&ctx->async_lock);
+	if (ctx->async_ring && async_pending(ctx)) {
+		err = release(ctx, ops, ctx->async_ring, sqe);
+		if (err)
+			async_ring_broken(ctx, ops, err);
+	}
+	pthread_mutex_unlock(&ctx->async_lock);
+	return err;
 }
 
 int lp_ring_client_call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
@@ -198,6 +346,18 @@ int lp_ring_client_call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
 	/* What an entry has no room for: the other way then. */
 	if (size > sizeof(sqe.arg))
 		return 1;
+	if (_IOC_NR(cmd) == _IOC_NR(PTASK_IOC_DATABLOCK_RELEASE)) {
+		memcpy(&sqe.arg, arg, size);
+		err = release_behind_async(ctx, ops, &sqe);
+		if (err <= 0)
+			return err;
+	}
+	/* Pushes keep their order: the asynchronous ones go first. */
+	if (_IOC_NR(cmd) == _IOC_NR(PTASK_IOC_PUSH)) {
+		err = lp_ring_client_async_wait(ctx, ops);
+		if (err)
+			return err;
+	}
 	err = ring_get(ctx, ops, &lr);
 	if (err)
 		return err;
@@ -245,6 +405,14 @@ void lp_ring_client_close(struct ptask_ctx *ctx, const struct lp_ring_ops *ops)
 {
 	struct lp_ring *lr;
 
+	/* What was pushed is pushed before the client goes. */
+	pthread_mutex_lock(&ctx->async_lock);
+	if (!async_wait_locked(ctx, ops) && ctx->async_ring) {
+		lp_ring_reap(ctx, ctx->async_ring, 0, NULL);
+		ops->free(ctx->async_ring);
+		ctx->async_ring = NULL;
+	}
+	pthread_mutex_unlock(&ctx->async_lock);
 	lp_ring_client_flush(ctx, ops);
 	while ((lr = ctx->rings)) {
 		ctx->rings = lr->next;

@@ -31,6 +31,12 @@
 
 /* user_data of every release; waited-for entries never carry it. */
 #define LP_RING_RELEASE_TAG	(1ULL << 63)
+/*
+ * user_data of every asynchronous push (with its number in the
+ * context's submission order): completed always, reaped whenever the
+ * asynchronous ring is looked at, waited for by lp_ring_client_async_wait.
+ */
+#define LP_RING_ASYNC_TAG	(1ULL << 62)
 
 /**
  * struct lp_ring - one ring of the pool, as both transports see it (each
@@ -109,6 +115,19 @@ void lp_ring_entered(struct ptask_ctx *ctx, struct lp_ring *lr);
  */
 int lp_ring_client_call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
 			unsigned int cmd, void *arg, struct lp_mem *mem);
+/*
+ * Queue a push (@a, its timeout PTASK_FOREVER) on the context's
+ * asynchronous ring without waiting for it: 0; the first failure of an
+ * earlier one not yet returned (this one is not queued); -errno; or 1:
+ * no ring to be had (push synchronously).  Pushes queued this way run
+ * in order; a failure is counted in the context.
+ */
+int lp_ring_client_push_async(struct ptask_ctx *ctx,
+			      const struct lp_ring_ops *ops,
+			      const struct ptask_push *a);
+/* Wait for every asynchronous push queued so far: 0 or -errno. */
+int lp_ring_client_async_wait(struct ptask_ctx *ctx,
+			      const struct lp_ring_ops *ops);
 /* Flush the releases the idle rings hold (hold_releases only). */
 void lp_ring_client_flush(struct ptask_ctx *ctx, const struct lp_ring_ops *ops);
 /* Flush, then free every ring of the pool (ptask_ctx_close). */

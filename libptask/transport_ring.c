@@ -183,6 +183,18 @@ int lp_ring_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 	return lp_ring_client_call(ctx, &uring_ops, cmd, arg, mem);
 }
 
+int lp_ring_push_async(struct ptask_ctx *ctx, struct ptask_push *a)
+{
+	if (__atomic_load_n(&ctx->rings_off, __ATOMIC_RELAXED))
+		return 1;
+	return lp_ring_client_push_async(ctx, &uring_ops, a);
+}
+
+int lp_ring_async_wait(struct ptask_ctx *ctx)
+{
+	return lp_ring_client_async_wait(ctx, &uring_ops);
+}
+
 void lp_rings_close(struct ptask_ctx *ctx)
 {
 	lp_ring_client_close(ctx, &uring_ops);

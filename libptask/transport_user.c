@@ -434,7 +434,11 @@ static void u_close(struct ptask_ctx *ctx)
 	struct lp_arena *a;
 
 	lp_rings_close(ctx);
-	/* What a program sees of releases it did not wait for. */
+	/* What a program sees of calls it did not wait for. */
+	if (ctx->async_err)
+		fprintf(stderr, "libptask: %llu asynchronous push(es) failed in ptaskd (first: %s); ptask_sync() says so\n",
+			(unsigned long long)ctx->async_failed,
+			strerror(-ctx->async_err));
 	if (ctx->release_failed)
 		fprintf(stderr, "libptask: %llu datablock release(s) failed in ptaskd (first: %s)\n",
 			(unsigned long long)ctx->release_failed,
@@ -460,6 +464,8 @@ const struct lp_transport lp_user_transport = {
 	.map_at = u_map_at,
 	.unmap = u_unmap,
 	.close = u_close,
+	.push_async = lp_ring_push_async,
+	.async_wait = lp_ring_async_wait,
 };
 
 /* PTASK_SPIN_US: microseconds, 0..1000000; anything else the default. */

@@ -3,6 +3,7 @@
  * graphs.c - the end-to-end tests' graphs; see graphs.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "tests/twins/test_code.h"
@@ -143,8 +144,9 @@ int e2e_gpu_chain_build(struct e2e_chain *ch)
 }
 
 /* Makes a datablock of @n floats, @f(i, k) each, pushes it, releases it. */
+/* A new datablock of f(i, k), pushed (@async: queued) and released. */
 static int push_vec(struct ptask_ctx *ctx, uint32_t ch, int k,
-		    float (*f)(int i, int k), int n)
+		    float (*f)(int i, int k), int n, bool async)
 {
 	struct ptask_db *db;
 	float *p;
@@ -156,7 +158,9 @@ static int push_vec(struct ptask_ctx *ctx, uint32_t ch, int k,
 	err = ptask_datablock_map(ctx, db, (void **)&p);
 	for (i = 0; !err && i < n; i++)
 		p[i] = f(i, k);
-	err = err ?: ptask_push(ctx, ch, db, -1, PTASK_FOREVER);
+	if (!err)
+		err = async ? ptask_push_async(ctx, ch, db, -1) :
+			      ptask_push(ctx, ch, db, -1, PTASK_FOREVER);
 	ptask_datablock_release(ctx, db);
 	return err;
 }
@@ -174,8 +178,14 @@ static float vec_b(int i, int k)
 
 int e2e_chain_push(struct e2e_chain *ch, int k)
 {
-	return push_vec(ch->ctx, ch->in_a, k, vec_a, E2E_N) ?:
-	       push_vec(ch->ctx, ch->in_b, k, vec_b, E2E_N);
+	return push_vec(ch->ctx, ch->in_a, k, vec_a, E2E_N, false) ?:
+	       push_vec(ch->ctx, ch->in_b, k, vec_b, E2E_N, false);
+}
+
+int e2e_chain_push_async(struct e2e_chain *ch, int k)
+{
+	return push_vec(ch->ctx, ch->in_a, k, vec_a, E2E_N, true) ?:
+	       push_vec(ch->ctx, ch->in_b, k, vec_b, E2E_N, true);
 }
 
 int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns)
@@ -257,8 +267,8 @@ int e2e_gemm_once(struct ptask_ctx *ctx, int k)
 	err = err ?: ptask_channel_open(ctx, g, "C", pc, 0, 2, 0, &cc);
 	err = err ?: push_int(ctx, n_tmpl, cn, GEMM_N);
 	err = err ?: ptask_graph_run(ctx, g);
-	err = err ?: push_vec(ctx, ca, k, mat_a, GEMM_N * GEMM_N);
-	err = err ?: push_vec(ctx, cb, k, mat_b, GEMM_N * GEMM_N);
+	err = err ?: push_vec(ctx, ca, k, mat_a, GEMM_N * GEMM_N, false);
+	err = err ?: push_vec(ctx, cb, k, mat_b, GEMM_N * GEMM_N, false);
 	err = err ?: ptask_pull(ctx, cc, 30 * E2E_SEC, &db);
 	if (err)
 		return err;

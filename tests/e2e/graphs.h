@@ -43,6 +43,8 @@ int e2e_gpu_chain_build(struct e2e_chain *ch);
 int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops);
 /* Round @k: pushes a = i + k, b = 2 i. */
 int e2e_chain_push(struct e2e_chain *ch, int k);
+/* The same with ptask_push_async, each datablock released once queued. */
+int e2e_chain_push_async(struct e2e_chain *ch, int k);
 /* Pulls round @k's result within @timeout_ns and checks every element. */
 int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns);
 

@@ -190,6 +190,7 @@ TEST_F(e2e, vec_add_then_cpu_double)
 struct pusher {
 	struct e2e_chain *ch;
 	int rounds;
+	bool async;	/* ptask_push_async */
 	int err;
 };
 
@@ -199,7 +200,8 @@ static void *push_thread(void *arg)
 	int k;
 
 	for (k = 0; k < t->rounds && !t->err; k++)
-		t->err = e2e_chain_push(t->ch, k);
+		t->err = t->async ? e2e_chain_push_async(t->ch, k) :
+				    e2e_chain_push(t->ch, k);
 	return NULL;
 }
 
@@ -221,6 +223,104 @@ TEST_F(e2e, pusher_and_puller_threads)
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	EXPECT_PT(0, t.err);
 	EXPECT_PT(0, err);
+}
+
+/*
+ * Asynchronous pushes (ptask_push_async; queued in a ring of their own
+ * in user mode, made at once elsewhere): rounds queued without waiting,
+ * each datablock released at once (the release runs behind its push),
+ * pulled in order with every element checked; then more rounds than the
+ * ring holds, from a pusher thread (it waits for room); then a
+ * synchronous push behind asynchronous ones keeps its place.  ptask_sync
+ * says all of them went.
+ */
+TEST_F(e2e, push_async_in_order)
+{
+	enum { FEW = 8, MANY = 100 };
+	struct pusher t = { .ch = &self->ch, .rounds = MANY, .async = true };
+	pthread_t th;
+	int err = 0, k;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	for (k = 0; k < FEW; k++)
+		ASSERT_PT(0, e2e_chain_push_async(&self->ch, k));
+	for (k = 0; k < FEW; k++)
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	EXPECT_PT(0, ptask_sync(self->ch.ctx));
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, push_thread, &t));
+	for (k = 0; k < MANY && !err; k++)
+		err = e2e_chain_pull(&self->ch, k, 30 * E2E_SEC);
+	if (err)	/* unblock the pusher */
+		ptask_graph_terminate(self->ch.ctx, self->ch.graph);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_PT(0, t.err);
+	ASSERT_PT(0, err);
+	EXPECT_PT(0, ptask_sync(self->ch.ctx));
+
+	for (k = 0; k < 3; k++)
+		ASSERT_PT(0, e2e_chain_push_async(&self->ch, 200 + k));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 203));
+	for (k = 0; k < 4; k++)
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, 200 + k, 30 * E2E_SEC));
+	EXPECT_PT(0, ptask_sync(self->ch.ctx));
+}
+
+/*
+ * An asynchronous push that fails after it was queued: ptask_sync
+ * returns its errno, once; one that failed before a later
+ * ptask_push_async is returned by it instead of queueing that push; the
+ * context goes on.  Where pushes are made at once (the socket, kernel
+ * mode) the error comes back from ptask_push_async itself.
+ */
+TEST_F(e2e, push_async_failure_is_kept)
+{
+	bool queued = variant->mode == PTASK_MODE_USER && !variant->transport;
+	struct ptask_db *dba, *dbb;
+	float *a, *b;
+	int i;
+
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_chain_build(&self->ch, "vec_add"));
+	ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0,
+					    E2E_N * sizeof(float), 0, &dba));
+	ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0,
+					    E2E_N * sizeof(float), 0, &dbb));
+	ASSERT_PT(0, ptask_datablock_map(self->ch.ctx, dba, (void **)&a));
+	ASSERT_PT(0, ptask_datablock_map(self->ch.ctx, dbb, (void **)&b));
+	for (i = 0; i < E2E_N; i++) {	/* round 0 */
+		a[i] = (float)i;
+		b[i] = (float)(2 * i);
+	}
+	EXPECT_PT(-EINVAL, ptask_push_async(self->ch.ctx, self->ch.in_b,
+					    NULL, -1));
+
+	/* No such channel: later, from ptask_sync (once), or at once. */
+	EXPECT_PT(queued ? 0 : -ENOENT,
+		  ptask_push_async(self->ch.ctx, 12345, dbb, -1));
+	EXPECT_PT(queued ? -ENOENT : 0, ptask_sync(self->ch.ctx));
+	EXPECT_PT(0, ptask_sync(self->ch.ctx));
+
+	/*
+	 * Failed again; a synchronous push waits for it (and keeps its
+	 * error), so the next ptask_push_async returns it and queues
+	 * nothing; the one after that is queued.
+	 */
+	EXPECT_PT(queued ? 0 : -ENOENT,
+		  ptask_push_async(self->ch.ctx, 12345, dbb, -1));
+	ASSERT_PT(0, ptask_push(self->ch.ctx, self->ch.in_a, dba, -1,
+				PTASK_FOREVER));
+	if (queued)
+		EXPECT_PT(-ENOENT, ptask_push_async(self->ch.ctx,
+						    self->ch.in_b, dbb, -1));
+	ASSERT_PT(0, ptask_push_async(self->ch.ctx, self->ch.in_b, dbb, -1));
+	ASSERT_PT(0, ptask_datablock_release(self->ch.ctx, dba));
+	ASSERT_PT(0, ptask_datablock_release(self->ch.ctx, dbb));
+	ASSERT_PT(0, e2e_chain_pull(&self->ch, 0, 30 * E2E_SEC));
+	EXPECT_PT(0, ptask_sync(self->ch.ctx));
 }
 
 TEST_F(e2e, sgemm)
