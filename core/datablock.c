@@ -31,6 +31,7 @@ struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
 	db->refs = 1;
 	db->bytes = bytes;
 	ptask_list_init(&db->holds);
+	ptask_list_init(&db->writer_node);
 	ptask_count_inc(ns, PTASK_COUNT_DATABLOCKS);
 	return db;
 
@@ -65,6 +66,8 @@ void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db)
 	if (PTASK_WARN_ON(db->refs == 0) || --db->refs)
 		return;
 	ptask_ns_remove(ns, &db->obj);
+	/* Dropped unpulled (its graph stopped) before its writer settled. */
+	ptask_list_del(&db->writer_node);
 	/* Gone now, even while a mapping keeps the memory: tell the shell. */
 	ptask_os_buf_bind(db->buf, 0);
 	ptask_os_buf_put(db->buf);

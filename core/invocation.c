@@ -44,10 +44,33 @@ int ptask_core_exec_register(struct ptask_client *c, u32 n_accels)
 	return 0;
 }
 
+/*
+ * @inv's outputs completed ahead into graph outputs are valid now (it
+ * settled), or will never be (it goes without a settle: its graph has
+ * stopped or its executor went, and the pulls fail anyway): pulls may
+ * take them.  Returns whether there were any.
+ */
+static bool release_written(struct ptask_invocation_rec *inv)
+{
+	bool any = false;
+
+	while (!ptask_list_empty(&inv->written)) {
+		struct ptask_datablock *db = ptask_list_first(&inv->written,
+				struct ptask_datablock, writer_node);
+
+		ptask_list_del(&db->writer_node);
+		db->writer = NULL;
+		any = true;
+	}
+	return any;
+}
+
 static void invocation_free(struct ptask_ns *ns,
 			    struct ptask_invocation_rec *inv)
 {
 	u32 i;
+
+	release_written(inv);
 
 	for (i = 0; i < inv->nports; i++)
 		if (inv->inputs[i])
@@ -156,22 +179,33 @@ int ptask_core_exec_unregister(struct ptask_client *c)
 	return 0;
 }
 
+/* Who reads what an output port emits (feeds()). */
+#define FEEDS_PULL	BIT(0)	/* a client, from a graph output */
+#define FEEDS_HOST_NOW	BIT(1)	/* a CPU ptask, a tunnel's batch */
+#define FEEDS_GPU	BIT(2)	/* a GPU ptask */
+
 /*
- * Will host code read what output @port emits: a client pulling from a
- * graph output, or a CPU ptask downstream?
+ * Who reads what output @port emits.  A pull can wait for a datablock
+ * completed ahead to settle; a CPU ptask and a tunnel's output end
+ * (which gathers its records into the batch at once) cannot.
  */
-static bool feeds_client(const struct ptask_port *port)
+static u32 feeds(const struct ptask_port *port)
 {
 	const struct ptask_list *pos;
+	u32 who = 0;
 
 	ptask_list_for_each(pos, &port->outs) {
 		const struct ptask_channel *ch = ptask_list_entry(pos,
 				struct ptask_channel, src_node);
 
-		if (!ch->dst || ch->dst->ptask->kind == PTASK_KIND_CPU)
-			return true;
+		if (ch->tunnel || (ch->dst && ch->dst->ptask->kind == PTASK_KIND_CPU))
+			who |= FEEDS_HOST_NOW;
+		else if (!ch->dst)
+			who |= FEEDS_PULL;
+		else
+			who |= FEEDS_GPU;
 	}
-	return false;
+	return who;
 }
 
 static void fill_port(struct ptask_invocation_port *rec,
@@ -196,8 +230,14 @@ static void fill_port(struct ptask_invocation_port *rec,
 	} else if (port->tmpl) {
 		rec->bytes = ptask_geom_bytes(&port->tmpl->geom);
 	}
-	if (port->kind == PTASK_PORT_OUTPUT && feeds_client(port))
-		rec->flags |= PTASK_INVP_TO_CLIENT;
+	if (port->kind == PTASK_PORT_OUTPUT) {
+		u32 who = feeds(port);
+
+		if (who & (FEEDS_PULL | FEEDS_HOST_NOW))
+			rec->flags |= PTASK_INVP_TO_CLIENT;
+		if (who == FEEDS_PULL)
+			rec->flags |= PTASK_INVP_PULLED_ONLY;
+	}
 	if (port->tmpl)
 		rec->flags |= port->tmpl->binding << PTASK_INVP_BIND_SHIFT;
 }
@@ -237,6 +277,7 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
 	inv->self = p->self == c;
 	inv->nports = p->nports;
 	ptask_list_init(&inv->ahead_node);
+	ptask_list_init(&inv->written);
 	ptask_list_add_tail(&inv->node, &c->taken);
 	ptask_list_del(&p->ready_node);
 	p->state = PTASK_STATE_EXECUTING;
@@ -327,6 +368,9 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 		for (i = 0; i < p->nports; i++)
 			if (p->ports[i]->kind == PTASK_PORT_INPUT)
 				ptask_port_refill(p->ports[i]);
+		/* Its next invocation waits only for this one to complete. */
+		if (ptask_ptask_inputs_ready(p))
+			io->invocations[n_inv - 1].flags |= PTASK_INV_BACKLOG;
 	}
 	if (!n_inv)
 		return -EAGAIN;
@@ -430,16 +474,53 @@ static int check_outputs(struct ptask_client *c,
 	return 0;
 }
 
-/* Does host code read what some output of @p emits? */
-static bool ptask_feeds_client(const struct ptask_ptask *p)
+/*
+ * Does host code read what some output of @p emits as soon as it is
+ * there (a CPU ptask, a tunnel): never completed ahead then.
+ */
+static bool feeds_host_now(const struct ptask_ptask *p)
 {
 	u32 i;
 
 	for (i = 0; i < p->nports; i++)
 		if (p->ports[i]->kind == PTASK_PORT_OUTPUT &&
-		    feeds_client(p->ports[i]))
+		    (feeds(p->ports[i]) & FEEDS_HOST_NOW))
 			return true;
 	return false;
+}
+
+/*
+ * An ahead completion's outputs that clients pull wait for its settle:
+ * each may wait for one writer at a time (-EINVAL: already waiting for
+ * another, so bytes written in place by two invocations ahead).
+ */
+static int check_written(const struct ptask_ptask *p,
+			 struct ptask_datablock *const *dbs)
+{
+	u32 i;
+
+	for (i = 0; i < p->nports; i++)
+		if (dbs[i] && dbs[i]->writer &&
+		    (feeds(p->ports[i]) & FEEDS_PULL))
+			return -EINVAL;
+	return 0;
+}
+
+/* Make @inv the writer of its outputs that clients pull (check_written). */
+static void mark_written(struct ptask_invocation_rec *inv,
+			 struct ptask_datablock *const *dbs)
+{
+	const struct ptask_ptask *p = inv->ptask;
+	u32 i;
+
+	for (i = 0; i < p->nports; i++) {
+		struct ptask_datablock *db = dbs[i];
+
+		if (!db || db->writer || !(feeds(p->ports[i]) & FEEDS_PULL))
+			continue;
+		db->writer = inv;
+		ptask_list_add_tail(&db->writer_node, &inv->written);
+	}
 }
 
 /*
@@ -461,6 +542,9 @@ static int settle(struct ptask_client *c, struct ptask_invocation_rec *inv,
 		/* Orphans @inv (and the graph's other Settling ones). */
 		if (arg->status < 0)
 			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
+		/* Its outputs in graph outputs may be pulled now. */
+		else if (release_written(inv))
+			ptask_graph_wake(p->graph);
 	}
 	invocation_free(c->ns, inv);
 	ptask_core_sched_update(c->ns);
@@ -479,8 +563,12 @@ static int settle(struct ptask_client *c, struct ptask_invocation_rec *inv,
  * until PTASK_EXEC_COMPLETE_SETTLE gives its status and device time
  * (settle()).  Documentation/core.md, "Completion ahead".
  *
+ * An output completed ahead into a graph output is pulled only once the
+ * invocation settled (a pull meanwhile is -EAGAIN: it waits).
+ *
  * Return: 0, -EPERM, -ENOENT, -EINVAL (also: AHEAD where an output feeds
- * a client or a CPU ptask, AHEAD or a plain completion of a Settling
+ * a CPU ptask or a tunnel, or is a datablock pulls already wait for the
+ * settle of another; AHEAD or a plain completion of a Settling
  * invocation, SETTLE of one that is not), -EPROTOTYPE, or -ECANCELED
  * when the invocation's graph went away (its outputs are released all
  * the same).
@@ -506,7 +594,7 @@ int ptask_core_exec_complete(struct ptask_client *c,
 		return -EINVAL;
 	p = inv->ptask;
 	/* Host code would read bytes the device has not written yet. */
-	if (ahead && p && ptask_feeds_client(p))
+	if (ahead && p && feeds_host_now(p))
 		return -EINVAL;
 	if (!p || arg->status < 0) {
 		/* Failed or cancelled work used the GPU all the same. */
@@ -519,6 +607,8 @@ int ptask_core_exec_complete(struct ptask_client *c,
 		return p ? 0 : -ECANCELED;
 	}
 	err = check_outputs(c, inv, io->outputs, arg->n_outputs, dbs);
+	if (!err && ahead)
+		err = check_written(p, dbs);
 	if (err)
 		return err;
 	/* Ahead: charged once, by the settle, with its real device time. */
@@ -532,6 +622,9 @@ int ptask_core_exec_complete(struct ptask_client *c,
 		ptask_datablock_get(dbs[i]);
 		p->ports[i]->occupant = dbs[i];
 	}
+	/* Before they move on: a pull must not take them before the settle. */
+	if (ahead)
+		mark_written(inv, dbs);
 	hand_over(c, io->outputs, arg->n_outputs);
 	p->gpu_ns += arg->gpu_ns;
 	p->invocations++;

@@ -176,7 +176,7 @@ int ptask_core_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry 
  * sticky port keeps its datablock, so sticky ports alone would fire the
  * ptask again and again on the same data.
  */
-static bool inputs_ready(const struct ptask_ptask *p)
+bool ptask_ptask_inputs_ready(const struct ptask_ptask *p)
 {
 	u32 i, plain = 0;
 
@@ -205,7 +205,7 @@ void ptask_ptask_try_queue(struct ptask_ptask *p)
 
 	ptask_os_assert_locked(ns);
 	if (p->graph->state != PTASK_GRAPH_RUNNING ||
-	    p->state != PTASK_STATE_WAITING || !inputs_ready(p))
+	    p->state != PTASK_STATE_WAITING || !ptask_ptask_inputs_ready(p))
 		return;
 	p->state = PTASK_STATE_QUEUED;
 	p->queued_ns = ptask_os_now_ns();

@@ -373,6 +373,12 @@ struct ptask_datablock {
 	u64 records;
 	u32 generation;			/* bumped by create and every push */
 	struct ptask_buf *buf;
+	/*
+	 * Completed ahead into a graph output: the invocation whose settle
+	 * makes its bytes valid (pulls wait until then), in its @written.
+	 */
+	struct ptask_invocation_rec *writer;
+	struct ptask_list writer_node;
 };
 
 /**
@@ -389,6 +395,8 @@ struct ptask_datablock {
  *	on, its ptask may run again; it waits for the settle that brings
  *	its status and device time, and counts as running until then
  * @ahead_node: in @ptask's ahead list while @ahead (until orphaned)
+ * @written: the datablocks it completed ahead into graph outputs, whose
+ *	pulls wait for its settle (struct ptask_datablock.writer_node)
  */
 struct ptask_invocation_rec {
 	u64 id;
@@ -398,6 +406,7 @@ struct ptask_invocation_rec {
 	bool self;
 	bool ahead;
 	struct ptask_list ahead_node;
+	struct ptask_list written;
 	struct ptask_proc *proc;
 	u32 nports;
 	struct ptask_datablock *inputs[PTASK_MAX_PORTS];
@@ -538,6 +547,7 @@ int ptask_core_ptask_set_priority(struct ptask_client *c,
 				  struct ptask_priority *arg);
 int ptask_core_ptask_set_geometry(struct ptask_client *c, struct ptask_geometry *arg);
 void ptask_ptask_try_queue(struct ptask_ptask *p);
+bool ptask_ptask_inputs_ready(const struct ptask_ptask *p);
 void ptask_ptask_try_finish(struct ptask_ptask *p);
 void ptask_ptask_free(struct ptask_ptask *p);
 

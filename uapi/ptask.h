@@ -233,22 +233,27 @@
  *	-ECANCELED (the graph went away; outputs are released), -EPERM.
  *
  *	Chains ahead (issue 12; @flags): an executor that has queued an
- *	invocation's work and a fence on its device, and whose outputs all
- *	go on to GPU ptasks only (no output port carries
- *	PTASK_INVP_TO_CLIENT), may complete it at once with
+ *	invocation's work and a fence on its device, and whose outputs go
+ *	on to GPU ptasks or to graph outputs only (no output port feeds a
+ *	CPU ptask or a tunnel), may complete it at once with
  *	PTASK_EXEC_COMPLETE_AHEAD, @status 0 and its outputs: they move on
  *	as with a plain completion (the ptasks downstream become ready and
- *	the executor queues them behind the work on the device), but the
- *	invocation stays taken, Settling: it counts as running for the
- *	owner's GPU budget, its inputs stay mappable, and the executor
- *	owes it a settle.  A second EXEC_COMPLETE with
+ *	the executor queues them behind the work on the device; the ptask
+ *	itself may run again), but the invocation stays taken, Settling: it
+ *	counts as running for the owner's GPU budget, its inputs stay
+ *	mappable, and the executor owes it a settle.  An output it put in a
+ *	graph output is pulled only after the settle (a pull meanwhile
+ *	waits, or is -EAGAIN with PTASK_NONBLOCK): a client never maps bytes
+ *	the device has not written.  A second EXEC_COMPLETE with
  *	PTASK_EXEC_COMPLETE_SETTLE, the same @id, no outputs, and the
  *	real @status and @gpu_ns once its fence passed, ends it: @gpu_ns
  *	is charged then, and a negative @status fails the graph as a failed
- *	completion does.  AHEAD on an invocation with an output that host
- *	code reads (PTASK_INVP_TO_CLIENT), on one already completed ahead,
- *	or with a negative @status, and SETTLE on one not completed ahead
- *	or with outputs, are -EINVAL; both flags at once -EINVAL.  An
+ *	completion does.  AHEAD on an invocation with an output that a CPU
+ *	ptask or a tunnel reads, or whose datablock already waits for
+ *	another invocation's settle in a graph output, on one already
+ *	completed ahead, or with a negative @status, and SETTLE on one not
+ *	completed ahead or with outputs, are -EINVAL; both flags at once
+ *	-EINVAL.  An
  *	executor that goes away with invocations Settling fails their
  *	graphs (as with any invocation it took).  No new ioctl: the
  *	settle is this one with a flag (the smaller ABI change; 0x43 stays
@@ -794,7 +799,7 @@ struct ptask_geometry {
  * @proxy_nice: the ptask's proxy priority (a nice value)
  * @first_port: index of its first record in the ports array
  * @n_ports: records it has there, one per port of the ptask
- * @reserved: 0
+ * @flags: PTASK_INV_* (below; an older module leaves it 0)
  * @queued_ns: CLOCK_MONOTONIC time it was queued
  */
 struct ptask_invocation {
@@ -808,9 +813,18 @@ struct ptask_invocation {
 	__s32 proxy_nice;
 	__u32 first_port;
 	__u32 n_ports;
-	__u32 reserved;
+	__u32 flags;
 	__u64 queued_ns;
 };
+
+/*
+ * struct ptask_invocation.flags: PTASK_INV_BACKLOG: when it was taken,
+ * its ptask's inputs already held the next invocation's, which becomes
+ * ready as soon as this one completes (or completes ahead: an executor
+ * running many invocations of one ptask back to back completes them
+ * ahead, see PTASK_IOC_EXEC_COMPLETE).
+ */
+#define PTASK_INV_BACKLOG		(1U << 0)
 
 /**
  * struct ptask_invocation_port - one port of a taken invocation
@@ -857,6 +871,12 @@ struct ptask_invocation_port {
  * bytes in host memory).
  */
 #define PTASK_INVP_TO_CLIENT		(1U << 16)
+/*
+ * ... and, on such an output, that every channel it feeds is a graph
+ * output: only clients read it, by pulls, which wait for the settle of
+ * an invocation completed ahead (PTASK_IOC_EXEC_COMPLETE).
+ */
+#define PTASK_INVP_PULLED_ONLY		(1U << 19)
 /*
  * ... and the binding of the port's template (enum ptask_binding; GLOBAL
  * when the port has no template), so an executor knows which datablocks

@@ -314,10 +314,22 @@ bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job)
 	for (i = 0; i < job->inv.n_ports; i++) {
 		const struct ptask_invocation_port *p = &job->ports[i];
 
-		/* Host code reads it: only once the bytes are there. */
-		if (p->kind == PTASK_PORT_OUTPUT &&
-		    ((p->flags & PTASK_INVP_TO_CLIENT) ||
-		     (job->jp[i].created && !job->jp[i].view)))
+		if (p->kind != PTASK_PORT_OUTPUT)
+			continue;
+		/*
+		 * Host code reads it: only where clients alone read it, by
+		 * pulls, which wait for the settle; and only when the ptask's
+		 * next invocation waits for this one (a stream of pushes):
+		 * a lone invocation's waiter completes it sooner itself.
+		 */
+		if (p->flags & PTASK_INVP_TO_CLIENT) {
+			if (!(p->flags & PTASK_INVP_PULLED_ONLY) ||
+			    !(job->inv.flags & PTASK_INV_BACKLOG))
+				return false;
+			continue;
+		}
+		/* GPU ptasks read it: from the device, behind the fence. */
+		if (job->jp[i].created && !job->jp[i].view)
 			return false;
 	}
 	return !upstream_failed_locked(job);

@@ -274,12 +274,6 @@ int pd_dev_flush_held(struct pd_device *dev)
 	return ret;
 }
 
-/*
- * Hold @job's launch?  Untimed (the caller checks), the engine may hold,
- * and the job either will be completed ahead (a chain's hop: more follow)
- * or continues the launches held on its own lane (the chain's last hop
- * joins them, so its real fence queues them all at once).  Locked.
- */
 /* @job's launch joins (or starts) the ones held on @dev.  Locked. */
 static void held_join_locked(struct pd_device *dev, const struct pd_job *job)
 {
@@ -302,6 +296,15 @@ static bool held_here_locked(const struct pd_device *dev,
 	       dev->held_lane == job->lane;
 }
 
+/*
+ * Hold @job's launch?  Untimed (the caller checks), the engine may hold,
+ * and the job either will be completed ahead and is a chain's hop (a GPU
+ * ptask reads an output: more follow at once) or continues the launches
+ * held on its own lane (the chain's last hop joins them, so its real
+ * fence queues them all at once).  An invocation completed ahead whose
+ * outputs clients alone pull (its ptask's next one waits behind it) is
+ * no hop: the next launch comes only after a take.  Locked.
+ */
 static bool hold_launch_locked(struct pd_device *dev, const struct pd_job *job,
 			       bool *ahead)
 {
@@ -313,9 +316,10 @@ static bool hold_launch_locked(struct pd_device *dev, const struct pd_job *job,
 	if (!pd_engine_may_hold(e))
 		return false;
 	*ahead = pd_job_can_ahead_locked(e, job);
-	/* a sink (no output) is no hop: nothing downstream follows it */
+	/* a sink (no output a GPU ptask reads) is no hop */
 	for (i = 0; *ahead && i < job->inv.n_ports; i++)
-		if (job->ports[i].kind == PTASK_PORT_OUTPUT)
+		if (job->ports[i].kind == PTASK_PORT_OUTPUT &&
+		    !(job->ports[i].flags & PTASK_INVP_TO_CLIENT))
 			break;
 	if (*ahead && i == job->inv.n_ports)
 		return held_here_locked(dev, job);

@@ -919,6 +919,39 @@ TEST_F(e2e, gpu_chain_ahead)
 		TH_LOG("%lld hops completed ahead, expected 12", ahead);
 }
 
+/*
+ * A ptask whose output clients alone pull is completed ahead too when
+ * its next invocation is queued behind it (PTASK_INV_BACKLOG), and the
+ * pull waits for the settle: four rounds queued at once through the
+ * GPU-only chain on one slow sim device (20 ms a launch), every pull
+ * checked in order.  The first hop of every round goes ahead; of the
+ * last hop's, the ones taken while the next round waited (at least one:
+ * the first round's launch holds the device 20 ms while the next ones
+ * queue), never the last round's.
+ */
+TEST_F(e2e, pulled_output_ahead_with_a_backlog)
+{
+	long long ahead;
+	int k;
+
+	NEED_SIM();
+	START("devices=1;launch_ns=20000000");
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	for (k = 0; k < 4; k++)
+		ASSERT_PT(0, e2e_chain_push(&self->ch, k));
+	for (k = 0; k < 4; k++)
+		ASSERT_PT(0, e2e_chain_pull(&self->ch, k, 30 * E2E_SEC));
+	ptask_graph_close(self->ch.ctx, self->ch.graph);
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "after the chain"));
+	ASSERT_EQ(0, e2e_daemon_stop(&self->d, SIGTERM));
+	ahead = log_ahead(&self->d);
+	EXPECT_LE(5, ahead) TH_LOG("%lld completed ahead", ahead);
+	EXPECT_GE(7, ahead) TH_LOG("%lld completed ahead", ahead);
+}
+
 /* "..., L launches held, F flushes, R replayed": L and R, or -1. */
 static int log_held(const struct e2e_daemon *d, long long *held,
 		    long long *replayed)

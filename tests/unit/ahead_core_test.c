@@ -3,8 +3,9 @@
  * ahead_core_test.c - completion ahead and settle (issue 12, chains
  * without the host; Documentation/core.md, "Completion ahead"): a chain
  * of three GPU ptasks whose first two hops are completed ahead, then
- * settled; what the core refuses (a client's output ahead, completing
- * or settling twice, settling what was not completed ahead); a failed
+ * settled, the client's last hop too (pulled only once settled); what
+ * the core refuses (an output a CPU ptask reads ahead, completing or
+ * settling twice, settling what was not completed ahead); a failed
  * settle failing the graph; settles after the graph went away; an
  * executor leaving with invocations Settling; PTSched's charge.
  */
@@ -143,22 +144,39 @@ static void test_ahead_chain(void)
 	CHECK_ERR(complete_flags(ch.e, id0, PTASK_EXEC_COMPLETE_AHEAD, 0,
 				 NULL, 0, 0), -EINVAL);
 	/* Its input stays mappable by the executor until the settle. */
-	if (!CHECK_OK(take_complete(&ch, ch.p[1], PTASK_EXEC_COMPLETE_AHEAD,
-				    0, &id1)))
+	if (!CHECK_OK(h_take(ch.e, 1, 8, ch.t)) ||
+	    !CHECK_EQ(ch.t->inv[0].ptask, ch.p[1]))
+		goto out;
+	/* Only GPU ptasks read its output: not the client's to wait for. */
+	CHECK_EQ(ch.t->ports[1].flags & (PTASK_INVP_TO_CLIENT |
+					 PTASK_INVP_PULLED_ONLY), 0);
+	id1 = ch.t->inv[0].id;
+	REQUIRE_OK(h_db(ch.e, 8, &out.datablock));
+	if (!CHECK_OK(complete_flags(ch.e, id1, PTASK_EXEC_COMPLETE_AHEAD, 0,
+				     &out, 1, 0)))
 		goto out;
 	CHECK_EQ(proc->running, 2);
-	/* The last hop feeds the client: never ahead (nothing changes). */
+	/*
+	 * The last hop feeds the client: completed ahead too, but its
+	 * output is pulled only once it settled (the bytes are there then).
+	 */
 	REQUIRE_OK(h_take(ch.e, 1, 8, ch.t));
 	REQUIRE(ch.t->n_inv == 1 && ch.t->inv[0].ptask == ch.p[2]);
+	CHECK_EQ(ch.t->ports[1].flags & (PTASK_INVP_TO_CLIENT |
+					 PTASK_INVP_PULLED_ONLY),
+		 PTASK_INVP_TO_CLIENT | PTASK_INVP_PULLED_ONLY);
 	id2 = ch.t->inv[0].id;
 	REQUIRE_OK(h_db(ch.e, 8, &out.datablock));
-	CHECK_ERR(complete_flags(ch.e, id2, PTASK_EXEC_COMPLETE_AHEAD, 0,
-				 &out, 1, 0), -EINVAL);
-	CHECK_EQ(h_ptask_obj(ch.p[2])->state, PTASK_STATE_EXECUTING);
 	/* A settle of an invocation not completed ahead. */
 	CHECK_ERR(complete_flags(ch.e, id2, PTASK_EXEC_COMPLETE_SETTLE, 0,
 				 NULL, 0, 0), -EINVAL);
-	CHECK_OK(complete_flags(ch.e, id2, 0, 0, &out, 1, 500));
+	CHECK_OK(complete_flags(ch.e, id2, PTASK_EXEC_COMPLETE_AHEAD, 0,
+				&out, 1, 0));
+	CHECK_EQ(h_ptask_obj(ch.p[2])->state, PTASK_STATE_WAITING);
+	CHECK_EQ(proc->running, 3);
+	CHECK_ERR(h_pull(ch.c, ch.cout, &db), -EAGAIN);
+	CHECK_OK(complete_flags(ch.e, id2, PTASK_EXEC_COMPLETE_SETTLE, 0,
+				NULL, 0, 500));
 	CHECK_EQ(proc->running, 2);
 	CHECK_EQ(proc->gpu_ns, 500);
 	CHECK_OK(h_pull(ch.c, ch.cout, &db));
@@ -297,12 +315,112 @@ out:
 	free(ch.t);
 }
 
+/*
+ * An output a CPU ptask reads is never completed ahead (the CPU ptask
+ * would read it at once), nor is a datablock that pulls already wait
+ * for in a graph output completed ahead a second time.
+ */
+static void test_ahead_refused_for_host_readers(void)
+{
+	struct ptask_client *c = h_client(), *e = h_executor();
+	struct ptask_exec_output out = { .index = 1 };
+	struct h_take *t = calloc(1, sizeof(*t));
+	u32 g, p, q, pin, pout, qin, qout, cin, d;
+
+	REQUIRE(t);
+	REQUIRE_OK(h_graph(c, "cpu", PTASK_GRAPH_CREATE, 0600, &g));
+	REQUIRE_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code), "k", &p));
+	REQUIRE_OK(h_port(c, p, PTASK_PORT_INPUT, 0, &pin));
+	REQUIRE_OK(h_port(c, p, PTASK_PORT_OUTPUT, 0, &pout));
+	REQUIRE_OK(h_ptask(c, g, 2, &q));
+	REQUIRE_OK(h_port(c, q, PTASK_PORT_INPUT, 0, &qin));
+	REQUIRE_OK(h_port(c, q, PTASK_PORT_OUTPUT, 0, &qout));
+	REQUIRE_OK(h_chan(c, g, 0, pin, 4, 0, &cin));
+	REQUIRE_OK(h_chan(c, g, pout, qin, 4, 0, NULL));
+	REQUIRE_OK(h_chan(c, g, qout, 0, 4, 0, NULL));
+	REQUIRE_OK(h_run(c, g));
+	REQUIRE_OK(h_db(c, 8, &d));
+	REQUIRE_OK(h_push(c, cin, d));
+	REQUIRE_OK(h_release(c, d));
+	REQUIRE_OK(h_take(e, 1, 8, t));
+	CHECK_EQ(t->ports[1].flags & (PTASK_INVP_TO_CLIENT |
+				      PTASK_INVP_PULLED_ONLY),
+		 PTASK_INVP_TO_CLIENT);
+	REQUIRE_OK(h_db(e, 8, &out.datablock));
+	CHECK_ERR(complete_flags(e, t->inv[0].id, PTASK_EXEC_COMPLETE_AHEAD, 0,
+				 &out, 1, 0), -EINVAL);
+	CHECK_EQ(h_ptask_obj(p)->state, PTASK_STATE_EXECUTING);
+	CHECK_OK(complete_flags(e, t->inv[0].id, 0, 0, &out, 1, 0));
+	REQUIRE_OK(h_close(c, g));
+	free(t);
+}
+
+/*
+ * PTASK_INV_BACKLOG says the ptask's next invocation waits only for
+ * this one: set when its inputs already hold more, clear otherwise.
+ */
+static void test_backlog_flag(void)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	struct chain ch;
+	u64 id;
+
+	if (!mkchain(&ch, "backlog") || !push_one(&ch) || !push_one(&ch))
+		goto out;
+	REQUIRE_OK(h_take(ch.e, 1, 8, ch.t));
+	CHECK_EQ(ch.t->inv[0].flags, PTASK_INV_BACKLOG);
+	id = ch.t->inv[0].id;
+	REQUIRE_OK(h_db(ch.e, 8, &out.datablock));
+	CHECK_OK(complete_flags(ch.e, id, 0, 0, &out, 1, 0));
+	/* p0's second (nothing behind it) and p1's first, both alone. */
+	REQUIRE_OK(h_take(ch.e, 2, 8, ch.t));
+	CHECK_EQ(ch.t->n_inv, 2);
+	CHECK_EQ(ch.t->inv[0].flags, 0);
+	CHECK_EQ(ch.t->inv[1].flags, 0);
+	REQUIRE_OK(h_close(ch.c, ch.g));
+out:
+	free(ch.t);
+}
+
+/*
+ * A datablock completed ahead into a graph output and never pulled: the
+ * graph terminated and closed before the settle frees it (nothing
+ * leaks, nothing points at it), and the settle cancels.
+ */
+static void test_ahead_pulled_dropped(void)
+{
+	struct chain ch;
+	u64 id[3];
+	u32 i;
+
+	if (!mkchain(&ch, "dropped") || !push_one(&ch))
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (!CHECK_OK(take_complete(&ch, ch.p[i],
+					    PTASK_EXEC_COMPLETE_AHEAD, 0,
+					    &id[i])))
+			goto out;
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 3);
+	REQUIRE_OK(h_terminate(ch.c, ch.g));
+	REQUIRE_OK(h_close(ch.c, ch.g));
+	for (i = 0; i < 3; i++)
+		CHECK_ERR(complete_flags(ch.e, id[i],
+					 PTASK_EXEC_COMPLETE_SETTLE, 0, NULL,
+					 0, 10), -ECANCELED);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+out:
+	free(ch.t);
+}
+
 static const struct h_test tests[] = {
 	H_TEST(test_ahead_chain),
 	H_TEST(test_ahead_settle_fails_graph),
 	H_TEST(test_ahead_orphaned),
 	H_TEST(test_ahead_executor_gone),
 	H_TEST(test_ahead_again_before_settle),
+	H_TEST(test_ahead_refused_for_host_readers),
+	H_TEST(test_backlog_flag),
+	H_TEST(test_ahead_pulled_dropped),
 };
 
 int main(int argc, char **argv)

@@ -339,7 +339,7 @@ static void test_take_records(void)
 	CHECK_EQ(t->inv[0].owner_uid, 1234);
 	CHECK_EQ(t->inv[0].proxy_nice, 3);
 	CHECK_EQ(t->inv[0].static_prio, 9);
-	CHECK_EQ(t->inv[0].reserved, 0);
+	CHECK_EQ(t->inv[0].flags, 0);	/* nothing more queued */
 	CHECK_EQ(t->ports[0].port, in);
 	CHECK_EQ(t->ports[0].flags, PTASK_PORT_RUNTIME);
 	CHECK_EQ(t->ports[0].param_index, 7);
