@@ -40,6 +40,8 @@ bad "--batches '9'" --batches 9
 bad "--inflight '0'" --inflight 0
 bad "--inflight '4097'" --inflight 4097
 bad "--streams '17'" --streams 17
+bad "--p1b 'sync'" --p1b sync
+bad "--p1b ''" --p1b ""
 bad "--seconds '0'" --seconds 0
 bad "--seconds 'abc'" --seconds abc
 bad "--idle-seconds '0.1'" --idle-seconds 0.1

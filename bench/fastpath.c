@@ -85,6 +85,7 @@ static void usage(FILE *f)
 "  --warmup N         untimed rounds first (default 500)\n"
 "  --batches N        timed batches of P1b (default 1000, >= 10)\n"
 "  --inflight N       invocations in flight in P1b (default 64)\n"
+"  --p1b LIST         P1b's ptask variants: batch,async,threads (default all)\n"
 "  --streams N        streams of P1b's raw pipeline (default 4, 1..16)\n"
 "  --seconds S        each P1c window (default 2)\n"
 "  --idle-seconds S   the idle window (default 2)\n"
@@ -201,7 +202,7 @@ enum {
 	OPT_PARTS = 256, OPT_SIDES, OPT_BASELINE, OPT_PTX, OPT_ROUNDS,
 	OPT_WARMUP, OPT_BATCHES, OPT_INFLIGHT, OPT_STREAMS, OPT_SECONDS,
 	OPT_IDLE, OPT_PROCS, OPT_CHAIN, OPT_BIG, OPT_BIGK, OPT_PID, OPT_TAG,
-	OPT_MPS, OPT_SEED, OPT_QUICK, OPT_HELP,
+	OPT_MPS, OPT_SEED, OPT_QUICK, OPT_P1B, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -225,6 +226,7 @@ static const struct option long_opts[] = {
 	{ "mps", no_argument, NULL, OPT_MPS },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "quick", no_argument, NULL, OPT_QUICK },
+	{ "p1b", required_argument, NULL, OPT_P1B },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ }
 };
@@ -232,6 +234,7 @@ static const struct option long_opts[] = {
 static const char *const part_names[] = { "p1", "p1b", "p1c", "p11", "idle" };
 static const char *const side_names[] = { "ptask", "raw" };
 static const char *const base_names[] = { "cuda", "socket", "none" };
+static const char *const p1b_names[] = { "batch", "async", "threads" };
 
 static int parse_one(int ch, const char *arg, struct fp_opts *o,
 		     const char **ptx_path)
@@ -245,6 +248,7 @@ static int parse_one(int ch, const char *arg, struct fp_opts *o,
 	switch (ch) {
 	case OPT_PARTS: return parse_names(opt, arg, part_names, 5, &o->parts);
 	case OPT_SIDES: return parse_names(opt, arg, side_names, 2, &o->sides);
+	case OPT_P1B: return parse_names(opt, arg, p1b_names, 3, &o->p1b);
 	case OPT_BASELINE:
 		err = parse_names(opt, arg, base_names, 3, &bits);
 		if (!err && (bits & (bits - 1)))
@@ -303,6 +307,7 @@ static int parse_args(int argc, char **argv, struct fp_opts *o,
 	*o = (struct fp_opts){
 		.parts = FP_P1 | FP_P1B | FP_P1C | FP_P11 | FP_IDLE,
 		.sides = FP_SIDE_PTASK | FP_SIDE_RAW, .baseline = FP_BASE_CUDA,
+		.p1b = FP_P1B_BATCH | FP_P1B_ASYNC | FP_P1B_THREADS,
 		.rounds = 5000, .warmup = 500, .batches = 1000, .inflight = 64,
 		.streams = 4, .seconds = 2, .idle_seconds = 2, .nprocs = 5,
 		.nchain = 5, .big_bytes = 4u << 20, .big_max_k = 10, .tag = "",
@@ -408,7 +413,12 @@ static void report_p1(const struct fp_results *r)
 
 static void report_p1b(const struct fp_results *r, const struct fp_opts *o)
 {
-	static const char *const variants[] = { "batch", "threads" };
+	static const char *const variants[] = { "batch", "async", "threads" };
+	static const char *const labels[] = {
+		"ptask, push all then pull all",
+		"ptask, push_async all then pull all",
+		"ptask, pusher + puller threads",
+	};
 	static const char *const bases[] = { "b2b", "pipe", "pingpong" };
 	const struct fp_series *p, *b;
 	int v, i;
@@ -420,7 +430,7 @@ static void report_p1b(const struct fp_results *r, const struct fp_opts *o)
 			tab("  %-40s %10.0f/s\n", i == 0 ? "raw launches back to back" :
 			    i == 1 ? "raw copy in + launch + copy out, pipelined" :
 			    "UNIX-socket ping-pong, pipelined", b->per_s);
-	for (v = 0; v < 2; v++) {
+	for (v = 0; v < 3; v++) {
 		p = fp_results_get(r, "ptask.p1b.%s", variants[v]);
 		if (!p)
 			continue;
@@ -429,8 +439,7 @@ static void report_p1b(const struct fp_results *r, const struct fp_opts *o)
 		if (p->st.n)
 			printf(" ptask_batch_med_us=%.1f ptask_batch_p99_us=%.1f",
 			       p->st.med, p->st.p99);
-		tab("  %-40s %10.0f/s\n", v ? "ptask, pusher + puller threads" :
-		    "ptask, push all then pull all", p->per_s);
+		tab("  %-40s %10.0f/s\n", labels[v], p->per_s);
 		for (i = 0; i < 3; i++) {
 			b = fp_results_get(r, "raw.p1b.%s", bases[i]);
 			if (!b)

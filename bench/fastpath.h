@@ -49,6 +49,13 @@ enum fp_part {
 	FP_IDLE = 1 << 4,	/* CPU of an idle ptaskd and client */
 };
 
+/* P1b's ptask variants: struct fp_opts.p1b. */
+enum fp_p1b_variant {
+	FP_P1B_BATCH = 1 << 0,		/* ptask_push all, then pull all */
+	FP_P1B_ASYNC = 1 << 1,		/* ptask_push_async all, then pull all */
+	FP_P1B_THREADS = 1 << 2,	/* a pusher and a puller thread */
+};
+
 /* Which side(s) a run measures: struct fp_opts.sides. */
 enum fp_side {
 	FP_SIDE_PTASK = 1 << 0,
@@ -66,6 +73,7 @@ enum fp_baseline {
  * struct fp_opts - what the command line asked for
  * @parts: enum fp_part bits
  * @sides: enum fp_side bits
+ * @p1b: enum fp_p1b_variant bits
  * @baseline: enum fp_baseline
  * @rounds: timed rounds of P1 and P11 (each a median/p99 sample)
  * @warmup: untimed rounds before them
@@ -90,6 +98,7 @@ enum fp_baseline {
 struct fp_opts {
 	unsigned int parts;
 	unsigned int sides;
+	unsigned int p1b;
 	enum fp_baseline baseline;
 	int rounds;
 	int warmup;

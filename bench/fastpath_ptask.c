@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,10 +439,13 @@ out:
 	return err;
 }
 
-/* One batch: push @n inputs, pull @n outputs, each matched to its input. */
+/*
+ * One batch: push @n inputs (queued without waiting with @async:
+ * ptask_push_async), pull @n outputs, each matched to its input.
+ */
 static int p1b_batch(struct ptask_ctx *ctx, const struct chain *c, int n,
-		     struct ptask_db **in, uint32_t **pin, uint32_t *want,
-		     unsigned char *seen, uint32_t *seed)
+		     bool async, struct ptask_db **in, uint32_t **pin,
+		     uint32_t *want, unsigned char *seen, uint32_t *seed)
 {
 	struct ptask_db *out;
 	int i, j, err = 0;
@@ -452,7 +456,12 @@ static int p1b_batch(struct ptask_ctx *ctx, const struct chain *c, int n,
 	for (i = 0; i < n && !err; i++) {
 		want[i] = fp_next_value(seed);
 		pin[i][0] = want[i] - 1;
-		err = say(ptask_push(ctx, c->in, in[i], -1, FP_PULL_TIMEOUT_NS), "ptask_push");
+		if (async)
+			err = say(ptask_push_async(ctx, c->in, in[i], -1),
+				  "ptask_push_async");
+		else
+			err = say(ptask_push(ctx, c->in, in[i], -1, FP_PULL_TIMEOUT_NS),
+				  "ptask_push");
 	}
 	memset(seen, 0, (size_t)n);
 	for (i = 0; i < n && !err; i++) {
@@ -473,11 +482,15 @@ static int p1b_batch(struct ptask_ctx *ctx, const struct chain *c, int n,
 		}
 		ptask_datablock_release(ctx, out);
 	}
+	/* All ran (their outputs came): this only says whether one failed. */
+	if (async && !err)
+		err = say(ptask_sync(ctx), "ptask_sync");
 	return err;
 }
 
+/* P1b's batch variants: "ptask.p1b.batch", or "ptask.p1b.async" with @async. */
 static int p1b_batches(struct ptask_ctx *ctx, const struct fp_opts *o,
-		       const struct chain *c, struct ptask_db **in,
+		       const struct chain *c, bool async, struct ptask_db **in,
 		       uint32_t **pin, struct fp_results *r)
 {
 	int n = o->inflight, warm = o->warmup / n + 2, i, err = 0;
@@ -491,13 +504,14 @@ static int p1b_batches(struct ptask_ctx *ctx, const struct fp_opts *o,
 		err = -ENOMEM;
 	for (i = -warm; !err && i < o->batches; i++) {
 		t0 = fp_now_ns();
-		err = p1b_batch(ctx, c, n, in, pin, want, seen, &seed);
+		err = p1b_batch(ctx, c, n, async, in, pin, want, seen, &seed);
 		if (!err && i >= 0) {
 			us[i] = (double)(fp_now_ns() - t0) / 1e3;
 			total += fp_now_ns() - t0;
 		}
 	}
-	s = err ? NULL : fp_results_add(r, "ptask.p1b.batch");
+	s = err ? NULL : fp_results_add(r, async ? "ptask.p1b.async" :
+					"ptask.p1b.batch");
 	if (!err && !s)
 		err = -ENOSPC;
 	if (!err) {
@@ -512,7 +526,8 @@ static int p1b_batches(struct ptask_ctx *ctx, const struct fp_opts *o,
 }
 
 /**
- * fp_ptask_p1b() - P1b: "ptask.p1b.batch" and "ptask.p1b.threads"
+ * fp_ptask_p1b() - P1b: "ptask.p1b.batch", "ptask.p1b.async" and
+ * "ptask.p1b.threads"
  * @o: the options
  * @r: the results
  *
@@ -536,8 +551,12 @@ int fp_ptask_p1b(const struct fp_opts *o, struct fp_results *r)
 		err = new_input(ctx, 4, &in[made], &pin[made]);
 	if (err)
 		made--;
-	err = err ?: p1b_batches(ctx, o, &c, in, pin, r);
-	err = err ?: p1b_threads(ctx, o, &c, in, pin, r);
+	if (!err && (o->p1b & FP_P1B_BATCH))
+		err = p1b_batches(ctx, o, &c, false, in, pin, r);
+	if (!err && (o->p1b & FP_P1B_ASYNC))
+		err = p1b_batches(ctx, o, &c, true, in, pin, r);
+	if (!err && (o->p1b & FP_P1B_THREADS))
+		err = p1b_threads(ctx, o, &c, in, pin, r);
 	while (made-- > 0)
 		ptask_datablock_release(ctx, in[made]);
 	ptask_graph_close(ctx, c.graph);

@@ -156,6 +156,8 @@
 #define PD_HELP_NS		(200ULL * 1000)
 #define PD_HELP_TAKE		4	/* invocations per helper take */
 #define PD_TAKE_MADE_ROUNDS	4	/* takes of pd_engine_take_made */
+/* takes a helper makes for the workers after a batch of pushes (help.c) */
+#define PD_HELP_BATCH_ROUNDS	(PTASK_TAKE_MAX_INVOCATIONS / PD_HELP_TAKE)
 /*
  * Launches held on a lane at most (worker.c): then they are flushed and
  * the chain holds anew.  As many as a device takes jobs by default: on

@@ -102,6 +102,8 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
 
 static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
 		      bool (*more)(struct pd_wake_defer *defer));
+static bool take_for_workers(struct pd_engine *e,
+			     struct pd_wake_defer *defer, int n);
 
 /*
  * Take what is ready without blocking (at most PD_HELP_TAKE
@@ -247,11 +249,38 @@ static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
 			pd_sched_dispatch_locked(e);
 		pd_engine_unlock(e);
 		pd_trace(PD_TR_PLACED);
-		/* Not ours to run: more may be ready behind what we took. */
+		/* Not ours to run: the rest of a batch is the workers'. */
 		if (d < 0)
-			return true;
+			return take_for_workers(e, defer, n);
 		run_claimed(&e->dev[d], defer);
-		if (!more(defer))
+		/* A full take may have left more (a batch of pushes). */
+		if (n < PD_HELP_TAKE && !more(defer))
 			return false;
 	}
+}
+
+/*
+ * The helper took @n invocations it will not run itself (the devices
+ * are busy: a batch of pushes made many ready at once).  Taking the
+ * rest of them here and placing them on the workers saves waking the
+ * taker for it, which would cost a sleeping thread's wake-up before the
+ * workers get more work; at most PD_HELP_BATCH_ROUNDS more takes.
+ * Returns true when work may be left for the taker.
+ */
+static bool take_for_workers(struct pd_engine *e,
+			     struct pd_wake_defer *defer, int n)
+{
+	int rounds = 0;
+
+	if (n < PD_HELP_TAKE)
+		return true;	/* as before batches: the taker looks */
+	while (n == PD_HELP_TAKE && rounds++ < PD_HELP_BATCH_ROUNDS) {
+		n = take_ready(e, defer);
+		if (n <= 0)
+			break;
+		pd_engine_lock(e);
+		pd_sched_dispatch_locked(e);
+		pd_engine_unlock(e);
+	}
+	return n < 0 || n == PD_HELP_TAKE;
 }

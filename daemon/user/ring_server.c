@@ -26,6 +26,11 @@
 
 /* A CQ that stays full: look at the lifeline this often (us). */
 #define CQ_FULL_SLEEP_US	50
+/*
+ * Pushes in a row consumed before the ring's thread helps the engine
+ * with what they made ready (help_later): one help for a batch.
+ */
+#define HELP_BATCH		64
 
 /**
  * struct pd_ring - one client ring
@@ -38,6 +43,7 @@
  * @last_kind: pc_spin_kind of that entry's call
  * @hist: after which kinds of call the next entry came late last time:
  *	no polling after those (common/spin.h)
+ * @unhelped: pushes in a row run without helping after them (help_later)
  */
 struct pd_ring {
 	struct pd_ring_host host;
@@ -48,6 +54,7 @@ struct pd_ring {
 	uint64_t last_ns;
 	unsigned int last_kind;
 	struct pc_spin_hist hist;
+	unsigned int unhelped;
 };
 
 /* Has the lifeline hung up, or carried something (not allowed)? */
@@ -203,6 +210,30 @@ static int post(struct pd_ring *r, const struct ptask_cqe *cqe)
 	return 0;
 }
 
+/*
+ * After push @sqe, is another push already queued?  Then the ring's
+ * thread runs that first instead of helping the engine (at most
+ * HELP_BATCH pushes in a row), and wakes the executor for what the push
+ * made ready, which the device's worker then runs while this thread
+ * reads on: a client that queues many pushes without waiting
+ * (ptask_push_async) keeps them in its ptask's input, so each invocation
+ * taken finds the next one queued (PTASK_INV_BACKLOG) and is completed
+ * ahead, and the worker launches them back to back; helping after each
+ * push would launch one job and wait for it before the next entry is
+ * even read.  The next entry is peeked at only as a hint; it is copied
+ * and checked again when it runs.
+ */
+static bool help_later(struct pd_ring *r, const struct ptask_sqe *sqe)
+{
+	struct ptask_sqe next;
+
+	if (_IOC_NR(sqe->cmd) != _IOC_NR(PTASK_IOC_PUSH) ||
+	    r->unhelped + 1 >= HELP_BATCH || pc_ring_q_ready(&r->ring.sq) <= 0)
+		return false;
+	pc_ring_q_peek(&r->ring.sq, &next);
+	return _IOC_NR(next.cmd) == _IOC_NR(PTASK_IOC_PUSH);
+}
+
 /* One entry, start to end: 0, or -errno when the ring must end. */
 static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
 {
@@ -231,6 +262,13 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
 	pd_request_free(&req);
 	perr = pd_ring_entry_posts(sqe, err) ? post(r, &cqe) : 0;
 	pd_trace(PD_TR_CQE);
+	if (!perr && help_later(r, sqe)) {
+		r->unhelped++;
+		if (pd_wake_defer_take(r->host.defer))
+			r->host.wake(r->host.help_arg);
+		return 0;
+	}
+	r->unhelped = 0;
 	if (pd_wake_defer_take(r->host.defer))
 		r->host.help(r->host.help_arg);
 	return perr;
@@ -263,7 +301,17 @@ static int wait_entries(struct pd_ring *r)
 	return pc_ring_q_wait(sq, 0, false, PD_CANCEL_POLL_MS * 1000000ULL);
 }
 
+static void serve(struct pd_ring *r);
+
 void pd_ring_serve(struct pd_ring *r)
+{
+	serve(r);
+	/* What the last pushes made ready, if it was not helped with yet. */
+	if (!*r->host.stopping && pd_wake_defer_take(r->host.defer))
+		r->host.help(r->host.help_arg);
+}
+
+static void serve(struct pd_ring *r)
 {
 	struct pc_ring_q *sq = &r->ring.sq;
 	struct ptask_sqe sqe;
