@@ -16,14 +16,34 @@
 struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
 					      u64 bytes)
 {
+	return ptask_datablock_alloc_output(c, NULL, bytes);
+}
+
+/**
+ * ptask_datablock_alloc_output() - a new datablock with one reference, for
+ *	an output the core makes (PTASK_TAKE_AHEAD)
+ * @c: the executor it is made for
+ * @p: the ptask it is an output of (its owner's memory), or NULL: a
+ *	datablock @c asked for (ptask_datablock_alloc())
+ * @bytes: its size (1..PTASK_DATABLOCK_MAX_BYTES)
+ *
+ * Return: the datablock, or NULL on -ENOMEM.
+ */
+struct ptask_datablock *ptask_datablock_alloc_output(struct ptask_client *c,
+						     const struct ptask_ptask *p,
+						     u64 bytes)
+{
 	struct ptask_ns *ns = c->ns;
 	struct ptask_datablock *db;
+	int err;
 
 	ptask_os_assert_locked(ns);
 	db = ptask_os_zalloc(sizeof(*db));
 	if (!db)
 		return NULL;
-	if (ptask_os_buf_alloc(c, bytes, &db->buf))
+	err = p ? ptask_os_buf_alloc_output(c, p->owner_uid, bytes, &db->buf) :
+		  ptask_os_buf_alloc(c, bytes, &db->buf);
+	if (err)
 		goto err_free_db;
 	if (ptask_ns_add(ns, &db->obj, PTASK_OBJ_DATABLOCK))
 		goto err_put_buf;

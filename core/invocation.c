@@ -222,6 +222,9 @@ static void fill_port(struct ptask_invocation_port *rec,
 	rec->peer = port->inout_peer ? port->inout_peer->index :
 		    PTASK_INVP_NO_PEER;
 	if (db) {
+		/* Made by a take ahead whose invocation has not settled. */
+		if (db->writer && port->kind != PTASK_PORT_OUTPUT)
+			rec->flags |= PTASK_INVP_PENDING;
 		rec->datablock = db->obj.handle;
 		rec->generation = db->generation;
 		rec->mmap_offset = ptask_datablock_mmap_offset(db);
@@ -260,6 +263,99 @@ static void fill_invocation(struct ptask_invocation *rec,
 	rec->first_port = first_port;
 	rec->n_ports = p->nports;
 	rec->queued_ns = p->queued_ns;
+}
+
+static void move_outputs(struct ptask_invocation_rec *inv,
+			 struct ptask_datablock *const *dbs, bool ahead);
+
+/*
+ * PTASK_TAKE_AHEAD: may the core complete @p's invocation just taken
+ * ahead itself?  A GPU ptask without in/out ports whose every output has
+ * a template (the core makes its datablock) and is read by GPU ptasks
+ * alone (a chain's hop: the executor orders their reads behind its
+ * work), or by pulls alone (they wait for the settle) while @backlog:
+ * the ptask's next invocation waits for this one.  A ptask without
+ * outputs likewise only with @backlog.
+ */
+static bool can_take_ahead(const struct ptask_ptask *p, bool backlog)
+{
+	u32 i, outputs = 0;
+
+	if (p->kind != PTASK_KIND_GPU)
+		return false;
+	for (i = 0; i < p->nports; i++) {
+		const struct ptask_port *port = p->ports[i];
+		u32 who;
+
+		if (port->flags & PTASK_PORT_INOUT)
+			return false;
+		if (port->kind != PTASK_PORT_OUTPUT)
+			continue;
+		outputs++;
+		if (!port->tmpl || port->inout_peer)
+			return false;
+		who = feeds(port);
+		if (who != FEEDS_GPU && !(who == FEEDS_PULL && backlog))
+			return false;
+	}
+	return outputs || backlog;
+}
+
+/*
+ * Complete @inv ahead with output datablocks the core makes, named in
+ * its port records @recs (PTASK_INV_AHEAD).  The invocation keeps one
+ * reference to each (in @inv->inputs, at the output's index: the
+ * executor may map it) until its settle.  Returns 0, or -ENOMEM with
+ * nothing changed (the executor completes @inv itself then).
+ */
+static int take_ahead(struct ptask_client *c, struct ptask_invocation_rec *inv,
+		      struct ptask_invocation_port *recs)
+{
+	struct ptask_datablock *dbs[PTASK_MAX_PORTS] = { NULL };
+	struct ptask_ptask *p = inv->ptask;
+	u32 i;
+
+	for (i = 0; i < p->nports; i++) {
+		struct ptask_port *port = p->ports[i];
+		u64 bytes;
+
+		if (port->kind != PTASK_PORT_OUTPUT)
+			continue;
+		bytes = ptask_geom_bytes(&port->tmpl->geom);
+		dbs[i] = ptask_datablock_alloc_output(c, p, bytes);
+		if (!dbs[i] || !ptask_port_accepts(port, dbs[i]))
+			goto err_put;
+	}
+	for (i = 0; i < p->nports; i++) {
+		if (!dbs[i])
+			continue;
+		recs[i].datablock = dbs[i]->obj.handle;
+		recs[i].generation = dbs[i]->generation;
+		recs[i].mmap_offset = ptask_datablock_mmap_offset(dbs[i]);
+		recs[i].bytes = dbs[i]->bytes;
+		recs[i].records = dbs[i]->records;
+		/* The allocation's reference: the invocation's now. */
+		inv->inputs[i] = dbs[i];
+	}
+	move_outputs(inv, dbs, true);
+	/*
+	 * Outputs GPU ptasks read wait for the settle too: their takers
+	 * learn it (PTASK_INVP_PENDING), since the executor may meet them in
+	 * another take than this one's.
+	 */
+	for (i = 0; i < p->nports; i++) {
+		if (!dbs[i] || dbs[i]->writer)
+			continue;
+		dbs[i]->writer = inv;
+		ptask_list_add_tail(&dbs[i]->writer_node, &inv->written);
+	}
+	return 0;
+
+err_put:
+	for (i = 0; i < p->nports; i++)
+		if (dbs[i])
+			ptask_datablock_put(c->ns, dbs[i]);
+	return -ENOMEM;
 }
 
 /* Queued -> Executing: move the inputs of @p into a new invocation. */
@@ -319,7 +415,7 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 	u32 max_inv = arg->max_invocations, max_ports = arg->max_ports;
 	u32 n_inv = 0, n_ports = 0, i;
 	struct ptask_list *ready = &c->ns->ready, *skipped;
-	bool self = arg->flags & PTASK_TAKE_SELF;
+	bool self = arg->flags & PTASK_TAKE_SELF, backlog;
 
 	ptask_os_assert_locked(c->ns);
 	if (self)
@@ -369,8 +465,19 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 			if (p->ports[i]->kind == PTASK_PORT_INPUT)
 				ptask_port_refill(p->ports[i]);
 		/* Its next invocation waits only for this one to complete. */
-		if (ptask_ptask_inputs_ready(p))
+		backlog = ptask_ptask_inputs_ready(p);
+		if (backlog)
 			io->invocations[n_inv - 1].flags |= PTASK_INV_BACKLOG;
+		/*
+		 * What this makes ready (the next hop, the ptask's own next
+		 * invocation) is queued at the tail: this walk takes it too.
+		 */
+		if ((arg->flags & PTASK_TAKE_AHEAD) &&
+		    can_take_ahead(p, backlog) &&
+		    !take_ahead(c, inv, &io->ports[n_ports - p->nports])) {
+			io->invocations[n_inv - 1].flags |= PTASK_INV_AHEAD;
+			ptask_ptask_try_finish(p);
+		}
 	}
 	if (!n_inv)
 		return -EAGAIN;
@@ -551,6 +658,44 @@ static int settle(struct ptask_client *c, struct ptask_invocation_rec *inv,
 	return p ? 0 : -ECANCELED;
 }
 
+/*
+ * Executing -> Completed: @dbs (per port index, one reference taken for
+ * each output port) become the occupants of @inv's output ports and
+ * drain downstream.  @ahead: @inv stays taken, Settling, and the pulls
+ * of its outputs in graph outputs wait for its settle; else it is freed.
+ * The caller then lets the ptask go on (ptask_ptask_try_finish: the
+ * drains may not have emptied every port yet).
+ */
+static void move_outputs(struct ptask_invocation_rec *inv,
+			 struct ptask_datablock *const *dbs, bool ahead)
+{
+	struct ptask_ptask *p = inv->ptask;
+	u32 i;
+
+	for (i = 0; i < p->nports; i++) {
+		if (!dbs[i])
+			continue;
+		ptask_datablock_get(dbs[i]);
+		p->ports[i]->occupant = dbs[i];
+	}
+	/* Before they move on: a pull must not take them before the settle. */
+	if (ahead)
+		mark_written(inv, dbs);
+	p->invocations++;
+	p->running = NULL;
+	p->state = PTASK_STATE_COMPLETED;
+	if (ahead) {
+		/* Settling: still running for PTSched, until the settle. */
+		inv->ahead = true;
+		ptask_list_add_tail(&inv->ahead_node, &p->ahead);
+	} else {
+		invocation_free(p->graph->ns, inv);
+	}
+	for (i = 0; i < p->nports; i++)
+		if (p->ports[i]->kind == PTASK_PORT_OUTPUT)
+			ptask_port_drain(p->ports[i]);
+}
+
 /**
  * ptask_core_exec_complete() - PTASK_IOC_EXEC_COMPLETE
  * @c: the caller
@@ -581,7 +726,6 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	bool ahead = arg->flags & PTASK_EXEC_COMPLETE_AHEAD;
 	struct ptask_invocation_rec *inv;
 	struct ptask_ptask *p;
-	u32 i;
 	int err;
 
 	ptask_os_assert_locked(c->ns);
@@ -616,30 +760,10 @@ int ptask_core_exec_complete(struct ptask_client *c,
 		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
 	if (arg->accel)
 		p->last_accel = arg->accel;
-	for (i = 0; i < p->nports; i++) {
-		if (!dbs[i])
-			continue;
-		ptask_datablock_get(dbs[i]);
-		p->ports[i]->occupant = dbs[i];
-	}
-	/* Before they move on: a pull must not take them before the settle. */
-	if (ahead)
-		mark_written(inv, dbs);
-	hand_over(c, io->outputs, arg->n_outputs);
 	p->gpu_ns += arg->gpu_ns;
-	p->invocations++;
-	p->running = NULL;
-	p->state = PTASK_STATE_COMPLETED;
-	if (ahead) {
-		/* Settling: still running for PTSched, until the settle. */
-		inv->ahead = true;
-		ptask_list_add_tail(&inv->ahead_node, &p->ahead);
-	} else {
-		invocation_free(c->ns, inv);
-	}
-	for (i = 0; i < p->nports; i++)
-		if (p->ports[i]->kind == PTASK_PORT_OUTPUT)
-			ptask_port_drain(p->ports[i]);
+	move_outputs(inv, dbs, ahead);
+	/* The output ports hold them now: the executor's holds go. */
+	hand_over(c, io->outputs, arg->n_outputs);
 	ptask_ptask_try_finish(p);
 	ptask_core_sched_update(c->ns);
 	return 0;

@@ -374,8 +374,9 @@ struct ptask_datablock {
 	u32 generation;			/* bumped by create and every push */
 	struct ptask_buf *buf;
 	/*
-	 * Completed ahead into a graph output: the invocation whose settle
-	 * makes its bytes valid (pulls wait until then), in its @written.
+	 * Completed ahead into a graph output, or made by a take ahead: the
+	 * invocation whose settle makes its bytes valid (pulls wait until
+	 * then; takers see PTASK_INVP_PENDING), in its @written.
 	 */
 	struct ptask_invocation_rec *writer;
 	struct ptask_list writer_node;
@@ -390,7 +391,9 @@ struct ptask_datablock {
  * @self: taken with PTASK_TAKE_SELF (the ptask's creator runs it)
  * @nports: entries in @inputs
  * @proc: the owner's accounting, charged at completion (a ref)
- * @inputs: per port index: the input datablock (one reference), or NULL
+ * @inputs: per port index: the input datablock, or (PTASK_TAKE_AHEAD) the
+ *	output datablock the core made; one reference each (the executor may
+ *	map them), or NULL
  * @ahead: completed ahead (PTASK_EXEC_COMPLETE_AHEAD): its outputs moved
  *	on, its ptask may run again; it waits for the settle that brings
  *	its status and device time, and counts as running until then
@@ -595,6 +598,9 @@ int ptask_core_datablock_release(struct ptask_client *c,
 				 struct ptask_datablock_release *arg);
 struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
 					      u64 bytes);
+struct ptask_datablock *ptask_datablock_alloc_output(struct ptask_client *c,
+						     const struct ptask_ptask *p,
+						     u64 bytes);
 void ptask_datablock_get(struct ptask_datablock *db);
 void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db);
 u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db);

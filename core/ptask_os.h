@@ -79,6 +79,14 @@ u64 ptask_os_now_ns(void);
  */
 int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
 		       struct ptask_buf **out);
+/*
+ * The same for an output the core makes for executor @c from an
+ * invocation of @owner_uid's ptask (PTASK_TAKE_AHEAD): the user-mode
+ * shell draws it from @owner_uid's arena and does not zero it (the
+ * device writes it before anyone else can read it).
+ */
+int ptask_os_buf_alloc_output(struct ptask_client *c, u32 owner_uid,
+			      u64 bytes, struct ptask_buf **out);
 void ptask_os_buf_get(struct ptask_buf *buf);
 void ptask_os_buf_put(struct ptask_buf *buf);
 /*

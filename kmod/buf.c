@@ -52,6 +52,23 @@ err_free_pages:
 }
 
 /**
+ * ptask_os_buf_alloc_output() - pages for an output the core makes
+ * @c: the executor it is for
+ * @owner_uid: the owner of the ptask it is an output of (unused: one
+ *	buffer pool for the module)
+ * @bytes: the datablock's size, at most PTASK_DATABLOCK_MAX_BYTES
+ * @out: set to the buffer, with one reference
+ *
+ * Context: any sleepable context; ptask_kernel.lock may be held.
+ * Return: 0 or -ENOMEM.
+ */
+int ptask_os_buf_alloc_output(struct ptask_client *c, u32 owner_uid,
+			      u64 bytes, struct ptask_buf **out)
+{
+	return ptask_os_buf_alloc(c, bytes, out);
+}
+
+/**
  * ptask_os_buf_copy() - copy bytes between two buffers (a tunnel's
  *	gather and split, core/tunnel.c)
  * @dst: the buffer written

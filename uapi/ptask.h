@@ -211,7 +211,24 @@
  *	first does not fit, -ENOSPC.  One call returns at most
  *	PTASK_TAKE_MAX_INVOCATIONS invocations and PTASK_TAKE_MAX_PORTS port
  *	records.  The executor may mmap every datablock of an invocation it
- *	took.  If the results cannot be copied out (-EFAULT), the invocations
+ *	took.
+ *
+ *	With PTASK_TAKE_AHEAD (GPU executors: chains and streams in one
+ *	call) the core completes ahead each invocation it takes of a GPU
+ *	ptask without in/out ports whose every output has a template and is
+ *	read by GPU ptasks alone, or by pulls alone while the ptask's next
+ *	invocation is queued (PTASK_INV_BACKLOG): it makes the output
+ *	datablocks (the template's size, from the owner's memory, not
+ *	zeroed), names them in the output port records (@datablock,
+ *	@generation, @mmap_offset, @bytes), moves them on as EXEC_COMPLETE
+ *	with PTASK_EXEC_COMPLETE_AHEAD would, and marks the invocation
+ *	PTASK_INV_AHEAD; what that made ready is taken in the same call, up
+ *	to the limits.  The executor must write those outputs and settle
+ *	each such invocation (PTASK_EXEC_COMPLETE_SETTLE: a failure fails
+ *	the graph); it may not complete it otherwise.  The invocation keeps
+ *	a reference to its outputs until then.
+ *
+ *	If the results cannot be copied out (-EFAULT), the invocations
  *	taken fail their graphs (-EIO) rather than vanish.  Errors: -EINVAL,
  *	-EFAULT, -ENOSPC, -EAGAIN, -ETIMEDOUT, -EINTR, -EPERM (also when the
  *	fd is unregistered while the call sleeps).
@@ -394,7 +411,13 @@
 
 /* struct ptask_exec_take.flags */
 #define PTASK_TAKE_SELF			(1U << 1)
-#define PTASK_TAKE_FLAGS_ALL		(PTASK_NONBLOCK | PTASK_TAKE_SELF)
+/*
+ * PTASK_TAKE_AHEAD: the core completes ahead itself what it can of what
+ * it takes, so one call takes a stream or a chain (see EXEC_TAKE).
+ */
+#define PTASK_TAKE_AHEAD		(1U << 2)
+#define PTASK_TAKE_FLAGS_ALL		(PTASK_NONBLOCK | PTASK_TAKE_SELF | \
+					 PTASK_TAKE_AHEAD)
 
 /* struct ptask_graph_open.flags */
 #define PTASK_GRAPH_CREATE		(1U << 0)
@@ -825,6 +848,12 @@ struct ptask_invocation {
  * ahead, see PTASK_IOC_EXEC_COMPLETE).
  */
 #define PTASK_INV_BACKLOG		(1U << 0)
+/*
+ * PTASK_INV_AHEAD (PTASK_TAKE_AHEAD only): the core completed it ahead
+ * already, with output datablocks of its own making, named in the output
+ * port records: the executor writes them and owes it only the settle.
+ */
+#define PTASK_INV_AHEAD			(1U << 1)
 
 /**
  * struct ptask_invocation_port - one port of a taken invocation
@@ -834,7 +863,8 @@ struct ptask_invocation {
  * @flags: PTASK_PORT_* of the port, PTASK_INVP_TO_CLIENT and the binding
  * @template: its template (0 for none)
  * @param_index: formal parameter it binds to
- * @datablock: input: the datablock; output: 0
+ * @datablock: input: the datablock; output: 0, or with PTASK_INV_AHEAD
+ *	the datablock the core made for it
  * @generation: input: the datablock's generation, bumped by every
  *	PTASK_IOC_PUSH and DATABLOCK_CREATE of it (a client may have written
  *	its bytes since): a copy an executor keeps of it (on a device) is
@@ -878,6 +908,14 @@ struct ptask_invocation_port {
  */
 #define PTASK_INVP_PULLED_ONLY		(1U << 19)
 /*
+ * ... and on an input, that its datablock is an output the core made for
+ * an invocation it completed ahead as it was taken (PTASK_TAKE_AHEAD) and
+ * that has not settled: the executor orders this read behind that
+ * invocation's work (whose output port record names the same datablock),
+ * even when that invocation reaches it in a later take.
+ */
+#define PTASK_INVP_PENDING		(1U << 20)
+/*
  * ... and the binding of the port's template (enum ptask_binding; GLOBAL
  * when the port has no template), so an executor knows which datablocks
  * are kernel parameters passed by value: PTASK_INVP_BINDING(flags).
@@ -890,7 +928,7 @@ struct ptask_invocation_port {
 /**
  * struct ptask_exec_take - argument of PTASK_IOC_EXEC_TAKE
  * @size: sizeof(struct ptask_exec_take)
- * @flags: PTASK_NONBLOCK, PTASK_TAKE_SELF
+ * @flags: PTASK_NONBLOCK, PTASK_TAKE_SELF, PTASK_TAKE_AHEAD
  * @max_invocations: entries at @invocations (>= 1)
  * @max_ports: entries at @ports (>= 1)
  * @invocations: user array of struct ptask_invocation

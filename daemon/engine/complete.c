@@ -308,6 +308,9 @@ bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job)
 	uint32_t i;
 
 	pd_assert_locked(e);
+	/* The core completed it ahead as it was taken: it is, whatever. */
+	if (job->taken_ahead)
+		return true;
 	if (!(e->src->ops->caps & PD_SOURCE_AHEAD) || e->cfg.no_ahead ||
 	    job->err || job->info->kind != PTASK_KIND_GPU)
 		return false;
@@ -361,6 +364,22 @@ void pd_job_ahead(struct pd_device *dev, struct pd_job *job,
 	int cerr;
 
 	pd_engine_lock(e);
+	/*
+	 * Taken ahead, its completion is the core's already: what it wrote
+	 * is where the views say once its fence is queued; if it failed
+	 * before, it wrote nothing, and its settle fails the graph.
+	 */
+	if (job->taken_ahead) {
+		if (!job->err) {
+			commit_locked(e, job, pd_now_ns());
+			job->committed = true;
+			set_writer_locked(e, job, job);
+		}
+		e->stats.ahead++;
+		e->stats.taken_ahead++;
+		pd_engine_unlock(e);
+		return;
+	}
 	commit_locked(e, job, pd_now_ns());
 	job->committed = true;
 	set_writer_locked(e, job, job);

@@ -219,11 +219,22 @@ void pd_job_free_locked(struct pd_engine *e, struct pd_job *job)
 		if (!u)
 			continue;
 		job->jp[i].upstream = NULL;
-		PD_ASSERT(u->refs);
-		if (!--u->refs && u->settled)
-			job_free_now_locked(e, u);
+		pd_job_put_locked(e, u);
+	}
+	/* Failed while queued: it never was placed behind it. */
+	if (job->after) {
+		pd_job_put_locked(e, job->after);
+		job->after = NULL;
 	}
 	if (!job->refs)
+		job_free_now_locked(e, job);
+}
+
+void pd_job_put_locked(struct pd_engine *e, struct pd_job *job)
+{
+	pd_assert_locked(e);
+	PD_ASSERT(job->refs);
+	if (!--job->refs && job->settled)
 		job_free_now_locked(e, job);
 }
 
@@ -245,6 +256,9 @@ void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status,
 	};
 	int err;
 
+	/* The core completed it ahead already: it is owed a settle. */
+	if (job->inv.flags & PTASK_INV_AHEAD)
+		arg.flags = PTASK_EXEC_COMPLETE_SETTLE;
 	/* Counted first: whoever sees the completion sees it counted. */
 	pd_engine_lock(e);
 	e->stats.invocations++;
@@ -269,11 +283,13 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 		     const struct ptask_invocation_port *ports,
 		     struct pd_wake_defer *defer)
 {
-	size_t n = inv->n_ports;
+	size_t n = inv->n_ports, i;
 	struct pd_job *job = calloc(1, sizeof(*job) + n * sizeof(*job->ports) +
 				    n * sizeof(*job->jp));
 	struct ptask_exec_complete fail = {
 		.size = sizeof(fail), .id = inv->id, .status = -ENOMEM,
+		.flags = inv->flags & PTASK_INV_AHEAD ?
+			 PTASK_EXEC_COMPLETE_SETTLE : 0,
 	};
 	int err;
 
@@ -289,6 +305,13 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 	memcpy(job->ports, ports, n * sizeof(*ports));
 	job->queued_ns = inv->queued_ns ? inv->queued_ns : pd_now_ns();
 	job->dev = -1;
+	/* The core completed it ahead (PTASK_TAKE_AHEAD): settled, never
+	 * completed; its outputs are the core's datablocks. */
+	job->ahead = job->taken_ahead = inv->flags & PTASK_INV_AHEAD;
+	for (i = 0; i < n; i++)
+		if (pd_port_is_input(&ports[i]) &&
+		    (ports[i].flags & PTASK_INVP_PENDING))
+			job->pending_in = true;
 	err = pd_info_get(e, inv->ptask, &job->info);
 	if (err) {
 		pd_log_err("engine: ptask %u: no info: %d", inv->ptask, err);
@@ -391,6 +414,12 @@ static void *taker_main(void *arg)
 		goto out;
 	}
 	for (;;) {
+		/*
+		 * Never ahead: its take blocks, and while a take ahead is on
+		 * its way to the queue, jobs reading what it carries wait
+		 * (sched.c); the threads that take without blocking take
+		 * ahead (help.c).
+		 */
 		struct ptask_exec_take take = {
 			.size = sizeof(take),
 			.max_invocations = PTASK_TAKE_MAX_INVOCATIONS,
@@ -558,6 +587,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		e->cfg.no_ahead = true;
 	if (getenv("PTASKD_NO_HOLD"))
 		e->cfg.no_hold = true;
+	if (getenv("PTASKD_NO_TAKE_AHEAD"))
+		e->cfg.no_take_ahead = true;
 	e->ndev = be->ndev;
 	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
 					      PD_INFLIGHT_DEFAULT;
@@ -619,13 +650,14 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	if (err)
 		goto err_threads;
 	pthread_setname_np(e->taker, "pd-taker");
-	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s%s",
+	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s%s%s",
 		    e->ndev, pd_policy_name(cfg->policy),
 		    cfg->shared_isolation ? "shared" : "per-client",
 		    e->max_inflight, be->info[0].lanes ? be->info[0].lanes : 1,
 		    (unsigned long long)e->dev[0].inplace_max,
 		    e->cfg.no_ahead ? ", chains not completed ahead" : "",
-		    pd_engine_may_hold(e) ? ", chains' launches held" : "");
+		    pd_engine_may_hold(e) ? ", chains' launches held" : "",
+		    pd_engine_take_flags(e) ? ", chains taken ahead" : "");
 	*out = e;
 	return 0;
 
@@ -674,13 +706,14 @@ void pd_engine_stop(struct pd_engine *e)
 			break;
 		pd_engine_wait(e, &e->idle_cond);
 	}
-	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed",
+	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed; %llu taken ahead",
 		    (unsigned long long)e->stats.invocations,
 		    (unsigned long long)e->stats.ahead,
 		    (unsigned long long)e->stats.failed,
 		    (unsigned long long)e->stats.held,
 		    (unsigned long long)e->stats.flushes,
-		    (unsigned long long)e->stats.replays);
+		    (unsigned long long)e->stats.replays,
+		    (unsigned long long)e->stats.taken_ahead);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);

@@ -130,6 +130,13 @@ struct pd_source_ops {
  * invocation plainly, once its fence passed.
  */
 #define PD_SOURCE_AHEAD		(1U << 0)
+/*
+ * @take takes PTASK_TAKE_AHEAD: the core completes ahead, with outputs of
+ * its own making, what it takes of a chain or a stream, and takes what
+ * that made ready in the same call (pd_engine_take_flags).  User mode's
+ * source sets it.
+ */
+#define PD_SOURCE_TAKE_AHEAD	(1U << 1)
 
 struct pd_source {
 	const struct pd_source_ops *ops;
@@ -171,6 +178,9 @@ const char *pd_policy_name(int policy);
  *	wait for the host at every hop, as before issue 12: for comparison)
  * @no_hold: never hold a chain's launches for one flush (each hop is
  *	launched and fenced on its own: for comparison)
+ * @no_take_ahead: never ask the core to complete ahead what it takes
+ *	(each hop is taken, then completed ahead, one call each: for
+ *	comparison)
  */
 struct pd_engine_config {
 	int policy;
@@ -183,6 +193,7 @@ struct pd_engine_config {
 	uint64_t inplace_max;
 	bool no_ahead;
 	bool no_hold;
+	bool no_take_ahead;
 };
 
 #define PD_INFLIGHT_DEFAULT	64
@@ -214,6 +225,8 @@ struct pd_engine_config {
  * @held: launches held for a later flush (a chain's hops: worker.c)
  * @flushes: flushes of held launches
  * @replays: flushes the backend ran as one replayed unit (cuda: a graph)
+ * @taken_ahead: of @ahead, invocations the core completed ahead as they
+ *	were taken (PTASK_TAKE_AHEAD)
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -237,6 +250,7 @@ struct pd_engine_stats {
 	uint64_t held;
 	uint64_t flushes;
 	uint64_t replays;
+	uint64_t taken_ahead;
 };
 
 struct pd_engine;

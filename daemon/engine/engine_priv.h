@@ -504,6 +504,15 @@ struct pd_jport {
  *	moved on; when its fence passed it is settled, not completed
  * @ahead_gone: the ahead completion found its graph gone (-ECANCELED):
  *	nothing to settle
+ * @after: it reads what this job, taken ahead and queued, writes: a
+ *	reference (@refs) until it is placed, and dispatch never places it
+ *	before that one (priorities would reorder a chain's hops taken in
+ *	one call)
+ * @pending_in: an input is PTASK_INVP_PENDING (see @after)
+ * @after_known: @after was looked for (sched.c, after_placed_locked)
+ * @taken_ahead: the core completed it ahead as it was taken
+ *	(PTASK_INV_AHEAD): @ahead from the start, its output datablocks named
+ *	in its port records, only committed once its fence is queued
  * @committed: commit_locked ran (at the ahead completion)
  * @refs: jobs downstream holding it (pd_jport.upstream): it is freed
  *	once settled and unreferenced
@@ -543,6 +552,10 @@ struct pd_job {
 	bool fenced;
 	uint64_t gpu_ns;
 	bool ahead;
+	bool taken_ahead;
+	bool pending_in;
+	bool after_known;
+	struct pd_job *after;
 	bool ahead_gone;
 	bool committed;
 	uint32_t refs;
@@ -638,6 +651,10 @@ struct pd_device {
  * @taker_cond: the taker waits here while @queue is full
  * @queue: jobs waiting for placement, in arrival order
  * @nqueued: jobs in @queue
+ * @taking: threads between a take from the source and queueing what it
+ *	took (pd_engine_take_begin_locked): a job taken ahead may be on its
+ *	way to @queue meanwhile (pd_job.after)
+ * @taking_waits: dispatch left a job waiting for @taking to drop to 0
  * @next_seq: next job's @seq
  * @held: jobs data-aware held back at the last placement
  * @ndev: devices
@@ -685,6 +702,8 @@ struct pd_engine {
 	pthread_cond_t taker_cond;
 	struct ptask_list queue;
 	uint32_t nqueued;
+	uint32_t taking;
+	bool taking_waits;
 	uint64_t next_seq;
 	uint32_t held;
 	uint32_t ndev;
@@ -760,6 +779,8 @@ void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 		  const struct ptask_invocation_port *ports,
 		  struct pd_wake_defer *defer);
 void pd_job_free_locked(struct pd_engine *e, struct pd_job *job);
+/* Drop a job downstream's reference to @job (pd_job.refs): freed once settled. */
+void pd_job_put_locked(struct pd_engine *e, struct pd_job *job);
 /* Complete @job with @status < 0 and nothing else (no outputs). */
 void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status,
 		 struct pd_wake_defer *defer);
@@ -851,6 +872,19 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
  * space would come from its holder, who cannot flush this one's lane),
  * and the configuration allows it.
  */
+/*
+ * The flags an executor's take adds: PTASK_TAKE_AHEAD where the source
+ * takes it, chains complete ahead, and there is one device (a hop taken
+ * before its upstream ran could not be placed by where its input will
+ * be, as data-aware placement needs).
+ */
+static inline uint32_t pd_engine_take_flags(const struct pd_engine *e)
+{
+	return (e->src->ops->caps & PD_SOURCE_TAKE_AHEAD) && e->ndev == 1 &&
+	       !e->cfg.no_ahead && !e->cfg.no_take_ahead ?
+	       PTASK_TAKE_AHEAD : 0;
+}
+
 static inline bool pd_engine_may_hold(const struct pd_engine *e)
 {
 	return e->be->ops->flush && e->be->ops->fence_defer && e->ndev == 1 &&

@@ -68,34 +68,48 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
  * caller) on its thread, as the worker would, then give the device back
  * (the next queued jobs are placed, on workers; the worker is woken when
  * its housekeeping is due, since that stays with it); then wait for the
- * job's fence and complete it, with the older jobs of its lane.  No lock
- * held.
+ * job's fence and complete it, with the older jobs of its lane.  A job
+ * completed ahead is not waited for: if jobs are queued behind it (the
+ * rest of a chain or a stream the core took ahead in one call), the
+ * helper claims the next one itself while its time (from @start, at most
+ * PD_HELP_NS) lasts, rather than placing it on a worker it would have to
+ * wake.  No lock held.
  */
-static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer)
+static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
+			uint64_t start)
 {
 	struct pd_engine *e = dev->e;
 	struct pd_job *job;
 	bool mine;
+	int d;
 
-	pd_engine_lock(e);
-	job = dev->job;
-	PD_ASSERT(job && dev->claimed &&
-		  pthread_equal(dev->self, pthread_self()));
-	pd_engine_unlock(e);
-	mine = pd_job_run(dev, job, defer, true);
-	pd_engine_lock(e);
-	e->stats.helped++;
-	dev->job = NULL;
-	dev->claimed = false;
-	if (pd_now_ns() >= dev->tidy_ns)
-		pthread_cond_signal(&dev->cond);
-	pd_sched_dispatch_locked(e);
-	pthread_cond_broadcast(&e->idle_cond);
-	/* Done, or completed ahead: the next hop, not its fence, is next. */
-	if (!mine) {
+	for (;;) {
+		pd_engine_lock(e);
+		job = dev->job;
+		PD_ASSERT(job && dev->claimed &&
+			  pthread_equal(dev->self, pthread_self()));
 		pd_engine_unlock(e);
-		return;
+		mine = pd_job_run(dev, job, defer, true);
+		pd_engine_lock(e);
+		e->stats.helped++;
+		dev->job = NULL;
+		dev->claimed = false;
+		if (pd_now_ns() >= dev->tidy_ns)
+			pthread_cond_signal(&dev->cond);
+		d = !mine && pd_now_ns() - start < PD_HELP_NS ?
+		    pd_sched_dispatch_claim_locked(e) : -1;
+		if (d < 0 && (mine || pd_now_ns() - start >= PD_HELP_NS))
+			pd_sched_dispatch_locked(e);
+		pthread_cond_broadcast(&e->idle_cond);
+		pd_engine_unlock(e);
+		if (d < 0)
+			break;
+		dev = &e->dev[d];
 	}
+	/* Done, or completed ahead: the next hop, not its fence, is next. */
+	if (!mine)
+		return;
+	pd_engine_lock(e);
 	pd_job_wait_complete_locked(e, job, defer, NULL);
 	pd_engine_unlock(e);
 }
@@ -118,7 +132,7 @@ static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
 	struct ptask_exec_take take = {
 		.size = sizeof(take),
-		.flags = PTASK_NONBLOCK,
+		.flags = PTASK_NONBLOCK | pd_engine_take_flags(e),
 		.max_invocations = PD_HELP_TAKE,
 		.max_ports = PTASK_MAX_PORTS,
 	};
@@ -127,15 +141,26 @@ static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 
 	pd_engine_lock(e);
 	full = e->stopping || e->nqueued >= PD_QUEUE_MAX;
+	/* A take ahead may carry what another job waits for (sched.c). */
+	if (!full)
+		e->taking++;
 	pd_engine_unlock(e);
 	if (full)
 		return -EBUSY;
 	err = e->src->ops->take(e->src, &take, invs, ports, defer);
+	if (!err)
+		pd_jobs_make(e, &take, invs, ports, defer);
+	pd_engine_lock(e);
+	/* Jobs dispatch left waiting for this take may go now. */
+	if (!--e->taking && e->taking_waits) {
+		e->taking_waits = false;
+		pd_sched_dispatch_locked(e);
+	}
+	pd_engine_unlock(e);
 	if (err == -EAGAIN)
 		return 0;
 	if (err)
 		return err;
-	pd_jobs_make(e, &take, invs, ports, defer);
 	pd_trace(PD_TR_TAKEN);
 	return (int)take.n_invocations;
 }
@@ -252,7 +277,7 @@ static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
 		/* Not ours to run: the rest of a batch is the workers'. */
 		if (d < 0)
 			return take_for_workers(e, defer, n);
-		run_claimed(&e->dev[d], defer);
+		run_claimed(&e->dev[d], defer, start);
 		/* A full take may have left more (a batch of pushes). */
 		if (n < PD_HELP_TAKE && !more(defer))
 			return false;

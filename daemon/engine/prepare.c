@@ -394,8 +394,15 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 	}
 	t = pd_now_ns();
 	pd_engine_unlock(e);
-	err = e->src->ops->db_create(e->src, &job->inv, p->bytes, &handle,
-				     &addr, defer);
+	/* Taken ahead: the core made it (its invocation holds it). */
+	if (job->taken_ahead && p->datablock) {
+		handle = p->datablock;
+		err = e->src->ops->db_map(e->src, handle, p->mmap_offset,
+					  p->bytes, &addr);
+	} else {
+		err = e->src->ops->db_create(e->src, &job->inv, p->bytes,
+					     &handle, &addr, defer);
+	}
 	pd_engine_lock(e);
 	job->source_ns += pd_now_ns() - t;
 	if (err)

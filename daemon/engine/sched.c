@@ -95,6 +95,60 @@ static double effective_prio(const struct pd_engine *e,
 	return eff - PD_W_PROXY * job->inv.proxy_nice;
 }
 
+/*
+ * The queued job, taken ahead, whose output @job reads (an input of it
+ * PTASK_INVP_PENDING):
+ * the latest such, looked for from the queue's tail (a chain's hop is
+ * usually right behind the one it reads), or NULL.
+ */
+static struct pd_job *producer_locked(struct pd_engine *e,
+				      const struct pd_job *job)
+{
+	struct ptask_list *pos;
+	uint32_t i, j;
+
+	for (pos = e->queue.prev; pos != &e->queue; pos = pos->prev) {
+		struct pd_job *q = ptask_list_entry(pos, struct pd_job, node);
+
+		if (!q->taken_ahead)
+			continue;
+		for (i = 0; i < job->inv.n_ports; i++) {
+			const struct ptask_invocation_port *in = &job->ports[i];
+
+			if (!pd_port_is_input(in) || !in->datablock)
+				continue;
+			for (j = 0; j < q->inv.n_ports; j++)
+				if (q->ports[j].kind == PTASK_PORT_OUTPUT &&
+				    q->ports[j].datablock == in->datablock)
+					return q;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * May @job be placed as far as what it reads goes?  An input written by
+ * a job taken ahead that has not run (PTASK_INVP_PENDING) is read only
+ * once that job is placed (one device then runs them in that order):
+ * found in the queue, it is remembered (pd_job.after); not found, it was
+ * placed already, unless a take is still on its way to the queue with
+ * it (e->taking): wait for that take.
+ */
+static bool after_placed_locked(struct pd_engine *e, struct pd_job *job)
+{
+	if (job->pending_in && !job->after_known) {
+		job->after = producer_locked(e, job);
+		if (job->after) {
+			job->after->refs++;
+		} else if (e->taking) {
+			e->taking_waits = true;
+			return false;
+		}
+		job->after_known = true;
+	}
+	return !job->after || job->after->dev >= 0;
+}
+
 void pd_sched_enqueue_locked(struct pd_engine *e, struct pd_job *job)
 {
 	pd_assert_locked(e);
@@ -217,6 +271,11 @@ static void place_locked(struct pd_engine *e, struct pd_job *job, int d,
 	ptask_list_del(&job->node);
 	if (e->nqueued-- == PD_QUEUE_MAX)
 		pthread_cond_signal(&e->taker_cond);
+	/* Placed after what it reads: one device runs them in that order. */
+	if (job->after) {
+		pd_job_put_locked(e, job->after);
+		job->after = NULL;
+	}
 	info->avg_wait_ns = ema(info->avg_wait_ns, wait,
 				info->avg_wait_ns == 0.0);
 	e->avg_wait_ns = ema(e->avg_wait_ns, wait, e->avg_wait_ns == 0.0);
@@ -259,6 +318,13 @@ static int dispatch_locked(struct pd_engine *e, bool claim)
 
 		if (n == sizeof(order) / sizeof(order[0]))
 			break;
+		/*
+		 * Not placeable yet: left out before the sort, which a chain
+		 * taken ahead (one placeable hop, the rest behind it) would
+		 * otherwise pay for every hop.
+		 */
+		if (!after_placed_locked(e, job))
+			continue;
 		if (policy == PD_POLICY_PRIORITY ||
 		    policy == PD_POLICY_DATA_AWARE)
 			job->eff = effective_prio(e, job, now);
@@ -273,6 +339,9 @@ static int dispatch_locked(struct pd_engine *e, bool claim)
 
 		if (best_available(e, all, false) < 0)
 			break;
+		/* Behind a job placed in this pass: the next pass places it. */
+		if (job->after && job->after->dev < 0)
+			continue;
 		switch (policy) {
 		case PD_POLICY_FIRST_AVAILABLE:
 			d = best_available(e, all, false);

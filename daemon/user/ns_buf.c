@@ -57,6 +57,22 @@ int ptask_os_buf_alloc(struct ptask_client *core, u64 bytes,
 	return 0;
 }
 
+int ptask_os_buf_alloc_output(struct ptask_client *core, u32 owner_uid,
+			      u64 bytes, struct ptask_buf **out)
+{
+	struct pd_client *c = core->os;
+	uint32_t uid = c->alloc_uid;
+	bool zero = c->alloc_zero;
+	int err;
+
+	c->alloc_uid = owner_uid;
+	c->alloc_zero = false;
+	err = ptask_os_buf_alloc(core, bytes, out);
+	c->alloc_uid = uid;
+	c->alloc_zero = zero;
+	return err;
+}
+
 void ptask_os_buf_get(struct ptask_buf *buf)
 {
 	buf->refs++;

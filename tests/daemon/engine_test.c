@@ -228,6 +228,9 @@ static void lw_interrupt(struct pd_source *s)
 	INNER(s)->ops->interrupt(INNER(s));
 }
 
+/* Rigs started while set offer PTASK_TAKE_AHEAD, as ptaskd's source does. */
+static bool wrap_take_ahead;
+
 static struct pd_source *logging_wrap(struct pd_source *inner)
 {
 	static const struct pd_source_ops ops = {
@@ -235,10 +238,17 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
 		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
-		.caps = PD_SOURCE_AHEAD,	/* as the namespace's source */
+		.caps = PD_SOURCE_AHEAD,
+	};
+	static const struct pd_source_ops ops_take_ahead = {
+		.take = lw_take, .complete = logging_complete,
+		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
+		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_release = lw_db_release, .interrupt = lw_interrupt,
+		.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD,
 	};
 
-	logging_src.base.ops = &ops;
+	logging_src.base.ops = wrap_take_ahead ? &ops_take_ahead : &ops;
 	logging_src.inner = inner;
 	return &logging_src.base;
 }
@@ -2446,6 +2456,7 @@ struct chain_args {
 	bool tap;
 	bool no_ahead;
 	bool helped;
+	bool take_ahead;	/* the rig offers PTASK_TAKE_AHEAD */
 };
 
 /* Invocations of @ca's hops but the last completed ahead when all goes well. */
@@ -2612,6 +2623,7 @@ static bool chain_body(struct rig *r, void *arg)
 	int err;
 
 	CHECK(ca->depth >= 2 && ca->depth <= 64 && ca->rounds <= 64);
+	CHECK_EQ(wrap_take_ahead, ca->take_ahead);
 	pd_engine_get_stats(r->e, &st0);
 	g = graph_new(r, "chain");
 	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
@@ -2674,6 +2686,23 @@ static bool chain_body(struct rig *r, void *arg)
 	log_chain = false;
 	pthread_mutex_unlock(&completions_lock);
 	pd_engine_get_stats(r->e, &st);
+	/*
+	 * Taken ahead, hops are completed by the core, not by the events
+	 * the log holds: the counts say what went ahead, and the results,
+	 * checked above, that every hop ran after the one it reads.
+	 */
+	if (ca->take_ahead) {
+		CHECK_EQ(st.failed - st0.failed, 0);
+		CHECK_EQ(st.invocations - st0.invocations,
+			 ca->rounds * ca->depth);
+		CHECK(st.taken_ahead - st0.taken_ahead >= 1);
+		CHECK(st.ahead - st0.ahead >= chain_aheads(ca));
+		diag("chain of %u, %u rounds: %llu completed ahead, %llu of them taken ahead",
+		     ca->depth, ca->rounds,
+		     (unsigned long long)(st.ahead - st0.ahead),
+		     (unsigned long long)(st.taken_ahead - st0.taken_ahead));
+		return true;
+	}
 	if (ca->fail_at < 0) {
 		CHECK_EQ(st.failed - st0.failed, 0);
 		CHECK_EQ(st.invocations - st0.invocations,
@@ -3407,22 +3436,30 @@ int main(void)
 	 */
 	const char *sim_slow = "devices=1;launch_ns=20000000;time_scale=1";
 	struct chain_args chain3 = { 3, 3, -1, true,
-					20000000, false, false, false };
+					20000000, false, false, false, false };
 	struct chain_args chain10 = { 10, 2, -1, true,
-					20000000, false, false, false };
+					20000000, false, false, false, false };
 	struct chain_args chain3_none = { 3, 2, -1, true, 20000000, false,
-					  true, false };
+					  true, false, false };
 	struct chain_args chain10_cpu = { 10, 16, -1, false,
-					0, false, false, false };
+					0, false, false, false, false };
+	struct chain_args chain40_take = { 40, 8, -1, false,
+					   0, false, false, false, true };
+	struct chain_args chain10_take_cpu = { 10, 16, -1, false,
+					       0, false, false, false, true };
+	struct pd_engine_config data_aware = {
+		.policy = PD_POLICY_DATA_AWARE,
+	};
 	struct chain_args chain3_cpu = { 3, 24, -1, true,
-					0, false, false, false };
+					0, false, false, false, false };
 	struct chain_args chain_fail = { 5, 1, 2, true,
-					0, false, false, false };
+					0, false, false, false, false };
 	struct chain_args chain_fail1 = { 3, 1, 1, true,
-					0, false, false, false };
-	struct chain_args chain_tap = { 3, 3, -1, true, 0, true, false, false };
+					0, false, false, false, false };
+	struct chain_args chain_tap = { 3, 3, -1, true, 0, true, false, false,
+					false };
 	struct chain_args chain10_help = { 10, 24, -1, true, 0, false, false,
-					   true };
+					   true, false };
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -3532,6 +3569,13 @@ int main(void)
 	       "cpu: 16 rounds through a 10-deep chain at once, ahead, in order, right results");
 	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_help),
 	       "cpu: a 10-deep chain run by the pushing thread (helper), ahead, it settles the hops itself");
+	wrap_take_ahead = true;
+	result(with_rig("sim", "devices=1", &data_aware, chain_body,
+			&chain40_take),
+	       "sim: 8 rounds through a 40-deep chain taken ahead (more than a device's slots), data-aware: every hop after the one it reads, right results");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_take_cpu),
+	       "cpu: 16 rounds through a 10-deep chain taken ahead, right results");
+	wrap_take_ahead = false;
 	result(with_rig("cpu", "lanes=2", &fifo, chain_many_cores_body,
 			&chain10_help),
 	       "cpu: the same with the completion thread settling beside the helper (cores to spare)");

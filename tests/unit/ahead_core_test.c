@@ -412,6 +412,208 @@ out:
 	free(ch.t);
 }
 
+/* EXEC_TAKE with PTASK_TAKE_AHEAD, NONBLOCK. */
+static int take_ahead(struct ptask_client *e, u32 max_inv, struct h_take *t)
+{
+	struct ptask_exec_take a = {
+		.flags = PTASK_NONBLOCK | PTASK_TAKE_AHEAD,
+		.max_invocations = max_inv, .max_ports = PTASK_TAKE_MAX_PORTS,
+	};
+	struct ptask_call_io io = { .invocations = t->inv, .ports = t->ports };
+	int err;
+
+	t->n_inv = t->n_ports = 0;
+	err = h_call(e, NULL, PTASK_IOC_EXEC_TAKE, &a, &io);
+	if (!err) {
+		t->n_inv = a.n_invocations;
+		t->n_ports = a.n_ports;
+	}
+	return err;
+}
+
+/* The chain again, every output port with an 8-byte template. */
+static bool mkchain_tmpl(struct chain *ch, const char *name)
+{
+	u32 i, t8;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->c = h_client();
+	ch->e = h_executor();
+	ch->t = calloc(1, sizeof(*ch->t));
+	if (!ch->t)
+		abort();
+	if (!CHECK_OK(h_graph(ch->c, name, PTASK_GRAPH_CREATE, 0600, &ch->g)) ||
+	    !CHECK_OK(h_tmpl(ch->c, ch->g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1,
+			     &t8)))
+		return false;
+	for (i = 0; i < 3; i++) {
+		if (!CHECK_OK(h_gpu_ptask(ch->c, NULL, ch->g, 2, code,
+					  sizeof(code), "k", &ch->p[i])) ||
+		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_INPUT, 0,
+				     &ch->in[i])) ||
+		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_OUTPUT, t8,
+				     &ch->out[i])))
+			return false;
+	}
+	return CHECK_OK(h_chan(ch->c, ch->g, 0, ch->in[0], 4, 0, &ch->cin)) &&
+	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[0], ch->in[1], 4, 0,
+			       NULL)) &&
+	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[1], ch->in[2], 4, 0,
+			       NULL)) &&
+	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[2], 0, 4, 0,
+			       &ch->cout)) &&
+	       CHECK_OK(h_run(ch->c, ch->g));
+}
+
+/*
+ * PTASK_TAKE_AHEAD: one take returns the whole chain, its GPU-only hops
+ * completed ahead by the core with outputs it made (named in the port
+ * records, mappable by the executor, each the next hop's input); the
+ * last hop, whose output a client pulls with nothing queued behind it,
+ * is the executor's to complete.  Settles end the others.
+ */
+static void test_take_ahead_chain(void)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	struct ptask_buf *buf;
+	struct chain ch;
+	u64 bytes;
+	u32 i, db;
+
+	if (!mkchain_tmpl(&ch, "takeahead") || !push_one(&ch))
+		goto out;
+	if (!CHECK_OK(take_ahead(ch.e, 8, ch.t)) || !CHECK_EQ(ch.t->n_inv, 3))
+		goto out;
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(ch.t->inv[i].ptask, ch.p[i]);
+	CHECK_EQ(ch.t->inv[0].flags, PTASK_INV_AHEAD);
+	CHECK_EQ(ch.t->inv[1].flags, PTASK_INV_AHEAD);
+	CHECK_EQ(ch.t->inv[2].flags, 0);
+	CHECK(ch.t->ports[1].datablock);
+	CHECK_EQ(ch.t->ports[1].bytes, 8);
+	/* Hop 0's output is hop 1's input, and so on. */
+	CHECK_EQ(ch.t->ports[2].datablock, ch.t->ports[1].datablock);
+	CHECK_EQ(ch.t->ports[4].datablock, ch.t->ports[3].datablock);
+	CHECK_EQ(ch.t->ports[5].datablock, 0);
+	/* The executor maps what it must write. */
+	if (CHECK_OK(ptask_core_datablock_map(ch.e, ch.t->ports[1].datablock,
+					      &bytes, &buf)))
+		ptask_os_buf_put(buf);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 3);
+	CHECK_ERR(h_pull(ch.c, ch.cout, &db), -EAGAIN);
+	/* Completing one the core completed ahead is refused. */
+	REQUIRE_OK(h_db(ch.e, 8, &out.datablock));
+	CHECK_ERR(complete_flags(ch.e, ch.t->inv[0].id, 0, 0, &out, 1, 0),
+		  -EINVAL);
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[2].id, 0, 0, &out, 1, 300));
+	CHECK_OK(h_pull(ch.c, ch.cout, &db));
+	CHECK_OK(h_release(ch.c, db));
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id,
+				PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0, 100));
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[1].id,
+				PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0, 200));
+	CHECK_EQ(ptask_core_proc_find(&h_ns, h_user.pid)->gpu_ns, 600);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+	REQUIRE_OK(h_close(ch.c, ch.g));
+out:
+	free(ch.t);
+}
+
+/*
+ * A stream: three pushes into one GPU ptask whose output a client pulls;
+ * one take returns the three invocations, the first two completed ahead
+ * by the core (the next one was queued behind each), the last one the
+ * executor's; each output is pulled only once its invocation settled,
+ * in order.  Without a template nothing is taken ahead.
+ */
+static void test_take_ahead_stream(void)
+{
+	struct ptask_client *c = h_client(), *e = h_executor();
+	struct ptask_exec_output out = { .index = 1 };
+	struct h_take *t = calloc(1, sizeof(*t));
+	u32 g, p, pin, pout, cin, cout, t8, d, i, tmpl;
+
+	REQUIRE(t);
+	for (tmpl = 0; tmpl < 2; tmpl++) {
+		REQUIRE_OK(h_graph(c, tmpl ? "stream" : "notmpl",
+				   PTASK_GRAPH_CREATE, 0600, &g));
+		REQUIRE_OK(h_tmpl(c, g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1, &t8));
+		REQUIRE_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code), "k",
+				       &p));
+		REQUIRE_OK(h_port(c, p, PTASK_PORT_INPUT, 0, &pin));
+		REQUIRE_OK(h_port(c, p, PTASK_PORT_OUTPUT, tmpl ? t8 : 0,
+				  &pout));
+		REQUIRE_OK(h_chan(c, g, 0, pin, 4, 0, &cin));
+		REQUIRE_OK(h_chan(c, g, pout, 0, 4, 0, &cout));
+		REQUIRE_OK(h_run(c, g));
+		for (i = 0; i < 3; i++) {
+			REQUIRE_OK(h_db(c, 8, &d));
+			REQUIRE_OK(h_push(c, cin, d));
+			REQUIRE_OK(h_release(c, d));
+		}
+		REQUIRE_OK(take_ahead(e, 16, t));
+		if (!tmpl) {
+			CHECK_EQ(t->n_inv, 1);
+			CHECK_EQ(t->inv[0].flags, PTASK_INV_BACKLOG);
+			REQUIRE_OK(h_close(c, g));
+			continue;
+		}
+		REQUIRE(t->n_inv == 3);
+		CHECK_EQ(t->inv[0].flags, PTASK_INV_BACKLOG | PTASK_INV_AHEAD);
+		CHECK_EQ(t->inv[1].flags, PTASK_INV_BACKLOG | PTASK_INV_AHEAD);
+		CHECK_EQ(t->inv[2].flags, 0);
+		CHECK_ERR(h_pull(c, cout, &d), -EAGAIN);
+		/* Settled out of order: the pulls still go in order. */
+		CHECK_OK(complete_flags(e, t->inv[1].id,
+					PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0,
+					10));
+		CHECK_ERR(h_pull(c, cout, &d), -EAGAIN);
+		CHECK_OK(complete_flags(e, t->inv[0].id,
+					PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0,
+					10));
+		for (i = 0; i < 2; i++) {
+			CHECK_OK(h_pull(c, cout, &d));
+			CHECK_EQ(d, t->ports[2 * i + 1].datablock);
+			CHECK_OK(h_release(c, d));
+		}
+		CHECK_ERR(h_pull(c, cout, &d), -EAGAIN);
+		REQUIRE_OK(h_db(e, 8, &out.datablock));
+		CHECK_OK(complete_flags(e, t->inv[2].id, 0, 0, &out, 1, 10));
+		CHECK_OK(h_pull(c, cout, &d));
+		CHECK_OK(h_release(c, d));
+		REQUIRE_OK(h_close(c, g));
+	}
+	free(t);
+}
+
+/*
+ * The graph goes with invocations the core completed ahead: they and
+ * the datablocks it made are freed (nothing leaks: the teardown counts
+ * buffers), and their settles cancel.
+ */
+static void test_take_ahead_graph_gone(void)
+{
+	struct chain ch;
+	u32 i;
+
+	if (!mkchain_tmpl(&ch, "gone") || !push_one(&ch) || !push_one(&ch) ||
+	    !CHECK_OK(take_ahead(ch.e, 4, ch.t)) || !CHECK_EQ(ch.t->n_inv, 4))
+		goto out;
+	REQUIRE_OK(h_terminate(ch.c, ch.g));
+	REQUIRE_OK(h_close(ch.c, ch.g));
+	for (i = 0; i < 4; i++)
+		if (ch.t->inv[i].flags & PTASK_INV_AHEAD)
+			CHECK_ERR(complete_flags(ch.e, ch.t->inv[i].id,
+						 PTASK_EXEC_COMPLETE_SETTLE, 0,
+						 NULL, 0, 10), -ECANCELED);
+		else
+			CHECK_ERR(h_complete(ch.e, ch.t->inv[i].id, 0, NULL, 0),
+				  -ECANCELED);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+out:
+	free(ch.t);
+}
+
 static const struct h_test tests[] = {
 	H_TEST(test_ahead_chain),
 	H_TEST(test_ahead_settle_fails_graph),
@@ -421,6 +623,9 @@ static const struct h_test tests[] = {
 	H_TEST(test_ahead_refused_for_host_readers),
 	H_TEST(test_backlog_flag),
 	H_TEST(test_ahead_pulled_dropped),
+	H_TEST(test_take_ahead_chain),
+	H_TEST(test_take_ahead_stream),
+	H_TEST(test_take_ahead_graph_gone),
 };
 
 int main(int argc, char **argv)

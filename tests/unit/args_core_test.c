@@ -399,7 +399,8 @@ static void test_exec_rules(void)
 	GOOD(t, T, (a->flags = PTASK_NONBLOCK, a->max_ports = ~0u,
 		    a->max_invocations = ~0u));
 	GOOD(t, T, a->flags = PTASK_TAKE_SELF | PTASK_NONBLOCK);
-	BAD(t, T, a->flags = 1u << 2);
+	GOOD(t, T, a->flags = PTASK_TAKE_AHEAD | PTASK_NONBLOCK);
+	BAD(t, T, a->flags = 1u << 3);
 	BAD(t, T, a->max_invocations = 0);
 	BAD(t, T, a->max_ports = 0);
 	GOOD(c, C, (void)0);
