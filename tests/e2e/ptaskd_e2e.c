@@ -900,7 +900,7 @@ static int chain_rounds_then_stop(struct e2e_chain *ch, struct e2e_daemon *d)
  * Chains without the host (issue 12): a GPU-only chain (vec_add into
  * vec_add, a sticky length each) completes its first hop ahead of its
  * fence; the pulls give the right bytes, one round at a time and with
- * eight rounds in flight; SIGTERM drains, and the engine's last line
+ * four rounds in flight; SIGTERM drains, and the engine's last line
  * says hops were completed ahead.
  */
 TEST_F(e2e, gpu_chain_ahead)
@@ -914,9 +914,15 @@ TEST_F(e2e, gpu_chain_ahead)
 	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
 	ASSERT_EQ(0, chain_rounds_then_stop(&self->ch, &self->d));
 	ahead = log_ahead(&self->d);
-	/* The first hop of each of the 12 rounds; none of the last. */
-	ASSERT_EQ(12, ahead)
-		TH_LOG("%lld hops completed ahead, expected 12", ahead);
+	/*
+	 * The first hop of each of the 12 rounds; of the last hop's, only
+	 * those taken while the next round waited behind them (at most 3 of
+	 * the 4 rounds in flight; pulled_output_ahead_with_a_backlog).
+	 */
+	ASSERT_LE(12, ahead)
+		TH_LOG("%lld hops completed ahead, expected 12 to 15", ahead);
+	ASSERT_GE(15, ahead)
+		TH_LOG("%lld hops completed ahead, expected 12 to 15", ahead);
 }
 
 /*

@@ -90,8 +90,9 @@ static int my_gpu_ns(__u64 *v)
 
 /*
  * stage0 completed ahead moves its output on at once: stage1 is taken
- * before stage0 is settled; stage1 (the client's) is refused ahead; the
- * settle charges the GPU time; the pull gets stage0's bytes.
+ * before stage0 is settled; stage1 (the client's) completed ahead too is
+ * pulled only once settled; the settles charge the GPU time; the pull
+ * gets stage0's bytes.
  */
 TEST_F(ahead, ahead_then_settle)
 {
@@ -125,10 +126,16 @@ TEST_F(ahead, ahead_then_settle)
 	ASSERT_PT(0, take_one(self->xfd, &id1, &pt1, &in1));
 	ASSERT_EQ(self->ch.ptask[1], pt1);
 	ASSERT_EQ(d0, in1);
-	/* stage1 feeds the client: never ahead. */
-	ASSERT_PT(-EINVAL, complete(self->xfd, id1, PTASK_EXEC_COMPLETE_AHEAD,
-				    0, 0, in1));
-	ASSERT_PT(0, complete(self->xfd, id1, 0, 0, 300, in1));
+	/*
+	 * stage1 feeds the client: completed ahead too, but its output is
+	 * pulled only once it settled.
+	 */
+	ASSERT_PT(0, complete(self->xfd, id1, PTASK_EXEC_COMPLETE_AHEAD, 0, 0,
+			      in1));
+	ASSERT_PT(-EAGAIN, pt_pull_seed(self->fd, self->ch.chan[2],
+					PTASK_NONBLOCK, 0, &s, &bytes, &rec));
+	ASSERT_PT(0, complete(self->xfd, id1, PTASK_EXEC_COMPLETE_SETTLE, 0,
+			      300, 0));
 	ASSERT_PT(0, complete(self->xfd, id0, PTASK_EXEC_COMPLETE_SETTLE, 0,
 			      4000, 0));
 	ASSERT_PT(-ENOENT, complete(self->xfd, id0,
@@ -180,6 +187,73 @@ TEST_F(ahead, executor_leaves_settling)
 	ASSERT_PT(0, pt_nl_unregister(self->xfd));
 	ASSERT_PT(-EIO, pt_pull(self->fd, self->ch.chan[2], 0,
 				pt_wait_deadline(), &pl));
+}
+
+/*
+ * PTASK_TAKE_AHEAD through the module: a two-stage chain whose output
+ * ports have a 256-byte template.  One take returns both stages: stage0
+ * completed ahead by the core, its output datablock named in its port
+ * record and mappable by the executor (it writes it), and marked
+ * PTASK_INVP_PENDING as stage1's input; stage1 (the client's, nothing
+ * queued behind it) left to the executor.  A plain completion of stage0
+ * is refused; after its settle and stage1's completion the pull gets
+ * the bytes written through the executor's mapping.
+ */
+TEST_F(ahead, take_ahead_chain)
+{
+	__u32 g, t, p[2], in[2], out[2], c[3], n_inv = 0, n_ports = 0, i;
+	__u32 d, seed, s;
+	__u64 bytes, rec;
+	void *map;
+
+	ASSERT_PT(0, pt_graph_open(self->fd, NULL, PTASK_GRAPH_CREATE, 0600,
+				   &g));
+	ASSERT_PT(0, pt_template_open(self->fd, g, PTASK_TEMPLATE_OPAQUE,
+				      PTASK_BIND_GLOBAL, 1, 256, 1, 1, "", &t));
+	for (i = 0; i < 2; i++) {
+		ASSERT_PT(0, pt_ptask_open_gpu(self->fd, g, 2, NULL, &p[i]));
+		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_INPUT, 0,
+					  0, 0, 0, NULL, &in[i], NULL));
+		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_OUTPUT, 0,
+					  t, 1, 0, NULL, &out[i], NULL));
+	}
+	ASSERT_PT(0, pt_channel_open(self->fd, g, 0, in[0], 4, 0, "in",
+				     &c[0]));
+	ASSERT_PT(0, pt_channel_open(self->fd, g, out[0], in[1], 4, 0, "mid",
+				     &c[1]));
+	ASSERT_PT(0, pt_channel_open(self->fd, g, out[1], 0, 4, 0, "out",
+				     &c[2]));
+	ASSERT_PT(0, pt_graph_run(self->fd, g));
+	ASSERT_PT(0, pt_push_seed(self->fd, c[0], 256, 3, 0, 0,
+				  pt_wait_deadline()));
+	ASSERT_PT(0, pt_exec_take(self->xfd, PTASK_TAKE_AHEAD,
+				  pt_wait_deadline(), inv, PT_EXEC_BATCH, ports,
+				  PT_EXEC_PORTS, &n_inv, &n_ports));
+	ASSERT_EQ(2U, n_inv);
+	ASSERT_EQ(p[0], inv[0].ptask);
+	ASSERT_EQ(PTASK_INV_AHEAD, inv[0].flags);
+	ASSERT_EQ(p[1], inv[1].ptask);
+	ASSERT_EQ(0U, inv[1].flags);
+	d = ports[1].datablock;
+	ASSERT_NE(0U, d);
+	ASSERT_EQ(256ULL, ports[1].bytes);
+	ASSERT_EQ(d, ports[2].datablock);
+	ASSERT_EQ(PTASK_INVP_PENDING,
+		  ports[2].flags & PTASK_INVP_PENDING);
+	/* The executor writes stage0's output (here: stage1's result). */
+	map = pt_env_map(&self->env, self->xfd, ports[1].mmap_offset, 256);
+	ASSERT_NE(NULL, map);
+	pt_fill(map, 256, 91);
+	pt_env_unmap(&self->env, map);
+	ASSERT_PT(-EINVAL, complete(self->xfd, inv[0].id, 0, 0, 0, 0));
+	ASSERT_PT(0, complete(self->xfd, inv[0].id, PTASK_EXEC_COMPLETE_SETTLE,
+			      0, 100, 0));
+	ASSERT_PT(0, complete(self->xfd, inv[1].id, 0, 0, 100, d));
+	ASSERT_PT(0, pt_pull_seed(self->fd, c[2], 0, pt_wait_deadline(), &s,
+				  &bytes, &rec));
+	seed = s;
+	ASSERT_EQ(91U, seed);
+	ASSERT_PT(0, pt_graph_close(self->fd, g));
 }
 
 TEST_HARNESS_MAIN
