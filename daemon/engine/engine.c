@@ -329,6 +329,15 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 	pd_engine_unlock(e);
 }
 
+void pd_engine_take_ahead_refused(struct pd_engine *e)
+{
+	pd_engine_lock(e);
+	if (!e->cfg.no_take_ahead)
+		pd_log_info("engine: the source refuses PTASK_TAKE_AHEAD: chains are taken hop by hop");
+	e->cfg.no_take_ahead = true;
+	pd_engine_unlock(e);
+}
+
 /* Log the 1st, 2nd, 4th, 8th... failure, so a broken source is heard once. */
 static void take_failed(struct pd_engine *e, int err)
 {
@@ -415,13 +424,16 @@ static void *taker_main(void *arg)
 	}
 	for (;;) {
 		/*
-		 * Never ahead: its take blocks, and while a take ahead is on
-		 * its way to the queue, jobs reading what it carries wait
-		 * (sched.c); the threads that take without blocking take
-		 * ahead (help.c).
+		 * Not ahead where other threads take too: its take blocks,
+		 * and while a take ahead is on its way to the queue, jobs
+		 * reading what it carries wait (sched.c); the threads that
+		 * take without blocking take ahead then (help.c).  Alone (the
+		 * source's PD_SOURCE_ONE_TAKER), it may.
 		 */
 		struct ptask_exec_take take = {
 			.size = sizeof(take),
+			.flags = e->src->ops->caps & PD_SOURCE_ONE_TAKER ?
+				 pd_engine_take_flags(e) : 0,
 			.max_invocations = PTASK_TAKE_MAX_INVOCATIONS,
 			.max_ports = PTASK_TAKE_MAX_PORTS,
 		};
@@ -443,6 +455,11 @@ static void *taker_main(void *arg)
 		err = e->src->ops->take(e->src, &take, invs, ports, NULL);
 		if (err == -ETIMEDOUT || err == -EINTR || err == -EAGAIN)
 			continue;
+		/* A module that predates PTASK_TAKE_AHEAD: without it, then. */
+		if (err == -EINVAL && (take.flags & PTASK_TAKE_AHEAD)) {
+			pd_engine_take_ahead_refused(e);
+			continue;
+		}
 		if (err) {
 			take_failed(e, err);
 			continue;

@@ -133,10 +133,18 @@ struct pd_source_ops {
 /*
  * @take takes PTASK_TAKE_AHEAD: the core completes ahead, with outputs of
  * its own making, what it takes of a chain or a stream, and takes what
- * that made ready in the same call (pd_engine_take_flags).  User mode's
- * source sets it.
+ * that made ready in the same call (pd_engine_take_flags).  Both sources
+ * set it; a module that predates the flag answers -EINVAL, and the
+ * engine then takes without it from then on.
  */
 #define PD_SOURCE_TAKE_AHEAD	(1U << 1)
+/*
+ * The taker is the only thread that takes: the source holds no wake-up
+ * back for another (kernel mode: ptask.ko wakes the taker itself, and no
+ * connection thread helps), so the taker may take ahead too (no other
+ * take can be on its way to the queue with what a job waits for).
+ */
+#define PD_SOURCE_ONE_TAKER	(1U << 2)
 
 struct pd_source {
 	const struct pd_source_ops *ops;

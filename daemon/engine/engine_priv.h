@@ -779,6 +779,11 @@ void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 		  const struct ptask_invocation_port *ports,
 		  struct pd_wake_defer *defer);
 void pd_job_free_locked(struct pd_engine *e, struct pd_job *job);
+/*
+ * A take with PTASK_TAKE_AHEAD was refused (-EINVAL: a module that
+ * predates the flag): log it once and take without it from now on.
+ */
+void pd_engine_take_ahead_refused(struct pd_engine *e);
 /* Drop a job downstream's reference to @job (pd_job.refs): freed once settled. */
 void pd_job_put_locked(struct pd_engine *e, struct pd_job *job);
 /* Complete @job with @status < 0 and nothing else (no outputs). */

@@ -148,6 +148,12 @@ static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 	if (full)
 		return -EBUSY;
 	err = e->src->ops->take(e->src, &take, invs, ports, defer);
+	/* A module that predates PTASK_TAKE_AHEAD: without it, then. */
+	if (err == -EINVAL && (take.flags & PTASK_TAKE_AHEAD)) {
+		pd_engine_take_ahead_refused(e);
+		take.flags &= ~PTASK_TAKE_AHEAD;
+		err = e->src->ops->take(e->src, &take, invs, ports, defer);
+	}
 	if (!err)
 		pd_jobs_make(e, &take, invs, ports, defer);
 	pd_engine_lock(e);

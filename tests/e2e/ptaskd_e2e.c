@@ -960,7 +960,7 @@ TEST_F(e2e, pulled_output_ahead_with_a_backlog)
 
 /* "..., L launches held, F flushes, R replayed": L and R, or -1. */
 static int log_held(const struct e2e_daemon *d, long long *held,
-		    long long *replayed)
+		    long long *replayed, long long *taken)
 {
 	char line[1024];
 	long long fl;
@@ -974,8 +974,8 @@ static int log_held(const struct e2e_daemon *d, long long *held,
 		p = strstr(line, " launches held, ");
 		while (p && p > line && p[-1] != ' ')
 			p--;
-		if (p && sscanf(p, "%lld launches held, %lld flushes, %lld replayed",
-				held, &fl, replayed) == 3)
+		if (p && sscanf(p, "%lld launches held, %lld flushes, %lld replayed; %lld taken ahead",
+				held, &fl, replayed, taken) == 4)
 			found = 0;
 	}
 	fclose(fp);
@@ -988,11 +988,12 @@ static int log_held(const struct e2e_daemon *d, long long *held,
  * shape repeats, in either mode (kernel mode: the device's worker alone
  * runs the hops; user mode: the ring's helper).  The pulls give the right
  * bytes, one round at a time and with rounds in flight, and the engine's
- * last line says launches were held and replayed.
+ * last line says launches were held and replayed, and hops taken ahead
+ * (PTASK_TAKE_AHEAD, in either mode).
  */
 TEST_F(e2e, gpu_chain_held)
 {
-	long long held = -1, replayed = -1;
+	long long held = -1, replayed = -1, taken = -1;
 
 	NEED_SIM();
 	START("devices=1");
@@ -1001,11 +1002,13 @@ TEST_F(e2e, gpu_chain_held)
 	 * so its launches are timed and not held; the middle two are. */
 	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 4));
 	ASSERT_EQ(0, chain_rounds_then_stop(&self->ch, &self->d));
-	ASSERT_EQ(0, log_held(&self->d, &held, &replayed));
+	ASSERT_EQ(0, log_held(&self->d, &held, &replayed, &taken));
 	/* The middle hops of every round at least; replays once the shape
 	 * was seen twice. */
 	EXPECT_LE(24, held) TH_LOG("%lld launches held", held);
 	EXPECT_LE(1, replayed) TH_LOG("%lld flushes replayed", replayed);
+	/* One device: hops come taken ahead by the core, in either mode. */
+	EXPECT_LE(1, taken) TH_LOG("%lld invocations taken ahead", taken);
 }
 
 /* Calls go where the variant says: rings, or the socket alone. */
