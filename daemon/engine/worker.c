@@ -316,6 +316,12 @@ static bool hold_launch_locked(struct pd_device *dev, const struct pd_job *job,
 	if (!pd_engine_may_hold(e))
 		return false;
 	*ahead = pd_job_can_ahead_locked(e, job);
+	/*
+	 * A stream's invocation taken ahead with more queued behind it
+	 * (the same take brought them): their launches go together too.
+	 */
+	if (*ahead && job->taken_ahead && e->nqueued)
+		return true;
 	/* a sink (no output a GPU ptask reads) is no hop */
 	for (i = 0; *ahead && i < job->inv.n_ports; i++)
 		if (job->ports[i].kind == PTASK_PORT_OUTPUT &&
