@@ -31,9 +31,10 @@ struct chain {
 	struct h_take *t;
 };
 
-static bool mkchain(struct chain *ch, const char *name)
+/* The chain; with @tmpl every output port has an 8-byte template. */
+static bool mkchain_as(struct chain *ch, const char *name, bool tmpl)
 {
-	u32 i;
+	u32 i, t8 = 0;
 
 	memset(ch, 0, sizeof(*ch));
 	ch->c = h_client();
@@ -43,12 +44,15 @@ static bool mkchain(struct chain *ch, const char *name)
 		abort();
 	if (!CHECK_OK(h_graph(ch->c, name, PTASK_GRAPH_CREATE, 0600, &ch->g)))
 		return false;
+	if (tmpl && !CHECK_OK(h_tmpl(ch->c, ch->g, PTASK_TEMPLATE_ARRAY, 4, 2,
+				     1, 1, &t8)))
+		return false;
 	for (i = 0; i < 3; i++) {
 		if (!CHECK_OK(h_gpu_ptask(ch->c, NULL, ch->g, 2, code,
 					  sizeof(code), "k", &ch->p[i])) ||
 		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_INPUT, 0,
 				     &ch->in[i])) ||
-		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_OUTPUT, 0,
+		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_OUTPUT, t8,
 				     &ch->out[i])))
 			return false;
 	}
@@ -60,6 +64,26 @@ static bool mkchain(struct chain *ch, const char *name)
 	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[2], 0, 4, 0,
 			       &ch->cout)) &&
 	       CHECK_OK(h_run(ch->c, ch->g));
+}
+
+static bool mkchain(struct chain *ch, const char *name)
+{
+	return mkchain_as(ch, name, false);
+}
+
+/*
+ * In graph @g: a GPU ptask *@p, its input port *@pin fed by a new graph
+ * input *@cin (room for 4), its output port *@pout with template
+ * @out_tmpl (0: none), not yet connected.
+ */
+static bool gpu_stage(struct ptask_client *c, u32 g, u32 out_tmpl, u32 *p,
+		      u32 *pin, u32 *pout, u32 *cin)
+{
+	return CHECK_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code), "k",
+				    p)) &&
+	       CHECK_OK(h_port(c, *p, PTASK_PORT_INPUT, 0, pin)) &&
+	       CHECK_OK(h_port(c, *p, PTASK_PORT_OUTPUT, out_tmpl, pout)) &&
+	       CHECK_OK(h_chan(c, g, 0, *pin, 4, 0, cin));
 }
 
 /* Push a fresh datablock of 8 bytes into the chain. */
@@ -329,13 +353,10 @@ static void test_ahead_refused_for_host_readers(void)
 
 	REQUIRE(t);
 	REQUIRE_OK(h_graph(c, "cpu", PTASK_GRAPH_CREATE, 0600, &g));
-	REQUIRE_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code), "k", &p));
-	REQUIRE_OK(h_port(c, p, PTASK_PORT_INPUT, 0, &pin));
-	REQUIRE_OK(h_port(c, p, PTASK_PORT_OUTPUT, 0, &pout));
+	REQUIRE(gpu_stage(c, g, 0, &p, &pin, &pout, &cin));
 	REQUIRE_OK(h_ptask(c, g, 2, &q));
 	REQUIRE_OK(h_port(c, q, PTASK_PORT_INPUT, 0, &qin));
 	REQUIRE_OK(h_port(c, q, PTASK_PORT_OUTPUT, 0, &qout));
-	REQUIRE_OK(h_chan(c, g, 0, pin, 4, 0, &cin));
 	REQUIRE_OK(h_chan(c, g, pout, qin, 4, 0, NULL));
 	REQUIRE_OK(h_chan(c, g, qout, 0, 4, 0, NULL));
 	REQUIRE_OK(h_run(c, g));
@@ -431,40 +452,6 @@ static int take_ahead(struct ptask_client *e, u32 max_inv, struct h_take *t)
 	return err;
 }
 
-/* The chain again, every output port with an 8-byte template. */
-static bool mkchain_tmpl(struct chain *ch, const char *name)
-{
-	u32 i, t8;
-
-	memset(ch, 0, sizeof(*ch));
-	ch->c = h_client();
-	ch->e = h_executor();
-	ch->t = calloc(1, sizeof(*ch->t));
-	if (!ch->t)
-		abort();
-	if (!CHECK_OK(h_graph(ch->c, name, PTASK_GRAPH_CREATE, 0600, &ch->g)) ||
-	    !CHECK_OK(h_tmpl(ch->c, ch->g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1,
-			     &t8)))
-		return false;
-	for (i = 0; i < 3; i++) {
-		if (!CHECK_OK(h_gpu_ptask(ch->c, NULL, ch->g, 2, code,
-					  sizeof(code), "k", &ch->p[i])) ||
-		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_INPUT, 0,
-				     &ch->in[i])) ||
-		    !CHECK_OK(h_port(ch->c, ch->p[i], PTASK_PORT_OUTPUT, t8,
-				     &ch->out[i])))
-			return false;
-	}
-	return CHECK_OK(h_chan(ch->c, ch->g, 0, ch->in[0], 4, 0, &ch->cin)) &&
-	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[0], ch->in[1], 4, 0,
-			       NULL)) &&
-	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[1], ch->in[2], 4, 0,
-			       NULL)) &&
-	       CHECK_OK(h_chan(ch->c, ch->g, ch->out[2], 0, 4, 0,
-			       &ch->cout)) &&
-	       CHECK_OK(h_run(ch->c, ch->g));
-}
-
 /*
  * PTASK_TAKE_AHEAD: one take returns the whole chain, its GPU-only hops
  * completed ahead by the core with outputs it made (named in the port
@@ -480,7 +467,7 @@ static void test_take_ahead_chain(void)
 	u64 bytes;
 	u32 i, db;
 
-	if (!mkchain_tmpl(&ch, "takeahead") || !push_one(&ch))
+	if (!mkchain_as(&ch, "takeahead", true) || !push_one(&ch))
 		goto out;
 	if (!CHECK_OK(take_ahead(ch.e, 8, ch.t)) || !CHECK_EQ(ch.t->n_inv, 3))
 		goto out;
@@ -538,12 +525,7 @@ static void test_take_ahead_stream(void)
 		REQUIRE_OK(h_graph(c, tmpl ? "stream" : "notmpl",
 				   PTASK_GRAPH_CREATE, 0600, &g));
 		REQUIRE_OK(h_tmpl(c, g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1, &t8));
-		REQUIRE_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code), "k",
-				       &p));
-		REQUIRE_OK(h_port(c, p, PTASK_PORT_INPUT, 0, &pin));
-		REQUIRE_OK(h_port(c, p, PTASK_PORT_OUTPUT, tmpl ? t8 : 0,
-				  &pout));
-		REQUIRE_OK(h_chan(c, g, 0, pin, 4, 0, &cin));
+		REQUIRE(gpu_stage(c, g, tmpl ? t8 : 0, &p, &pin, &pout, &cin));
 		REQUIRE_OK(h_chan(c, g, pout, 0, 4, 0, &cout));
 		REQUIRE_OK(h_run(c, g));
 		for (i = 0; i < 3; i++) {
@@ -596,7 +578,7 @@ static void test_take_ahead_graph_gone(void)
 	struct chain ch;
 	u32 i;
 
-	if (!mkchain_tmpl(&ch, "gone") || !push_one(&ch) || !push_one(&ch) ||
+	if (!mkchain_as(&ch, "gone", true) || !push_one(&ch) || !push_one(&ch) ||
 	    !CHECK_OK(take_ahead(ch.e, 4, ch.t)) || !CHECK_EQ(ch.t->n_inv, 4))
 		goto out;
 	REQUIRE_OK(h_terminate(ch.c, ch.g));
