@@ -119,6 +119,9 @@ struct lp_transport {
  * @async_failed: how many of them failed (atomic)
  * @async_err: the first failure not yet returned by ptask_sync() or
  *	ptask_push_async() (atomic; 0: none)
+ * @async_handles: the datablock of asynchronous push n at
+ *	[n % LP_ASYNC_HANDLES] (atomics; written before @async_sent moves):
+ *	which releases must go behind them
  * @arenas: user mode: arenas mapped here
  * @bodies: CPU ptask bodies by ptask handle
  * @worker: the CPU worker thread
@@ -145,6 +148,7 @@ struct ptask_ctx {
 	uint64_t async_done;
 	uint64_t async_failed;
 	int async_err;
+	uint32_t *async_handles;
 	struct lp_arena *arenas;
 	struct lp_cpu_body *bodies;
 	pthread_t worker;

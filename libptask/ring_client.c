@@ -289,18 +289,37 @@ int lp_ring_client_push_async(struct ptask_ctx *ctx,
 	err = __atomic_exchange_n(&ctx->async_err, 0, __ATOMIC_RELAXED);
 	if (err)
 		goto out;
+	if (!ctx->async_handles) {
+		ctx->async_handles = calloc(LP_ASYNC_HANDLES,
+					    sizeof(*ctx->async_handles));
+		if (!ctx->async_handles) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
 	if (!ctx->async_ring) {
 		err = ring_get(ctx, ops, &ctx->async_ring);
 		if (err)
 			goto out;	/* 1: synchronously, then */
 	}
+	/* Its slot in async_handles is an old one's: let that finish. */
+	if (ctx->async_sent - __atomic_load_n(&ctx->async_done,
+					      __ATOMIC_ACQUIRE) >=
+	    LP_ASYNC_HANDLES) {
+		err = async_wait_locked(ctx, ops);
+		if (err)
+			goto out;
+	}
 	memcpy(&sqe.arg, a, sizeof(*a));
 	sqe.user_data = async_id(ctx->async_sent + 1);
+	__atomic_store_n(&ctx->async_handles[(ctx->async_sent + 1) %
+					     LP_ASYNC_HANDLES],
+			 a->datablock, __ATOMIC_RELAXED);
 	err = queue(ctx, ops, ctx->async_ring, &sqe);
 	if (err)
 		goto out_broken;
 	__atomic_store_n(&ctx->async_sent, ctx->async_sent + 1,
-			 __ATOMIC_RELAXED);
+			 __ATOMIC_RELEASE);
 	goto out;
 
 out_broken:
@@ -311,9 +330,30 @@ out:
 }
 
 /*
- * A release while asynchronous pushes are pending goes behind them on
- * their ring (one of them may push its datablock): 0 or -errno, or 1:
- * none pending (the pool's rings, then).
+ * Is an asynchronous push of datablock @handle pending?  Without the
+ * lock: the pusher may hold it while it waits for room in the ring, and
+ * a thread releasing another datablock (a CPU ptask's worker, whose
+ * work drains the channel the pusher waits on) must not wait for it.
+ */
+static bool async_handle_pending(struct ptask_ctx *ctx, uint32_t handle)
+{
+	uint64_t sent = __atomic_load_n(&ctx->async_sent, __ATOMIC_ACQUIRE);
+	uint64_t done = __atomic_load_n(&ctx->async_done, __ATOMIC_ACQUIRE);
+	uint64_t n;
+
+	if (!ctx->async_handles || sent - done > LP_ASYNC_HANDLES)
+		return sent != done;
+	for (n = done + 1; n <= sent; n++)
+		if (__atomic_load_n(&ctx->async_handles[n % LP_ASYNC_HANDLES],
+				    __ATOMIC_RELAXED) == handle)
+			return true;
+	return false;
+}
+
+/*
+ * A release of a datablock an asynchronous push still has to push goes
+ * behind that push, on its ring: 0 or -errno, or 1: none pending (the
+ * pool's rings, then).
  */
 static int release_behind_async(struct ptask_ctx *ctx,
 				const struct lp_ring_ops *ops,
@@ -321,10 +361,12 @@ static int release_behind_async(struct ptask_ctx *ctx,
 {
 	int err = 1;
 
-	if (!async_pending(ctx))
+	if (!async_pending(ctx) ||
+	    !async_handle_pending(ctx, sqe->arg.release.handle))
 		return 1;
 	pthread_mutex_lock(&ctx->async_lock);
-	if (ctx->async_ring && async_pending(ctx)) {
+	if (ctx->async_ring &&
+	    async_handle_pending(ctx, sqe->arg.release.handle)) {
 		err = release(ctx, ops, ctx->async_ring, sqe);
 		if (err)
 			async_ring_broken(ctx, ops, err);
@@ -412,6 +454,8 @@ void lp_ring_client_close(struct ptask_ctx *ctx, const struct lp_ring_ops *ops)
 		ops->free(ctx->async_ring);
 		ctx->async_ring = NULL;
 	}
+	free(ctx->async_handles);
+	ctx->async_handles = NULL;
 	pthread_mutex_unlock(&ctx->async_lock);
 	lp_ring_client_flush(ctx, ops);
 	while ((lr = ctx->rings)) {

@@ -37,6 +37,12 @@
  * asynchronous ring is looked at, waited for by lp_ring_client_async_wait.
  */
 #define LP_RING_ASYNC_TAG	(1ULL << 62)
+/*
+ * Asynchronous pushes pending at most (ctx->async_handles' entries); one
+ * more waits for the earlier ones first.  A power of two, above what a
+ * ring holds in its SQ and CQ.
+ */
+#define LP_ASYNC_HANDLES	1024
 
 /**
  * struct lp_ring - one ring of the pool, as both transports see it (each
