@@ -269,6 +269,19 @@ void pd_completer_kick_locked(struct pd_engine *e)
 }
 
 /*
+ * A stream of short jobs submitted one after another would wake the
+ * completion thread once each (a futex call, 0.9 us of the submitter's
+ * CPU an invocation measured on an H200), though it already sleeps
+ * until an earlier job is due and then passes every lane.
+ */
+void pd_completer_kick_due_locked(struct pd_engine *e, uint64_t due_ns)
+{
+	pd_assert_locked(e);
+	if (e->completer_napping && due_ns < e->completer_until)
+		pthread_cond_signal(&e->completer_cond);
+}
+
+/*
  * One pass over every lane in flight: complete what passed.  Returns
  * the jobs completed, and in *@due the earliest time a fence not yet
  * seen is expected to pass (UINT64_MAX: none).  The pass starts over
@@ -338,6 +351,7 @@ void *pd_completer_main(void *arg)
 			if (e->exiting)
 				break;
 			e->completer_napping = true;
+			e->completer_until = UINT64_MAX;
 			pd_engine_wait(e, &e->completer_cond);
 			e->completer_napping = false;
 			continue;
@@ -372,6 +386,7 @@ void *pd_completer_main(void *arg)
 			if (until > now + PD_COMPLETE_NAP_MAX_NS)
 				until = now + PD_COMPLETE_NAP_MAX_NS;
 			e->completer_napping = true;
+			e->completer_until = until;
 			pd_engine_timedwait(e, &e->completer_cond, until);
 			e->completer_napping = false;
 			nap = PD_COMPLETE_NAP_MIN_NS;

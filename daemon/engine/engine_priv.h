@@ -676,6 +676,8 @@ struct pd_device {
  * @completer_cond: it sleeps here; signalled when a job is submitted
  *	while it sleeps for long (@completer_napping)
  * @completer_napping: it sleeps until a job is submitted or for long
+ * @completer_until: when that sleep ends by itself (UINT64_MAX: not
+ *	before it is signalled)
  * @completer_defer: the wake-ups its source calls held back
  *	(pd_engine_take_made); the completion thread's alone
  * @prewarm: GPU ptasks clients opened, to make ready (prewarm.c)
@@ -722,6 +724,7 @@ struct pd_engine {
 	bool completer_started;
 	pthread_cond_t completer_cond;
 	bool completer_napping;
+	uint64_t completer_until;
 	struct pd_wake_defer completer_defer;
 	struct pd_prewarm prewarm[PD_PREWARM_MAX];
 	uint32_t nprewarm;
@@ -912,6 +915,8 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 				 const struct pd_device *yield_to);
 /* A job was submitted: the completion thread must know when it is due. */
 void pd_completer_kick_locked(struct pd_engine *e);
+/* The same for a job due at @due_ns: no wake-up if it wakes before. */
+void pd_completer_kick_due_locked(struct pd_engine *e, uint64_t due_ns);
 
 /* prepare.c */
 int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,

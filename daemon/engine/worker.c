@@ -495,7 +495,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	 * thread does not spin beside it.
 	 */
 	if (!wait && !job->held && !(job->ahead && dev->claimed && e->few_cores))
-		pd_completer_kick_locked(e);
+		pd_completer_kick_due_locked(e, job->due_ns);
 	pd_engine_unlock(e);
 	pd_trace(PD_TR_QUEUED);
 	return wait;
