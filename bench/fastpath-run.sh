@@ -43,7 +43,9 @@
 # back what ran): $OUT/summary.txt (the machine, every result line, every
 # table), $OUT/fastpath-results.txt (result lines only),
 # $OUT/fastpath-run.tar.gz (every log), and at the end $OUT/headline.txt
-# (the goals' fields, also printed last).  Exit 0 when every run passed.
+# (the goals' fields, also printed last) and, where matplotlib is,
+# $OUT/fastpath.png (bench/fastpath_plot.py: P11 and P1b against their
+# baselines and goals).  Exit 0 when every run passed.
 set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -285,5 +287,12 @@ digest() {
 echo
 echo "== headline (every line: $R)"
 digest | tee "$OUTDIR/headline.txt"
+# The plot, where matplotlib is (the GPU machine has it; else draw it
+# here: python3 bench/fastpath_plot.py fastpath-results.txt fastpath.png).
+if python3 -c 'import matplotlib' 2>/dev/null; then
+	python3 "$ROOT/bench/fastpath_plot.py" "$R" "$OUTDIR/fastpath.png" \
+		"fastpath: $(date -u '+%Y-%m-%d %H:%M UTC') $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" ||
+		echo "fastpath-run.sh: no plot (bench/fastpath_plot.py failed)" >&2
+fi
 echo "== fastpath-run.sh: exit $rc; results in $OUTDIR"
 exit "$rc"
