@@ -297,6 +297,8 @@ TEST_F(e2e, push_async_failure_is_kept)
 	}
 	EXPECT_PT(-EINVAL, ptask_push_async(self->ch.ctx, self->ch.in_b,
 					    NULL, -1));
+	EXPECT_PT(-EINVAL, ptask_push_async(NULL, self->ch.in_b, dbb, -1));
+	EXPECT_PT(-EINVAL, ptask_sync(NULL));
 
 	/* No such channel: later, from ptask_sync (once), or at once. */
 	EXPECT_PT(queued ? 0 : -ENOENT,
