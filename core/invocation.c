@@ -48,7 +48,8 @@ int ptask_core_exec_register(struct ptask_client *c, u32 n_accels)
  * @inv's outputs completed ahead into graph outputs are valid now (it
  * settled), or will never be (it goes without a settle: its graph has
  * stopped or its executor went, and the pulls fail anyway): pulls may
- * take them.  Returns whether there were any.
+ * take them.  Returns whether a pull may be waiting for any (a chain's
+ * hop taken ahead is read by takers alone: its settle need wake nobody).
  */
 static bool release_written(struct ptask_invocation_rec *inv)
 {
@@ -60,7 +61,8 @@ static bool release_written(struct ptask_invocation_rec *inv)
 
 		ptask_list_del(&db->writer_node);
 		db->writer = NULL;
-		any = true;
+		any |= db->writer_pulled;
+		db->writer_pulled = false;
 	}
 	return any;
 }
@@ -626,6 +628,7 @@ static void mark_written(struct ptask_invocation_rec *inv,
 		if (!db || db->writer || !(feeds(p->ports[i]) & FEEDS_PULL))
 			continue;
 		db->writer = inv;
+		db->writer_pulled = true;
 		ptask_list_add_tail(&db->writer_node, &inv->written);
 	}
 }

@@ -380,6 +380,12 @@ struct ptask_datablock {
 	 */
 	struct ptask_invocation_rec *writer;
 	struct ptask_list writer_node;
+	/*
+	 * A pull may be waiting for @writer's settle (the datablock went
+	 * into a graph output): the settle wakes the graph's clients.  A
+	 * chain's hop, which only takers read, wakes nobody.
+	 */
+	bool writer_pulled;
 };
 
 /**

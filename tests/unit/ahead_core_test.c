@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tests/unit/harness.h"
+#include "tests/unit/os_user.h"
 
 static const char code[] = "// ptx";
 
@@ -463,6 +464,7 @@ static void test_take_ahead_chain(void)
 {
 	struct ptask_exec_output out = { .index = 1 };
 	struct ptask_buf *buf;
+	unsigned long wakes;
 	struct chain ch;
 	u64 bytes;
 	u32 i, db;
@@ -495,10 +497,13 @@ static void test_take_ahead_chain(void)
 	CHECK_OK(complete_flags(ch.e, ch.t->inv[2].id, 0, 0, &out, 1, 300));
 	CHECK_OK(h_pull(ch.c, ch.cout, &db));
 	CHECK_OK(h_release(ch.c, db));
+	/* A hop's settle wakes nobody: only takers read what it wrote. */
+	wakes = os_user_wakes;
 	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id,
 				PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0, 100));
 	CHECK_OK(complete_flags(ch.e, ch.t->inv[1].id,
 				PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0, 200));
+	CHECK_EQ(os_user_wakes, wakes);
 	CHECK_EQ(ptask_core_proc_find(&h_ns, h_user.pid)->gpu_ns, 600);
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
 	REQUIRE_OK(h_close(ch.c, ch.g));
@@ -519,6 +524,7 @@ static void test_take_ahead_stream(void)
 	struct ptask_exec_output out = { .index = 1 };
 	struct h_take *t = calloc(1, sizeof(*t));
 	u32 g, p, pin, pout, cin, cout, t8, d, i, tmpl;
+	unsigned long wakes;
 
 	REQUIRE(t);
 	for (tmpl = 0; tmpl < 2; tmpl++) {
@@ -550,9 +556,12 @@ static void test_take_ahead_stream(void)
 					PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0,
 					10));
 		CHECK_ERR(h_pull(c, cout, &d), -EAGAIN);
+		/* A pull may wait for what this settle makes valid: woken. */
+		wakes = os_user_wakes;
 		CHECK_OK(complete_flags(e, t->inv[0].id,
 					PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0,
 					10));
+		CHECK(os_user_wakes > wakes);
 		for (i = 0; i < 2; i++) {
 			CHECK_OK(h_pull(c, cout, &d));
 			CHECK_EQ(d, t->ports[2 * i + 1].datablock);
