@@ -93,6 +93,7 @@ int pc_ring_attach(struct pc_ring *r, void *base, size_t bytes,
 	memset(r, 0, sizeof(*r));
 	r->base = base;
 	r->bytes = bytes;
+	r->ring_bytes = h.region_bytes;
 	q_attach(&r->sq, base, h.sq_off, h.sqes_off, h.sq_entries, h.sqe_size,
 		 client);
 	q_attach(&r->cq, base, h.cq_off, h.cqes_off, h.cq_entries, h.cqe_size,

@@ -53,6 +53,7 @@ struct pc_ring_q {
 struct pc_ring {
 	void *base;
 	size_t bytes;
+	uint64_t ring_bytes;	/* the header's region_bytes: the ring's part */
 	struct pc_ring_q sq;
 	struct pc_ring_q cq;
 };

@@ -250,7 +250,8 @@ static int run_entry(struct file *file, const struct ptask_sqe *sqe,
 		err = -ENOTTY;
 	else if (!ring_call(desc->cmd))
 		err = -EOPNOTSUPP;
-	else if (sqe->flags & ~PTASK_SQE_FLAGS_ALL)
+	/* PTASK_SQE_DATA is user mode's: the module reads user pointers */
+	else if (sqe->flags & ~(PTASK_SQE_FLAGS_ALL & ~PTASK_SQE_DATA))
 		err = -EINVAL;
 	else if (sqe->arg.size > sizeof(sqe->arg))	/* not the call's bytes */
 		err = -EINVAL;

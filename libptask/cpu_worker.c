@@ -47,22 +47,42 @@ static struct lp_cpu_body *find_body(struct ptask_ctx *ctx, uint32_t ptask)
 	return b;
 }
 
+/*
+ * Map datablock @db (an input, or an output just made) where the ring's
+ * completion said its bytes are (@mem, user mode's rings: nothing
+ * asked), else by asking the transport.
+ */
+static int map_db(struct ptask_ctx *ctx, struct ptask_db *db,
+		     const struct lp_mem *mem)
+{
+	int err = -ENOENT;
+
+	if (mem && mem->known && ctx->t->map_at)
+		err = ctx->t->map_at(ctx, mem, db->bytes, &db->data,
+				     &db->cookie);
+	if (err == -ENOENT)
+		err = ctx->t->map(ctx, db->handle, db->mmap_offset, db->bytes,
+				  &db->data, &db->cookie);
+	return err;
+}
+
 /* A new datablock of @bytes for output slot @i, mapped. */
 static int create_output(struct cpu_run *r, uint32_t i, uint64_t bytes)
 {
 	struct ptask_datablock_create a = { .size = sizeof(a), .bytes = bytes };
 	struct ptask_db *db = &r->dbs[i];
+	struct lp_mem mem;
 	int err;
 
-	err = lp_call(r->ctx, PTASK_IOC_DATABLOCK_CREATE, &a);
+	err = lp_call_mem(r->ctx, PTASK_IOC_DATABLOCK_CREATE, &a, &mem);
 	if (err)
 		return err;
 	db->handle = a.handle;
 	db->bytes = a.bytes;
 	db->mmap_offset = a.mmap_offset;
 	r->created[i] = true;
-	err = r->ctx->t->map(r->ctx, db->handle, db->mmap_offset, db->bytes,
-			     &db->data, &db->cookie);
+	/* where the ring's completion said it is: no map call */
+	err = map_db(r->ctx, db, &mem);
 	if (err)
 		return err;
 	r->ports[i].data = db->data;
@@ -100,7 +120,8 @@ static bool is_peer(const struct ptask_invocation *inv,
 
 /* Inputs mapped, outputs made; the slots are in port index order. */
 static int prepare(struct cpu_run *r, const struct ptask_invocation *inv,
-		   const struct ptask_invocation_port *ports)
+		   const struct ptask_invocation_port *ports,
+		   const struct lp_mem *mems)
 {
 	uint32_t i;
 	int err;
@@ -126,8 +147,8 @@ static int prepare(struct cpu_run *r, const struct ptask_invocation *inv,
 			db->handle = p->datablock;
 			db->bytes = p->bytes;
 			db->mmap_offset = p->mmap_offset;
-			err = r->ctx->t->map(r->ctx, db->handle, p->mmap_offset,
-					     p->bytes, &db->data, &db->cookie);
+			err = map_db(r->ctx, db, mems ?
+					&mems[inv->first_port + i] : NULL);
 			cp->data = db->data;
 			cp->bytes = p->bytes;
 		}
@@ -173,7 +194,8 @@ static void unmap_all(struct cpu_run *r, uint32_t n)
 }
 
 static void run_one(struct ptask_ctx *ctx, const struct ptask_invocation *inv,
-		    const struct ptask_invocation_port *ports)
+		    const struct ptask_invocation_port *ports,
+		    const struct lp_mem *mems)
 {
 	struct ptask_exec_output outs[PTASK_MAX_PORTS];
 	struct ptask_exec_complete done = {
@@ -196,7 +218,7 @@ static void run_one(struct ptask_ctx *ctx, const struct ptask_invocation *inv,
 	r->call.nports = inv->n_ports;
 	r->call.ports = r->ports;
 	status = !body ? -ENOENT : inv->n_ports > PTASK_MAX_PORTS ? -EPROTO :
-		 prepare(r, inv, ports);
+		 prepare(r, inv, ports, mems);
 	if (!status)
 		status = body->fn(&r->call, body->arg);
 	if (status > 0)
@@ -225,12 +247,17 @@ static void *worker(void *arg)
 	struct ptask_ctx *ctx = arg;
 	struct ptask_invocation inv[WORKER_BATCH];
 	struct ptask_invocation_port *ports;
+	struct lp_mem *mems;
 	uint32_t i;
 	int err;
 
 	ports = calloc(WORKER_PORTS, sizeof(*ports));
-	if (!ports)
+	mems = calloc(WORKER_PORTS, sizeof(*mems));
+	if (!ports || !mems) {
+		free(ports);
+		free(mems);
 		return NULL;
+	}
 	while (!ctx->stopping) {
 		struct ptask_exec_take take = {
 			.size = sizeof(take),
@@ -242,15 +269,17 @@ static void *worker(void *arg)
 			.timeout_ns = lp_deadline(WORKER_POLL_MS * 1000000LL),
 		};
 
-		err = lp_call(ctx, PTASK_IOC_EXEC_TAKE, &take);
+		memset(mems, 0, WORKER_PORTS * sizeof(*mems));
+		err = lp_call_mem(ctx, PTASK_IOC_EXEC_TAKE, &take, mems);
 		if (err == -ETIMEDOUT || err == -EINTR || err == -EAGAIN)
 			continue;
 		if (err)
 			break;	/* the daemon or the fd went away */
 		for (i = 0; i < take.n_invocations; i++)
-			run_one(ctx, &inv[i], ports);
+			run_one(ctx, &inv[i], ports, mems);
 	}
 	free(ports);
+	free(mems);
 	return NULL;
 }
 

@@ -105,6 +105,8 @@ struct lp_transport {
  *	(PTASK_TRANSPORT=socket, or a ptaskd without rings), by their
  *	ioctls in kernel mode (PTASK_TRANSPORT=ioctl, or a module without
  *	rings)
+ * @ring_no_data: user mode: ptaskd lays out no data area after a ring
+ *	(older than PTASKD_RING_DATA): executor calls go by the socket
  * @ring_pending: kernel mode: releases queued in idle rings, not
  *	entered yet (atomic; a hint)
  * @release_failed: fire-and-forget releases that failed
@@ -139,6 +141,7 @@ struct ptask_ctx {
 	struct lp_conn *idle;
 	struct lp_ring *rings;
 	bool rings_off;
+	bool ring_no_data;
 	uint32_t ring_pending;
 	uint64_t release_failed;
 	int release_err;
@@ -198,6 +201,8 @@ int lp_exchange(int fd, uint32_t op, const void *a, size_t alen,
 
 /* Is @cmd one a ring carries (ring_client.c)? */
 bool lp_ring_cmd(unsigned int cmd);
+/* Is it one a ring carries through its data area (user mode's rings)? */
+bool lp_ring_data_cmd(unsigned int cmd);
 
 /*
  * User mode's rings (transport_ring.c): push, pull, datablock create and

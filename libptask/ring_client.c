@@ -28,6 +28,12 @@
 #include <sys/mman.h>
 #include "ring_client.h"
 
+bool lp_ring_data_cmd(unsigned int cmd)
+{
+	return _IOC_NR(cmd) == _IOC_NR(PTASK_IOC_EXEC_TAKE) ||
+	       _IOC_NR(cmd) == _IOC_NR(PTASK_IOC_EXEC_COMPLETE);
+}
+
 bool lp_ring_cmd(unsigned int cmd)
 {
 	switch (_IOC_NR(cmd)) {
@@ -375,6 +381,103 @@ static int release_behind_async(struct ptask_ctx *ctx,
 	return err;
 }
 
+/* Where a data-area take puts its port records: after room for @inv. */
+static uint64_t take_ports_off(uint32_t inv)
+{
+	uint64_t off = (uint64_t)inv * sizeof(struct ptask_invocation);
+
+	return (off + PTASK_RING_ALIGN - 1) & ~(uint64_t)(PTASK_RING_ALIGN - 1);
+}
+
+/*
+ * An executor call through @lr's data area (uapi/ptask.h, PTASK_SQE_DATA):
+ * EXEC_COMPLETE's outputs written there first, EXEC_TAKE's records read
+ * back from there (with each port's struct ptask_ring_mem into @mem).
+ * The take goes at its first size (its @policy does not fit an entry) and
+ * asks for no more than the area holds.  0 or -errno as the ioctl; a
+ * broken ring (the call's own error) is the caller's to drop.
+ */
+static int data_call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
+		     struct lp_ring *lr, unsigned int cmd, void *arg,
+		     struct lp_mem *mem, int *ring_err)
+{
+	struct ptask_sqe sqe = { .cmd = cmd, .flags = PTASK_SQE_DATA };
+	struct ptask_exec_complete *c = arg;
+	struct ptask_exec_take *t = arg, out;
+	struct ptask_cqe cqe;
+	uint64_t ports_off, fit;
+	uint32_t inv, ports, i;
+	uint8_t *mems;
+	int err;
+
+	if (_IOC_NR(cmd) == _IOC_NR(PTASK_IOC_EXEC_COMPLETE)) {
+		size_t len = (size_t)c->n_outputs *
+			     sizeof(struct ptask_exec_output);
+
+		if (len && !c->outputs)
+			return -EFAULT;
+		if (c->size > sizeof(sqe.arg) || len > lr->data_bytes)
+			return 1;
+		memcpy(&sqe.arg, c, c->size);
+		if (len)
+			memcpy(lr->data, (const void *)(uintptr_t)c->outputs,
+			       len);
+		sqe.arg.complete.outputs = 0;
+		err = call(ctx, ops, lr, &sqe, &cqe);
+		*ring_err = err;
+		return err ?: cqe.res;
+	}
+	inv = t->max_invocations < PTASK_TAKE_MAX_INVOCATIONS ?
+	      t->max_invocations : PTASK_TAKE_MAX_INVOCATIONS;
+	ports = t->max_ports < PTASK_TAKE_MAX_PORTS ? t->max_ports :
+						      PTASK_TAKE_MAX_PORTS;
+	ports_off = take_ports_off(inv);
+	if (ports_off >= lr->data_bytes)
+		return 1;
+	fit = (lr->data_bytes - ports_off) /
+	      (sizeof(struct ptask_invocation_port) +
+	       sizeof(struct ptask_ring_mem));
+	if (ports > fit)
+		ports = (uint32_t)fit;
+	if (!inv || !ports)
+		return 1;
+	/* An entry holds the struct up to its first size (no @policy). */
+	memcpy(&out, t, sizeof(out));
+	out.size = PTASK_EXEC_TAKE_SIZE_VER0;
+	out.max_invocations = inv;
+	out.max_ports = ports;
+	out.invocations = 0;
+	out.ports = ports_off;
+	memcpy(&sqe.arg, &out, PTASK_EXEC_TAKE_SIZE_VER0);
+	err = call(ctx, ops, lr, &sqe, &cqe);
+	*ring_err = err;
+	if (err || cqe.res)
+		return err ?: cqe.res;
+	memset(&out, 0, sizeof(out));
+	memcpy(&out, &cqe.arg, PTASK_EXEC_TAKE_SIZE_VER0);
+	if (out.n_invocations > inv || out.n_ports > ports)
+		return -EPROTO;
+	t->n_invocations = out.n_invocations;
+	t->n_ports = out.n_ports;
+	t->policy = PTASK_POLICY_DEFAULT;
+	memcpy((void *)(uintptr_t)t->invocations, lr->data,
+	       (size_t)out.n_invocations * sizeof(struct ptask_invocation));
+	memcpy((void *)(uintptr_t)t->ports, lr->data + ports_off,
+	       (size_t)out.n_ports * sizeof(struct ptask_invocation_port));
+	mems = lr->data + ports_off +
+	       (uint64_t)ports * sizeof(struct ptask_invocation_port);
+	for (i = 0; mem && i < out.n_ports; i++) {
+		struct ptask_ring_mem m;
+
+		memcpy(&m, mems + (size_t)i * sizeof(m), sizeof(m));
+		mem[i].known = m.arena && m.offset <= m.arena_bytes;
+		mem[i].arena = m.arena;
+		mem[i].arena_bytes = m.arena_bytes;
+		mem[i].offset = m.offset;
+	}
+	return 0;
+}
+
 int lp_ring_client_call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
 			unsigned int cmd, void *arg, struct lp_mem *mem)
 {
@@ -385,6 +488,17 @@ int lp_ring_client_call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
 	int err;
 
 	memcpy(&size, arg, sizeof(size));
+	if (lp_ring_data_cmd(cmd)) {
+		int ring_err = 0;
+
+		err = ring_get(ctx, ops, &lr);
+		if (err)
+			return err;
+		err = lr->data ? data_call(ctx, ops, lr, cmd, arg, mem,
+					   &ring_err) : 1;
+		ring_put(ctx, ops, lr, ring_err);
+		return err;
+	}
 	/* What an entry has no room for: the other way then. */
 	if (size > sizeof(sqe.arg))
 		return 1;

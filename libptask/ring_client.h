@@ -54,10 +54,15 @@
  * @held: releases queued and not yet seen by the other side (only with
  *	&lp_ring_ops.hold_releases; part of ctx->ring_pending)
  * @next: next idle ring
+ * @data: user mode: the ring's data area (PTASKD_RING_DATA), which its
+ *	executor entries use (PTASK_SQE_DATA); NULL without one
+ * @data_bytes: its size
  */
 struct lp_ring {
 	void *map;
 	size_t bytes;
+	uint8_t *data;
+	size_t data_bytes;
 	struct pc_ring r;
 	uint64_t next_id;
 	uint32_t held;
@@ -113,11 +118,14 @@ int lp_ring_reap(struct ptask_ctx *ctx, struct lp_ring *lr, uint64_t id,
 void lp_ring_entered(struct ptask_ctx *ctx, struct lp_ring *lr);
 
 /*
- * A call (push, pull, datablock create or release: lp_ring_cmd()) through
- * a ring of @ops: 0 or -errno as the ioctl (a release: 0, fire and
- * forget), or 1: no ring for this call (none to be had, or the struct
- * does not fit an entry): the transport's other way.  @mem (may be NULL):
- * where a pulled or created datablock's bytes are, if the CQE says.
+ * A call (push, pull, datablock create or release: lp_ring_cmd(); or,
+ * on a ring with a data area, EXEC_TAKE and EXEC_COMPLETE:
+ * lp_ring_data_cmd()) through a ring of @ops: 0 or -errno as the ioctl
+ * (a release: 0, fire and forget), or 1: no ring for this call (none to
+ * be had, no data area, or the struct does not fit an entry): the
+ * transport's other way.  @mem (may be NULL): where a pulled or created
+ * datablock's bytes are, if the CQE says; for EXEC_TAKE an array of the
+ * take's @max_ports entries, one per port record written.
  */
 int lp_ring_client_call(struct ptask_ctx *ctx, const struct lp_ring_ops *ops,
 			unsigned int cmd, void *arg, struct lp_mem *mem);

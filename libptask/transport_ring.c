@@ -61,6 +61,23 @@ static void uring_free(struct lp_ring *lr)
 }
 
 /*
+ * The data area ptaskd laid out after the ring (PTASKD_RING_DATA): from
+ * the first page boundary past the ring's part to the region's end.  A
+ * region too small for one leaves the ring without (its executor calls
+ * go by the socket).
+ */
+static void data_area(struct lp_ring *lr)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t off = (lr->r.ring_bytes + page - 1) & ~(page - 1);
+
+	if (off >= lr->bytes)
+		return;
+	lr->data = (uint8_t *)lr->map + off;
+	lr->data_bytes = lr->bytes - off;
+}
+
+/*
  * A new ring; 1 if none can be had now (the call goes by the socket), 2
  * if ptaskd has none to offer at all.
  */
@@ -84,8 +101,17 @@ static int uring_open(struct ptask_ctx *ctx, struct lp_ring **out)
 		/* The daemon that knew this client is gone. */
 		return err == -ECONNREFUSED || err == -ENOENT ? -ENOTCONN : err;
 	}
+	/* A data area for executor entries, unless ptaskd knows none. */
+	if (!__atomic_load_n(&ctx->ring_no_data, __ATOMIC_RELAXED))
+		rs.flags = PTASKD_RING_DATA;
 	err = lp_exchange(ur->fd, PTASKD_OP_RING_SETUP, &rs, sizeof(rs), NULL,
 			  0, &rs, sizeof(rs), &got, &memfd, NULL);
+	if (err == -EINVAL && rs.flags) {
+		/* An older ptaskd: no data area, ever; a new lifeline. */
+		__atomic_store_n(&ctx->ring_no_data, true, __ATOMIC_RELAXED);
+		uring_free(&ur->ring);
+		return uring_open(ctx, out);
+	}
 	if (err == -ENOTTY) {
 		err = 2;	/* an older ptaskd: never again */
 		goto err_free;
@@ -105,6 +131,8 @@ static int uring_open(struct ptask_ctx *ctx, struct lp_ring **out)
 	close(memfd);
 	if (err)
 		goto err_free;
+	if (rs.flags & PTASKD_RING_DATA)
+		data_area(&ur->ring);
 	*out = &ur->ring;
 	return 0;
 

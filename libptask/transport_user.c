@@ -254,7 +254,9 @@ static int u_call(struct ptask_ctx *ctx, unsigned int cmd, void *arg,
 	struct lp_conn *c;
 	int err;
 
-	if (lp_ring_cmd(cmd) &&
+	if ((lp_ring_cmd(cmd) ||
+	     (lp_ring_data_cmd(cmd) &&
+	      !__atomic_load_n(&ctx->ring_no_data, __ATOMIC_RELAXED))) &&
 	    !__atomic_load_n(&ctx->rings_off, __ATOMIC_RELAXED)) {
 		err = lp_ring_call(ctx, cmd, arg, mem);
 		if (err <= 0)

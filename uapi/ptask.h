@@ -1553,7 +1553,23 @@ struct ptask_ring_queue {
 
 /* struct ptask_sqe.flags */
 #define PTASK_SQE_NO_CQE_ON_SUCCESS	(1U << 0)
-#define PTASK_SQE_FLAGS_ALL		PTASK_SQE_NO_CQE_ON_SUCCESS
+#define PTASK_SQE_DATA			(1U << 1)	/* user mode: below */
+#define PTASK_SQE_FLAGS_ALL		(PTASK_SQE_NO_CQE_ON_SUCCESS | \
+					 PTASK_SQE_DATA)
+
+/**
+ * struct ptask_ring_mem - user mode: where a taken port's datablock is
+ *	(EXEC_TAKE through a ring's data area, PTASK_SQE_DATA)
+ * @arena: the arena (PTASKD_OP_MAP's id) holding it; 0: unknown (no
+ *	datablock, or ask with PTASKD_OP_MAP)
+ * @arena_bytes: that arena's size
+ * @offset: the datablock's first byte in it
+ */
+struct ptask_ring_mem {
+	__u64 arena;
+	__u64 arena_bytes;
+	__u64 offset;
+};
 
 /**
  * union ptask_ring_arg - the call's struct, as its ioctl takes it
@@ -1693,8 +1709,23 @@ struct ptask_cqe {
  *	ptask_exec_complete fits an entry whole; struct ptask_exec_take
  *	does at PTASK_EXEC_TAKE_SIZE_VER0 (48 bytes), so its completion
  *	carries no @policy (an executor that follows the administrator's
- *	policy reads it from a take by ioctl now and then).  User mode's
- *	rings answer these commands with -EOPNOTSUPP.
+ *	policy reads it from a take by ioctl now and then).
+ *	PTASK_SQE_DATA (user mode's, below) is -EINVAL here.
+ *
+ *	User mode: a ring set up with a data area (PTASKD_RING_DATA,
+ *	uapi/ptaskd.h) carries them too, flagged PTASK_SQE_DATA: their
+ *	pointer fields are then byte offsets into the ring's data area,
+ *	since ptaskd cannot read the client's memory.  EXEC_COMPLETE reads
+ *	@n_outputs struct ptask_exec_output at @outputs; EXEC_TAKE writes
+ *	its invocations at @invocations (room for @max_invocations) and its
+ *	port records at @ports (room for @max_ports), each port record
+ *	followed, @max_ports records on, by a struct ptask_ring_mem saying
+ *	where its datablock's bytes are (so a CPU ptask's inputs map
+ *	without asking).  ptaskd copies what it reads out of the area
+ *	before it looks at it.  A part outside the area completes with
+ *	-EFAULT (the ioctl's answer to a bad pointer); PTASK_SQE_DATA on
+ *	another command is -EINVAL; these commands without it, or on a
+ *	ring without a data area, are -EOPNOTSUPP.
  */
 #define PTASK_RING_SQ_DEFAULT		64
 #define PTASK_RING_MAX_PER_FD		64

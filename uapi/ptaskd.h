@@ -133,9 +133,17 @@ struct ptaskd_map {
  *	PTASK_RING_ENTRIES_MAX, or 0 for ptaskd's default; reply: granted
  * @cq_entries: reply: CQ slots (PTASK_RING_CQ_FACTOR * @sq_entries);
  *	request: 0
- * @flags: 0
+ * @flags: request: 0 or PTASKD_RING_DATA; reply: what was granted
  * @reserved: 0
  * @region_bytes: reply: the region's size, to mmap whole
+ *
+ * PTASKD_RING_DATA asks for a data area after the ring: the region then
+ * holds the ring as struct ptask_ring_hdr lays it out, and from the
+ * first page boundary at or after the header's @region_bytes to the
+ * reply's @region_bytes (PTASKD_RING_DATA_BYTES here) the ring's data
+ * area, where executor entries (PTASK_SQE_DATA, uapi/ptask.h) keep what
+ * their pointer fields would point to.  A ptaskd older than the flag
+ * answers -EINVAL: ask again without it.
  *
  * Turns the connection into a ring's lifeline (uapi/ptask.h, "Submission
  * and completion rings"): the reply carries the region's memfd
@@ -157,6 +165,8 @@ struct ptaskd_ring_setup {
 	__u64 region_bytes;
 };
 #define PTASKD_RING_SQ_DEFAULT	64
+#define PTASKD_RING_DATA	(1U << 0)
+#define PTASKD_RING_DATA_BYTES	(128U << 10)
 
 #define PTASKD_INFO_DEVICES	16
 

@@ -54,6 +54,18 @@ static int parse_extras(struct pd_request *req, const uint8_t *extra,
 int pd_request_parse(uint32_t op, const void *payload, size_t len,
 		     struct pd_request *req)
 {
+	int err;
+
+	err = pd_request_parse_struct(op, payload, len, req);
+	if (err)
+		return err;
+	return parse_extras(req, (const uint8_t *)payload + req->usize,
+			    len - req->usize);
+}
+
+int pd_request_parse_struct(uint32_t op, const void *payload, size_t len,
+			    struct pd_request *req)
+{
 	uint32_t usize;
 	int err;
 
@@ -75,10 +87,7 @@ int pd_request_parse(uint32_t op, const void *payload, size_t len,
 	err = copy_struct(&req->arg, req->desc->ksize, payload, usize);
 	if (err)
 		return err;
-	err = ptask_core_args_check(req->cmd, &req->arg);
-	if (err)
-		return err;
-	return parse_extras(req, (const uint8_t *)payload + usize, len - usize);
+	return ptask_core_args_check(req->cmd, &req->arg);
 }
 
 int pd_request_prepare(struct pd_request *req)

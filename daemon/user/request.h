@@ -45,6 +45,12 @@ struct pd_request {
  */
 int pd_request_parse(uint32_t op, const void *payload, size_t len,
 		     struct pd_request *req);
+/*
+ * The same for the struct alone (@len may run past it; what follows is
+ * not looked at): the extras come from elsewhere (a ring's data area).
+ */
+int pd_request_parse_struct(uint32_t op, const void *payload, size_t len,
+			    struct pd_request *req);
 /* Allocate the reply buffers EXEC_TAKE and EXEC_PTASK_INFO need. */
 int pd_request_prepare(struct pd_request *req);
 void pd_request_free(struct pd_request *req);

@@ -18,11 +18,17 @@
 /*
  * Check @sqe (a copy out of the shared ring) and parse its struct into
  * @req.  Returns 0, or the errno its completion carries: -ENOTTY (no such
- * ioctl), -EOPNOTSUPP (an ioctl rings do not carry), -EINVAL (unknown
- * PTASK_SQE_* flags, a struct size beyond the entry), or
- * pd_request_parse()'s error.
+ * ioctl), -EOPNOTSUPP (an ioctl rings do not carry, or an executor entry
+ * without PTASK_SQE_DATA), -EINVAL (unknown PTASK_SQE_* flags,
+ * PTASK_SQE_DATA on another entry, a struct size beyond the entry), or
+ * pd_request_parse()'s error.  A PTASK_SQE_DATA entry's struct alone is
+ * parsed: what its pointer fields name in the data area is the ring
+ * server's to copy (and check) into @req->io.
  */
 int pd_ring_entry_parse(const struct ptask_sqe *sqe, struct pd_request *req);
+
+/* Is @cmd (canonical) an executor entry, carried with PTASK_SQE_DATA only? */
+bool pd_ring_entry_data_cmd(unsigned int cmd);
 
 /*
  * The completion of @sqe answered with @err (@req as parse left it; its
@@ -32,6 +38,17 @@ int pd_ring_entry_parse(const struct ptask_sqe *sqe, struct pd_request *req);
 void pd_ring_entry_answer(const struct ptask_sqe *sqe,
 			  const struct pd_request *req, int err,
 			  struct ptask_cqe *cqe);
+
+/*
+ * A PTASK_SQE_DATA entry parsed into @req: do the parts its pointer
+ * fields name lie inside a data area of @data_bytes?  EXEC_COMPLETE's
+ * @n_outputs records at @outputs; EXEC_TAKE's room for its (capped)
+ * @max_invocations at @invocations and @max_ports port records and their
+ * struct ptask_ring_mem at @ports.  0, -EFAULT (a part outside), -EINVAL
+ * (another command).  Side-effect free.
+ */
+int pd_ring_entry_data_check(const struct pd_request *req,
+			     uint64_t data_bytes);
 
 /* Does @sqe answered with @err get a completion entry? */
 static inline bool pd_ring_entry_posts(const struct ptask_sqe *sqe, int err)

@@ -44,12 +44,16 @@
  * @hist: after which kinds of call the next entry came late last time:
  *	no polling after those (common/spin.h)
  * @unhelped: pushes in a row run without helping after them (help_later)
+ * @data: the ring's data area (PTASKD_RING_DATA), NULL without one
+ * @data_bytes: its size
  */
 struct pd_ring {
 	struct pd_ring_host host;
 	struct pc_ring ring;
 	void *map;
 	size_t bytes;
+	uint8_t *data;
+	size_t data_bytes;
 	bool complained;
 	uint64_t last_ns;
 	unsigned int last_kind;
@@ -69,15 +73,18 @@ static bool ring_gone(void *arg)
 	       (p.revents & (POLLIN | POLLRDHUP | POLLHUP | POLLERR));
 }
 
-static int parse_setup(const void *payload, size_t len, uint32_t *sq)
+static int parse_setup(const void *payload, size_t len, uint32_t *sq,
+		       uint32_t *flags)
 {
 	struct ptaskd_ring_setup rs;
 
 	if (len != sizeof(rs))
 		return -EINVAL;
 	memcpy(&rs, payload, sizeof(rs));
-	if (rs.cq_entries || rs.flags || rs.reserved || rs.region_bytes)
+	if (rs.cq_entries || (rs.flags & ~PTASKD_RING_DATA) || rs.reserved ||
+	    rs.region_bytes)
 		return -EINVAL;
+	*flags = rs.flags;
 	*sq = rs.sq_entries ? rs.sq_entries : PTASKD_RING_SQ_DEFAULT;
 	if (*sq > PTASK_RING_ENTRIES_MAX / PTASK_RING_CQ_FACTOR ||
 	    (*sq & (*sq - 1)))
@@ -90,16 +97,18 @@ int pd_ring_create(const struct pd_ring_host *host, const void *payload,
 		   struct pd_ring **out)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	size_t bytes, ring_bytes;
+	uint32_t sq, flags;
 	struct pd_ring *r;
-	uint32_t sq;
-	size_t bytes;
 	int err;
 
-	err = parse_setup(payload, len, &sq);
+	err = parse_setup(payload, len, &sq, &flags);
 	if (err)
 		return err;
-	bytes = pc_ring_bytes(sq, sq * PTASK_RING_CQ_FACTOR);
-	bytes = (bytes + (size_t)page - 1) & ~((size_t)page - 1);
+	ring_bytes = pc_ring_bytes(sq, sq * PTASK_RING_CQ_FACTOR);
+	ring_bytes = (ring_bytes + (size_t)page - 1) & ~((size_t)page - 1);
+	bytes = ring_bytes +
+		(flags & PTASKD_RING_DATA ? PTASKD_RING_DATA_BYTES : 0);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -125,7 +134,12 @@ int pd_ring_create(const struct pd_ring_host *host, const void *payload,
 		err = pc_ring_attach(&r->ring, r->map, bytes, PC_RING_SERVER);
 	if (err)
 		goto err_unmap;
+	if (flags & PTASKD_RING_DATA) {
+		r->data = (uint8_t *)r->map + ring_bytes;
+		r->data_bytes = bytes - ring_bytes;
+	}
 	memset(reply, 0, sizeof(*reply));
+	reply->flags = flags;
 	reply->sq_entries = sq;
 	reply->cq_entries = sq * PTASK_RING_CQ_FACTOR;
 	reply->region_bytes = bytes;
@@ -185,6 +199,65 @@ static void add_mem(struct pd_ring *r, const struct pd_request *req,
 	cqe->arena_offset = mi.offset;
 }
 
+/*
+ * A PTASK_SQE_DATA entry's parts in the data area: EXEC_COMPLETE's
+ * outputs copied out into @outs (private: the client may rewrite the
+ * area meanwhile), EXEC_TAKE's reply buffers made.  0, -EOPNOTSUPP (the
+ * ring has no data area), -EFAULT (pd_ring_entry_data_check), -ENOMEM.
+ */
+static int data_in(struct pd_ring *r, struct pd_request *req,
+		   struct ptask_exec_output *outs)
+{
+	const union ptask_args *a = &req->arg;
+	int err;
+
+	if (!r->data)
+		return -EOPNOTSUPP;
+	err = pd_ring_entry_data_check(req, r->data_bytes);
+	if (err)
+		return err;
+	if (req->cmd == PTASK_IOC_EXEC_TAKE)
+		return pd_request_prepare(req);
+	memcpy(outs, r->data + a->complete.outputs,
+	       (size_t)a->complete.n_outputs * sizeof(*outs));
+	req->io.outputs = outs;
+	return 0;
+}
+
+/*
+ * EXEC_TAKE's reply into the data area: the invocations, the port
+ * records, and where each port's datablock is (struct ptask_ring_mem,
+ * max_ports records past the port records; arena 0 where ptaskd cannot
+ * say: the client asks with PTASKD_OP_MAP then).
+ */
+static void data_out(struct pd_ring *r, const struct pd_request *req)
+{
+	const struct ptask_exec_take *t = &req->arg.take;
+	uint32_t max_ports = t->max_ports < PTASK_TAKE_MAX_PORTS ?
+			     t->max_ports : PTASK_TAKE_MAX_PORTS;
+	uint8_t *mems = r->data + t->ports +
+			(uint64_t)max_ports * sizeof(*req->take_ports);
+	uint32_t i;
+
+	memcpy(r->data + t->invocations, req->take_inv,
+	       (size_t)t->n_invocations * sizeof(*req->take_inv));
+	memcpy(r->data + t->ports, req->take_ports,
+	       (size_t)t->n_ports * sizeof(*req->take_ports));
+	for (i = 0; i < t->n_ports; i++) {
+		struct ptask_ring_mem m = { 0 };
+		struct pd_map_info mi;
+
+		if (req->take_ports[i].datablock &&
+		    !pd_ns_map(r->host.client, req->take_ports[i].datablock,
+			       &mi)) {
+			m.arena = mi.arena;
+			m.arena_bytes = mi.arena_bytes;
+			m.offset = mi.offset;
+		}
+		memcpy(mems + (size_t)i * sizeof(m), &m, sizeof(m));
+	}
+}
+
 /* Post @cqe, waiting while the CQ is full; -errno ends the ring. */
 static int post(struct pd_ring *r, const struct ptask_cqe *cqe)
 {
@@ -240,16 +313,21 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
 	struct pd_call_ctx ctx = {
 		.cancel = ring_gone, .cancel_arg = r, .defer = r->host.defer,
 	};
+	struct ptask_exec_output outs[PTASK_MAX_PORTS];
 	struct pd_request req;
 	struct ptask_cqe cqe;
 	int err, perr;
 
 	err = pd_ring_entry_parse(sqe, &req);
+	if (!err && (sqe->flags & PTASK_SQE_DATA))
+		err = data_in(r, &req, outs);
 	if (err)
 		complain_once(r, sqe, err);
 	else
 		err = pd_ns_call(r->host.client, r->host.who, req.cmd, &req.arg,
 				 &req.io, &ctx);
+	if (!err && req.cmd == PTASK_IOC_EXEC_TAKE)
+		data_out(r, &req);
 	pd_trace(PD_TR_CALL);
 	/* The lifeline went, or ptaskd stops: nobody to answer. */
 	if (err == -EINTR && ring_gone(r)) {

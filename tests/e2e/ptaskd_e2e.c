@@ -1183,6 +1183,10 @@ struct bad_entry {
 static const struct bad_entry bad_entries[] = {
 	{ "no such ioctl", 0xdeadbeef, 0, 40, 0, 0, -ENOTTY },
 	{ "not a ring's ioctl", PTASK_IOC_GRAPH_RUN, 0, 16, 0, 0, -EOPNOTSUPP },
+	{ "an executor entry not through a data area",
+	  PTASK_IOC_EXEC_COMPLETE, 0, 40, 0, 0, -EOPNOTSUPP },
+	{ "a data-area flag on a datablock call", PTASK_IOC_DATABLOCK_CREATE,
+	  PTASK_SQE_DATA, 40, 0, 0, -EINVAL },
 	{ "unknown entry flags", PTASK_IOC_DATABLOCK_CREATE, 1U << 7, 40, 0, 0,
 	  -EINVAL },
 	{ "struct beyond the entry", PTASK_IOC_DATABLOCK_CREATE, 0, 64, 0, 0,
@@ -1286,6 +1290,106 @@ TEST_F(e2e, ring_scribbler_gets_errors_and_ptaskd_lives)
 	CLOSE_CTX();
 	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
 				     "scribblers gone"));
+}
+
+/* An executor entry through a ring's data area (PTASK_SQE_DATA). */
+static struct ptask_sqe data_sqe(uint64_t id, uint32_t cmd)
+{
+	struct ptask_sqe sqe;
+
+	memset(&sqe, 0, sizeof(sqe));
+	sqe.user_data = id;
+	sqe.cmd = cmd;
+	sqe.flags = PTASK_SQE_DATA;
+	if (cmd == PTASK_IOC_EXEC_TAKE) {
+		sqe.arg.size = PTASK_EXEC_TAKE_SIZE_VER0;
+		/* the union holds a take up to its first size */
+		memcpy(&sqe.arg, &(struct ptask_exec_take){
+			.size = PTASK_EXEC_TAKE_SIZE_VER0,
+			.flags = PTASK_TAKE_SELF | PTASK_NONBLOCK,
+			.max_invocations = 4, .max_ports = 16,
+			.invocations = 0, .ports = 256,
+		}, PTASK_EXEC_TAKE_SIZE_VER0);
+	} else {
+		sqe.arg.complete.size = sizeof(sqe.arg.complete);
+		sqe.arg.complete.id = 1;
+	}
+	return sqe;
+}
+
+static int data_call(struct e2e_ring *er, struct ptask_sqe *sqe)
+{
+	struct ptask_cqe cqe;
+	int err;
+
+	err = e2e_ring_submit(er, sqe);
+	if (!err)
+		err = e2e_ring_reap(er, &cqe, PT_WAIT_MS);
+	if (!err && cqe.user_data != sqe->user_data)
+		err = -EPROTO;
+	return err ? err : cqe.res;
+}
+
+/*
+ * Executor entries in user mode (a CPU ptask's take and completion):
+ * only through a ring's data area, whose offsets are checked (-EFAULT
+ * outside it, as the ioctl says of a bad pointer); a ring without one
+ * refuses them; a good take reaches the core (nothing queued: -EAGAIN).
+ * libptask's CPU worker takes and completes this way (every CPU ptask
+ * test of this file runs through it).
+ */
+TEST_F(e2e, ring_executor_entries_through_the_data_area)
+{
+	struct e2e_ring er, plain;
+	struct ptask_sqe sqe;
+	struct ptask_exec_take t;
+
+	NEED_RINGS();
+	START(NULL);
+	EXPECT_EQ(-EINVAL, e2e_ring_open_flags(self->d.socket, 8, 1U << 5,
+					       &er));
+	ASSERT_PT(0, e2e_ring_open(self->d.socket, 8, &plain));
+	EXPECT_EQ(0U, plain.flags);
+	EXPECT_TRUE(plain.data == NULL);
+	sqe = data_sqe(1, PTASK_IOC_EXEC_TAKE);
+	EXPECT_EQ(-EOPNOTSUPP, data_call(&plain, &sqe));
+	e2e_ring_close(&plain);
+
+	ASSERT_PT(0, e2e_ring_open_flags(self->d.socket, 8, PTASKD_RING_DATA,
+					 &er));
+	ASSERT_EQ((uint32_t)PTASKD_RING_DATA, er.flags);
+	ASSERT_TRUE(er.data != NULL);
+	EXPECT_EQ((size_t)PTASKD_RING_DATA_BYTES, er.data_bytes);
+	/* A good take: carried to the core, which has nothing for it. */
+	sqe = data_sqe(2, PTASK_IOC_EXEC_TAKE);
+	EXPECT_EQ(-EAGAIN, data_call(&er, &sqe));
+	/* Its port records (and their places) past the area. */
+	memcpy(&t, &sqe.arg, PTASK_EXEC_TAKE_SIZE_VER0);
+	t.ports = er.data_bytes - 16 * sizeof(struct ptask_invocation_port);
+	memcpy(&sqe.arg, &t, PTASK_EXEC_TAKE_SIZE_VER0);
+	EXPECT_EQ(-EFAULT, data_call(&er, &sqe));
+	t.ports = 256;
+	t.invocations = ~0ULL;
+	memcpy(&sqe.arg, &t, PTASK_EXEC_TAKE_SIZE_VER0);
+	EXPECT_EQ(-EFAULT, data_call(&er, &sqe));
+	/* A completion's outputs running past it, or wrapping. */
+	sqe = data_sqe(3, PTASK_IOC_EXEC_COMPLETE);
+	sqe.arg.complete.n_outputs = 2;
+	sqe.arg.complete.outputs = er.data_bytes - 8;
+	EXPECT_EQ(-EFAULT, data_call(&er, &sqe));
+	sqe.arg.complete.outputs = ~0ULL - 4;
+	EXPECT_EQ(-EFAULT, data_call(&er, &sqe));
+	/* Inside it: the core's answer, the socket's (not an executor). */
+	sqe.arg.complete.outputs = 0;
+	sqe.arg.complete.n_outputs = 0;
+	EXPECT_EQ(-EPERM, e2e_socket_ioctl(self->d.socket,
+					   PTASK_IOC_EXEC_COMPLETE,
+					   &sqe.arg.complete,
+					   sizeof(sqe.arg.complete)));
+	EXPECT_EQ(-EPERM, data_call(&er, &sqe));
+	e2e_ring_close(&er);
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "data-area rings gone"));
 }
 
 /* --- record-stream tunnels --------------------------------------------------- */
@@ -1464,6 +1568,7 @@ TEST_F(e2e, tunnel_concurrent_requests)
 /* A client that dies with its records in a batch: the others' come back. */
 TEST_F(e2e, tunnel_pusher_dies_mid_batch)
 {
+	int chan[2];
 	struct tun_graph t;
 	struct ptask_db *db, *res;
 	uint8_t *p;
@@ -1471,24 +1576,39 @@ TEST_F(e2e, tunnel_pusher_dies_mid_batch)
 	int status;
 
 	START(NULL);
-	OPEN_CTX();
-	/* Only the timeout (1 s) or 8 records close a batch. */
-	ASSERT_PT(0, tun_build(self->ch.ctx, &t, 8 * TUN_STRIDE, 1000000000));
+	/*
+	 * The pusher is forked before this process has a context: a fork
+	 * while libptask's CPU worker allocates would leave the child's
+	 * allocator locked (ASan's takes no lock around fork).  It gets the
+	 * channel through a pipe.
+	 */
+	ASSERT_EQ(0, pipe(chan));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		struct ptask_ctx *ctx;
-		uint32_t g;
+		uint32_t g, in = 0;
 		int err;
 
+		close(chan[1]);
+		if (read(chan[0], &in, sizeof(in)) != sizeof(in))
+			_exit(2);
 		err = e2e_ctx_open(&self->d, &ctx);
 		err = err ?: ptask_graph_open(ctx, "tunnel", 0, 0, &g);
 		err = err ?: ptask_datablock_create(ctx, 0, 4 * TUN_STRIDE, 4,
 						    &db);
-		err = err ?: ptask_push(ctx, t.in, db, 4, 30 * E2E_SEC);
+		err = err ?: ptask_push(ctx, in, db, 4, 30 * E2E_SEC);
 		_exit(err ? 1 : 0);	/* dies with its push gathered */
 	}
+	close(chan[0]);
+	self->child = pid;
+	OPEN_CTX();
+	/* Only the timeout (1 s) or 8 records close a batch. */
+	ASSERT_PT(0, tun_build(self->ch.ctx, &t, 8 * TUN_STRIDE, 1000000000));
+	ASSERT_EQ((ssize_t)sizeof(t.in), write(chan[1], &t.in, sizeof(t.in)));
+	close(chan[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	self->child = 0;
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	/* 4 of the dead client's records + 4 of ours: the threshold. */
 	ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0, 4 * TUN_STRIDE, 4,

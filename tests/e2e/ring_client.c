@@ -36,7 +36,16 @@ static int hello(const char *socket)
 int e2e_ring_open(const char *socket, uint32_t sq_entries,
 		  struct e2e_ring *er)
 {
-	struct ptaskd_ring_setup rs = { .sq_entries = sq_entries };
+	return e2e_ring_open_flags(socket, sq_entries, 0, er);
+}
+
+int e2e_ring_open_flags(const char *socket, uint32_t sq_entries,
+			uint32_t flags, struct e2e_ring *er)
+{
+	struct ptaskd_ring_setup rs = {
+		.sq_entries = sq_entries, .flags = flags,
+	};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), off;
 	struct ptaskd_hdr h = {
 		.magic = PTASKD_PROTO_MAGIC, .op = PTASKD_OP_RING_SETUP,
 		.len = sizeof(rs),
@@ -69,6 +78,12 @@ int e2e_ring_open(const char *socket, uint32_t sq_entries,
 	err = pc_ring_attach(&er->r, er->map, er->bytes, PC_RING_CLIENT);
 	if (err)
 		goto err_close;
+	er->flags = rs.flags;
+	off = ((size_t)er->r.ring_bytes + page - 1) & ~(page - 1);
+	if ((rs.flags & PTASKD_RING_DATA) && off < er->bytes) {
+		er->data = (uint8_t *)er->map + off;
+		er->data_bytes = er->bytes - off;
+	}
 	return 0;
 
 err_close:

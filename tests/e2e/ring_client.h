@@ -20,17 +20,26 @@
  * @map: the region
  * @bytes: its size
  * @r: attached as the client
+ * @flags: what RING_SETUP granted (PTASKD_RING_DATA)
+ * @data: the data area past the ring (PTASKD_RING_DATA), or NULL
+ * @data_bytes: its size
  */
 struct e2e_ring {
 	int fd;
 	void *map;
 	size_t bytes;
 	struct pc_ring r;
+	uint32_t flags;
+	uint8_t *data;
+	size_t data_bytes;
 };
 
 /* HELLO as a new client on @socket, then RING_SETUP (@sq_entries). */
 int e2e_ring_open(const char *socket, uint32_t sq_entries,
 		  struct e2e_ring *er);
+/* The same, asking for @flags (PTASKD_RING_DATA: a data area). */
+int e2e_ring_open_flags(const char *socket, uint32_t sq_entries,
+			uint32_t flags, struct e2e_ring *er);
 void e2e_ring_close(struct e2e_ring *er);
 /* Queue @sqe (-ENOSPC: the SQ is full); rings the doorbell. */
 int e2e_ring_submit(struct e2e_ring *er, const struct ptask_sqe *sqe);

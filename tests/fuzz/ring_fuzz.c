@@ -10,11 +10,15 @@
  *
  *   even: a stream of entries, each one control byte and 64 bytes of
  *	struct ptask_sqe as a client would write them.  Control bit 0:
- *	the command becomes one of the four a ring carries (keeping the
+ *	the command becomes one of the six a ring carries (keeping the
  *	entry's size bits), bit 1: the struct's size field becomes its
  *	real size, bit 2: handles are cut to 1..8 (so they name live
- *	datablocks now and then).  Each entry is checked, run by
- *	ptask_core_call() (blocking calls made non-blocking) and answered;
+ *	datablocks now and then), bit 3: PTASK_SQE_DATA is set (executor
+ *	entries whose pointer fields are offsets into a data area of
+ *	PTASKD_RING_DATA_BYTES, checked by pd_ring_entry_data_check(); a
+ *	take's buffers then made, a completion's outputs read from a
+ *	zeroed area).  Each entry is checked, run by ptask_core_call()
+ *	(blocking calls made non-blocking) and answered;
  *	the completion must carry the entry's user_data, a result of 0 or
  *	-errno, and no struct unless it succeeded.
  *   odd: the rest is a region image (any bytes, any length): attached
@@ -39,13 +43,15 @@
 
 static const unsigned int ring_cmds[] = {
 	PTASK_IOC_PUSH, PTASK_IOC_PULL, PTASK_IOC_DATABLOCK_CREATE,
-	PTASK_IOC_DATABLOCK_RELEASE,
+	PTASK_IOC_DATABLOCK_RELEASE, PTASK_IOC_EXEC_TAKE,
+	PTASK_IOC_EXEC_COMPLETE,
 };
 
 static const uint32_t ring_sizes[] = {
 	sizeof(struct ptask_push), sizeof(struct ptask_pull),
 	sizeof(struct ptask_datablock_create),
-	sizeof(struct ptask_datablock_release),
+	sizeof(struct ptask_datablock_release), PTASK_EXEC_TAKE_SIZE_VER0,
+	sizeof(struct ptask_exec_complete),
 };
 
 static struct ptask_ns ns;
@@ -71,6 +77,8 @@ static void shape(struct ptask_sqe *sqe, uint8_t ctl)
 		sqe->arg.release.handle = sqe->arg.release.handle % 8 + 1;
 		sqe->arg.create.bytes %= 1 << 16;
 	}
+	if (ctl & 8)
+		sqe->flags |= PTASK_SQE_DATA;
 }
 
 static void one_entry(const struct ptask_sqe *in)
@@ -82,6 +90,19 @@ static void one_entry(const struct ptask_sqe *in)
 	int err;
 
 	err = pd_ring_entry_parse(in, &req);
+	if (!err && (in->flags & PTASK_SQE_DATA)) {
+		static const struct ptask_exec_output outs[PTASK_MAX_PORTS];
+
+		err = pd_ring_entry_data_check(&req, PTASKD_RING_DATA_BYTES);
+		if (!err && req.cmd == PTASK_IOC_EXEC_TAKE) {
+			req.arg.take.flags |= PTASK_NONBLOCK;
+			err = pd_request_prepare(&req);
+		} else if (!err) {
+			req.io.outputs = outs;
+		}
+	} else if (!err && pd_ring_entry_data_cmd(req.cmd)) {
+		fail("an executor entry parsed without PTASK_SQE_DATA");
+	}
 	if (!err) {
 		if (req.cmd == PTASK_IOC_PUSH)
 			req.arg.push.flags |= PTASK_NONBLOCK;

@@ -533,6 +533,13 @@ TEST_F(ring, bad_entries_complete_with_ioctl_errno)
 	ASSERT_EQ(1, kr_reap(&k, &cqe));
 	ASSERT_EQ(10ULL, cqe.user_data);
 	ASSERT_PT(-EINVAL, cqe.res);
+	/* User mode's data-area flag: the module reads user pointers. */
+	ASSERT_PT(0, kr_queue(&k, PTASK_IOC_DATABLOCK_RELEASE, PTASK_SQE_DATA,
+			      11, &rel, sizeof(rel)));
+	ASSERT_PT(1, kr_enter(&k));
+	ASSERT_EQ(1, kr_reap(&k, &cqe));
+	ASSERT_EQ(11ULL, cqe.user_data);
+	ASSERT_PT(-EINVAL, cqe.res);
 	/* The size bits of an entry's command are ignored, as the ioctl's. */
 	rel.handle = h;
 	ASSERT_PT(0, kr_call(&k, _IOW(PTASK_IOC_MAGIC, 0x08, char),
