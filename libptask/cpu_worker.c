@@ -269,7 +269,7 @@ static void *worker(void *arg)
 			.timeout_ns = lp_deadline(WORKER_POLL_MS * 1000000LL),
 		};
 
-		memset(mems, 0, WORKER_PORTS * sizeof(*mems));
+		/* mems are all unknown here: a take by the socket fills none */
 		err = lp_call_mem(ctx, PTASK_IOC_EXEC_TAKE, &take, mems);
 		if (err == -ETIMEDOUT || err == -EINTR || err == -EAGAIN)
 			continue;
@@ -277,6 +277,8 @@ static void *worker(void *arg)
 			break;	/* the daemon or the fd went away */
 		for (i = 0; i < take.n_invocations; i++)
 			run_one(ctx, &inv[i], ports, mems);
+		/* only what this take wrote, not the whole array every time */
+		memset(mems, 0, (size_t)take.n_ports * sizeof(*mems));
 	}
 	free(ports);
 	free(mems);
