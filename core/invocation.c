@@ -102,6 +102,7 @@ void ptask_invocation_orphan(struct ptask_ptask *p)
 		inv->inputs[i] = NULL;
 	}
 	inv->ptask = NULL;
+	inv->tail = NULL;
 	p->running = NULL;
 }
 
@@ -360,6 +361,154 @@ err_put:
 	return -ENOMEM;
 }
 
+/*
+ * PTASK_TAKE_FUSE: may @port be one end of a segment's link?  Not in/out
+ * or run-time (the executor needs the bytes on the host), and not
+ * passed by value (likewise).
+ */
+static bool link_end_ok(const struct ptask_port *port)
+{
+	return !(port->flags & (PTASK_PORT_INOUT | PTASK_PORT_RUNTIME)) &&
+	       !port->inout_peer &&
+	       (!port->tmpl || port->tmpl->binding == PTASK_BIND_GLOBAL);
+}
+
+/* @p's one output port's one channel; NULL if it has other outputs. */
+static struct ptask_channel *only_link(const struct ptask_ptask *p)
+{
+	const struct ptask_port *out = NULL;
+	u32 i;
+
+	for (i = 0; i < p->nports; i++) {
+		if (p->ports[i]->kind != PTASK_PORT_OUTPUT)
+			continue;
+		if (out)
+			return NULL;
+		out = p->ports[i];
+	}
+	if (!out || ptask_list_empty(&out->outs) ||
+	    out->outs.next->next != &out->outs)
+		return NULL;
+	return ptask_list_entry(out->outs.next, struct ptask_channel,
+				src_node);
+}
+
+/**
+ * ptask_fuse_link() - the ptask @p's one output feeds, through one channel
+ * @p: a ptask
+ *
+ * The shape alone (a running graph's is fixed): how a segment's members
+ * are found again from its first one at its completion.
+ *
+ * Return: that ptask, or NULL.
+ */
+struct ptask_ptask *ptask_fuse_link(const struct ptask_ptask *p)
+{
+	struct ptask_channel *ch = only_link(p);
+
+	return ch && ch->dst ? ch->dst->ptask : NULL;
+}
+
+/*
+ * PTASK_TAKE_FUSE: the ptask a segment may go on to after @p, or NULL.
+ * The link: @p's one output port, with a template (the intermediate's
+ * size), has one channel, empty and without a tunnel, to the one
+ * non-output port of @q, a plain input (link_end_ok at both ends); @q is
+ * a GPU ptask of @p's process, idle (Waiting, nothing in flight or
+ * Settling), not PTASK_PTASK_SELF, without in/out ports.  @q can then
+ * run only on what @p emits there, so running it right behind @p, with
+ * the intermediate kept by the executor, is what the graph would do.
+ */
+static struct ptask_ptask *fuse_next(const struct ptask_ptask *p)
+{
+	struct ptask_channel *ch = only_link(p);
+	struct ptask_ptask *q;
+	u32 i;
+
+	if (!ch || ch->tunnel || !ch->dst || ch->count || !ch->src->tmpl ||
+	    ch->src->occupant || ch->dst->kind != PTASK_PORT_INPUT ||
+	    ch->dst->occupant || !link_end_ok(ch->src) ||
+	    !link_end_ok(ch->dst))
+		return NULL;
+	q = ch->dst->ptask;
+	if (q->kind != PTASK_KIND_GPU || q->self || q->proc != p->proc ||
+	    q->state != PTASK_STATE_WAITING || q->running ||
+	    !ptask_list_empty(&q->ahead) || q->nopened != q->nports)
+		return NULL;
+	for (i = 0; i < q->nports; i++) {
+		const struct ptask_port *port = q->ports[i];
+
+		if ((port->flags & PTASK_PORT_INOUT) ||
+		    (port->kind != PTASK_PORT_OUTPUT && port != ch->dst))
+			return NULL;
+	}
+	return q;
+}
+
+/* Has @p an in/out port (its output is its input's bytes)? */
+static bool has_inout(const struct ptask_ptask *p)
+{
+	u32 i;
+
+	for (i = 0; i < p->nports; i++)
+		if (p->ports[i]->flags & PTASK_PORT_INOUT)
+			return true;
+	return false;
+}
+
+/*
+ * PTASK_TAKE_FUSE: make @inv, just started, a segment of @p and the
+ * ptasks fuse_next finds after it, as far as their records fit in
+ * @room port records; they become Executing.  Returns the port records
+ * it needs (@p's alone when it is no segment).
+ */
+static u32 fuse(struct ptask_invocation_rec *inv, u32 room)
+{
+	struct ptask_ptask *q = inv->ptask, *r;
+	u32 nports = q->nports;
+
+	if (q->kind != PTASK_KIND_GPU || has_inout(q))
+		return nports;
+	while ((r = fuse_next(q)) && nports + r->nports <= room) {
+		r->state = PTASK_STATE_EXECUTING;
+		nports += r->nports;
+		inv->members++;
+		inv->tail = r;
+		q = r;
+	}
+	return nports;
+}
+
+/*
+ * The port records of segment @inv from @recs on: each member's ports in
+ * turn, @member set; the two ends of each link PTASK_INVP_FUSED, without
+ * a datablock, of the link's size.
+ */
+static void fill_segment_ports(struct ptask_invocation_port *recs,
+			       const struct ptask_invocation_rec *inv)
+{
+	const struct ptask_ptask *q = inv->ptask;
+	u64 link_bytes = 0;
+	u32 m, i, n = 0;
+
+	for (m = 0; m < inv->members; m++, q = ptask_fuse_link(q)) {
+		for (i = 0; i < q->nports; i++, n++) {
+			const struct ptask_port *port = q->ports[i];
+			bool out = port->kind == PTASK_PORT_OUTPUT;
+
+			fill_port(&recs[n], port, m ? NULL : inv->inputs[i]);
+			recs[n].member = q->obj.handle;
+			if (out && q != inv->tail) {
+				recs[n].flags |= PTASK_INVP_FUSED;
+				link_bytes = recs[n].bytes;
+			} else if (!out && m) {
+				recs[n].flags |= PTASK_INVP_FUSED;
+				recs[n].bytes = link_bytes;
+			}
+		}
+	}
+}
+
 /* Queued -> Executing: move the inputs of @p into a new invocation. */
 static struct ptask_invocation_rec *start(struct ptask_client *c,
 					  struct ptask_ptask *p)
@@ -373,6 +522,7 @@ static struct ptask_invocation_rec *start(struct ptask_client *c,
 	inv->ptask = p;
 	inv->executor = c;
 	inv->self = p->self == c;
+	inv->members = 1;
 	inv->nports = p->nports;
 	ptask_list_init(&inv->ahead_node);
 	ptask_list_init(&inv->written);
@@ -415,7 +565,7 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 			 const struct ptask_call_io *io)
 {
 	u32 max_inv = arg->max_invocations, max_ports = arg->max_ports;
-	u32 n_inv = 0, n_ports = 0, i;
+	u32 n_inv = 0, n_ports = 0, seg_ports, i;
 	struct ptask_list *ready = &c->ns->ready, *skipped;
 	bool self = arg->flags & PTASK_TAKE_SELF, backlog;
 
@@ -459,9 +609,18 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 			break;
 		}
 		fill_invocation(&io->invocations[n_inv++], inv, n_ports);
-		for (i = 0; i < p->nports; i++)
-			fill_port(&io->ports[n_ports++], p->ports[i],
-				  inv->inputs[i]);
+		seg_ports = (arg->flags & PTASK_TAKE_FUSE) && !self ?
+			    fuse(inv, max_ports - n_ports) : p->nports;
+		if (inv->tail) {
+			io->invocations[n_inv - 1].flags |= PTASK_INV_SEGMENT;
+			io->invocations[n_inv - 1].n_ports = seg_ports;
+			fill_segment_ports(&io->ports[n_ports], inv);
+			n_ports += seg_ports;
+		} else {
+			for (i = 0; i < p->nports; i++)
+				fill_port(&io->ports[n_ports++], p->ports[i],
+					  inv->inputs[i]);
+		}
 		/* Records written: now the freed input ports may refill. */
 		for (i = 0; i < p->nports; i++)
 			if (p->ports[i]->kind == PTASK_PORT_INPUT)
@@ -474,7 +633,7 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 		 * What this makes ready (the next hop, the ptask's own next
 		 * invocation) is queued at the tail: this walk takes it too.
 		 */
-		if ((arg->flags & PTASK_TAKE_AHEAD) &&
+		if ((arg->flags & PTASK_TAKE_AHEAD) && !inv->tail &&
 		    can_take_ahead(p, backlog) &&
 		    !take_ahead(c, inv, &io->ports[n_ports - p->nports])) {
 			io->invocations[n_inv - 1].flags |= PTASK_INV_AHEAD;
@@ -547,7 +706,8 @@ static int check_outputs(struct ptask_client *c,
 			 const struct ptask_exec_output *outs, u32 n,
 			 struct ptask_datablock **dbs)
 {
-	const struct ptask_ptask *p = inv->ptask;
+	/* a segment emits its last ptask's outputs */
+	const struct ptask_ptask *p = inv->tail ? inv->tail : inv->ptask;
 	u32 i, outputs = 0;
 	u64 seen = 0;
 
@@ -699,6 +859,51 @@ static void move_outputs(struct ptask_invocation_rec *inv,
 			ptask_port_drain(p->ports[i]);
 }
 
+/*
+ * Segment @inv completed (plainly): every member counts an invocation,
+ * an equal share of @gpu_ns and @accel; @dbs (per port index of its
+ * last ptask, one reference taken for each) move on from there as
+ * move_outputs would; @inv is freed.  The caller lets the first ptask
+ * go on (ptask_ptask_try_finish).
+ */
+static void segment_done(struct ptask_invocation_rec *inv,
+			 struct ptask_datablock *const *dbs, u64 gpu_ns,
+			 u32 accel)
+{
+	struct ptask_ptask *p = inv->ptask, *tail = inv->tail, *q = p;
+	u64 share = gpu_ns / inv->members;
+	u32 i;
+
+	for (;;) {
+		q->invocations++;
+		q->gpu_ns += share;
+		if (accel)
+			q->last_accel = accel;
+		if (q == tail)
+			break;
+		if (q != p)
+			q->state = PTASK_STATE_WAITING;
+		q = ptask_fuse_link(q);
+		/* a running graph's shape does not change */
+		if (PTASK_WARN_ON(!q))
+			return;
+	}
+	for (i = 0; i < tail->nports; i++) {
+		if (!dbs[i])
+			continue;
+		ptask_datablock_get(dbs[i]);
+		tail->ports[i]->occupant = dbs[i];
+	}
+	tail->state = PTASK_STATE_COMPLETED;
+	p->running = NULL;
+	p->state = PTASK_STATE_COMPLETED;
+	invocation_free(p->graph->ns, inv);
+	for (i = 0; i < tail->nports; i++)
+		if (tail->ports[i]->kind == PTASK_PORT_OUTPUT)
+			ptask_port_drain(tail->ports[i]);
+	ptask_ptask_try_finish(tail);
+}
+
 /**
  * ptask_core_exec_complete() - PTASK_IOC_EXEC_COMPLETE
  * @c: the caller
@@ -737,7 +942,7 @@ int ptask_core_exec_complete(struct ptask_client *c,
 		return c->executor ? -ENOENT : -EPERM;
 	if (arg->flags & PTASK_EXEC_COMPLETE_SETTLE)
 		return settle(c, inv, arg);
-	if (inv->ahead)
+	if (inv->ahead || (ahead && inv->tail))
 		return -EINVAL;
 	p = inv->ptask;
 	/* Host code would read bytes the device has not written yet. */
@@ -761,6 +966,13 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	/* Ahead: charged once, by the settle, with its real device time. */
 	if (!ahead)
 		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
+	if (inv->tail) {
+		segment_done(inv, dbs, arg->gpu_ns, arg->accel);
+		hand_over(c, io->outputs, arg->n_outputs);
+		ptask_ptask_try_finish(p);
+		ptask_core_sched_update(c->ns);
+		return 0;
+	}
 	if (arg->accel)
 		p->last_accel = arg->accel;
 	p->gpu_ns += arg->gpu_ns;

@@ -417,6 +417,14 @@ struct ptask_invocation_rec {
 	struct ptask_list ahead_node;
 	struct ptask_list written;
 	struct ptask_proc *proc;
+	/*
+	 * A segment (PTASK_TAKE_FUSE): its last ptask, whose outputs the
+	 * completion names, and how many ptasks it runs (@ptask first); the
+	 * ones between are found again by ptask_fuse_link().  NULL and 1
+	 * for a plain invocation.
+	 */
+	struct ptask_ptask *tail;
+	u32 members;
 	u32 nports;
 	struct ptask_datablock *inputs[PTASK_MAX_PORTS];
 };
@@ -628,6 +636,7 @@ int ptask_core_exec_ptask_info(struct ptask_client *c,
 			       struct ptask_exec_ptask_info *arg,
 			       const struct ptask_call_io *io);
 void ptask_invocation_orphan(struct ptask_ptask *p);
+struct ptask_ptask *ptask_fuse_link(const struct ptask_ptask *p);
 void ptask_invocation_orphan_ahead(struct ptask_ptask *p);
 
 /* budget.c: PTSched, per-process GPU budgets */

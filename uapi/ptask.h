@@ -228,6 +228,23 @@
  *	the graph); it may not complete it otherwise.  The invocation keeps
  *	a reference to its outputs until then.
  *
+ *	With PTASK_TAKE_FUSE (GPU executors that launch a run of kernels as
+ *	one unit) a *segment* is taken as one invocation: a GPU ptask H
+ *	whose one output port has one channel, to the one input port of a
+ *	GPU ptask M, ..., to the one input port of a GPU ptask T, where
+ *	every link is such a channel, empty, with a template on the output
+ *	port (the intermediate's size), no tunnel, no in/out, run-time or
+ *	by-value port on it, each member idle, owned by H's process and not
+ *	PTASK_PTASK_SELF.  The invocation (PTASK_INV_SEGMENT, @ptask H) has
+ *	the port records of H, then of M, ..., then of T, in that order,
+ *	each with @member set to its ptask; a link's two ends are marked
+ *	PTASK_INVP_FUSED and have no datablock: the intermediate exists
+ *	only as the executor's scratch between two of its launches, never
+ *	as a datablock.  H and every member count as Executing until the
+ *	invocation completes; EXEC_COMPLETE names T's output ports.  A
+ *	segment stops where its records would exceed @max_ports.  A segment
+ *	is never completed ahead.
+ *
  *	If the results cannot be copied out (-EFAULT), the invocations
  *	taken fail their graphs (-EIO) rather than vanish.  Errors: -EINVAL,
  *	-EFAULT, -ENOSPC, -EAGAIN, -ETIMEDOUT, -EINTR, -EPERM (also when the
@@ -244,7 +261,10 @@
  *	with -EIO); the outputs are then not checked, only released.
  *	Outputs are checked in passes, so the error does not depend on their
  *	order: port indices and count (-EINVAL), datablocks (-ENOENT),
- *	templates (-EPROTOTYPE).  Errors: -EINVAL (bad
+ *	templates (-EPROTOTYPE).  A segment (PTASK_INV_SEGMENT) is completed
+ *	with the outputs of its last ptask, plainly (AHEAD or SETTLE:
+ *	-EINVAL); each member then counts one invocation and an equal share
+ *	of @gpu_ns.  Errors: -EINVAL (bad
  *	port index, duplicate or missing output), -ENOENT (no such
  *	invocation taken by this fd, or unknown datablock), -EPROTOTYPE,
  *	-ECANCELED (the graph went away; outputs are released), -EPERM.
@@ -416,8 +436,13 @@
  * it takes, so one call takes a stream or a chain (see EXEC_TAKE).
  */
 #define PTASK_TAKE_AHEAD		(1U << 2)
+/*
+ * PTASK_TAKE_FUSE: a run of GPU ptasks linked by channels only they use
+ * comes as one invocation, a segment (see EXEC_TAKE).
+ */
+#define PTASK_TAKE_FUSE			(1U << 3)
 #define PTASK_TAKE_FLAGS_ALL		(PTASK_NONBLOCK | PTASK_TAKE_SELF | \
-					 PTASK_TAKE_AHEAD)
+					 PTASK_TAKE_AHEAD | PTASK_TAKE_FUSE)
 
 /* struct ptask_graph_open.flags */
 #define PTASK_GRAPH_CREATE		(1U << 0)
@@ -854,6 +879,12 @@ struct ptask_invocation {
  * port records: the executor writes them and owes it only the settle.
  */
 #define PTASK_INV_AHEAD			(1U << 1)
+/*
+ * PTASK_INV_SEGMENT (PTASK_TAKE_FUSE only): the invocation runs a
+ * segment of GPU ptasks, its port records those of each in turn
+ * (struct ptask_invocation_port.member says whose).
+ */
+#define PTASK_INV_SEGMENT		(1U << 2)
 
 /**
  * struct ptask_invocation_port - one port of a taken invocation
@@ -875,7 +906,8 @@ struct ptask_invocation {
  * @records: input: its record count
  * @peer: a PTASK_PORT_INOUT input: the index of the output port that
  *	emits it (its datablock, updated in place); else PTASK_INVP_NO_PEER
- * @reserved2: 0
+ * @member: in a segment's records (PTASK_INV_SEGMENT), the ptask whose
+ *	port this is; 0 in other invocations' records
  */
 struct ptask_invocation_port {
 	__u32 port;
@@ -890,7 +922,7 @@ struct ptask_invocation_port {
 	__u64 bytes;
 	__u64 records;
 	__u32 peer;
-	__u32 reserved2;
+	__u32 member;
 };
 #define PTASK_INVP_NO_PEER		0xffffffffU
 
@@ -916,6 +948,13 @@ struct ptask_invocation_port {
  */
 #define PTASK_INVP_PENDING		(1U << 20)
 /*
+ * ... and, in a segment (PTASK_INV_SEGMENT), that the port is one end of
+ * a link between two of its ptasks: no datablock; the output's @bytes is
+ * the intermediate's size, which the executor keeps where the next
+ * ptask's launch reads it.
+ */
+#define PTASK_INVP_FUSED		(1U << 21)
+/*
  * ... and the binding of the port's template (enum ptask_binding; GLOBAL
  * when the port has no template), so an executor knows which datablocks
  * are kernel parameters passed by value: PTASK_INVP_BINDING(flags).
@@ -928,7 +967,8 @@ struct ptask_invocation_port {
 /**
  * struct ptask_exec_take - argument of PTASK_IOC_EXEC_TAKE
  * @size: sizeof(struct ptask_exec_take)
- * @flags: PTASK_NONBLOCK, PTASK_TAKE_SELF, PTASK_TAKE_AHEAD
+ * @flags: PTASK_NONBLOCK, PTASK_TAKE_SELF, PTASK_TAKE_AHEAD,
+ *	PTASK_TAKE_FUSE
  * @max_invocations: entries at @invocations (>= 1)
  * @max_ports: entries at @ports (>= 1)
  * @invocations: user array of struct ptask_invocation

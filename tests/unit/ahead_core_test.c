@@ -8,6 +8,8 @@
  * settling twice, settling what was not completed ahead); a failed
  * settle failing the graph; settles after the graph went away; an
  * executor leaving with invocations Settling; PTSched's charge.
+ * Segments (PTASK_TAKE_FUSE): a chain taken as one invocation, what is
+ * not fused, a busy member, failure and a graph gone.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -605,7 +607,249 @@ out:
 	free(ch.t);
 }
 
+/* EXEC_TAKE with @flags | PTASK_NONBLOCK and @max_ports. */
+static int take_flags(struct ptask_client *e, u32 flags, u32 max_inv,
+		      u32 max_ports, struct h_take *t)
+{
+	struct ptask_exec_take a = {
+		.flags = PTASK_NONBLOCK | flags,
+		.max_invocations = max_inv, .max_ports = max_ports,
+	};
+	struct ptask_call_io io = { .invocations = t->inv, .ports = t->ports };
+	int err;
+
+	t->n_inv = t->n_ports = 0;
+	err = h_call(e, NULL, PTASK_IOC_EXEC_TAKE, &a, &io);
+	if (!err) {
+		t->n_inv = a.n_invocations;
+		t->n_ports = a.n_ports;
+	}
+	return err;
+}
+
+static struct ptask_ptask *ptask_of(u32 handle)
+{
+	struct ptask_obj *o = ptask_core_ns_find(&h_ns, handle,
+						 PTASK_OBJ_PTASK);
+
+	return o ? ptask_container_of(o, struct ptask_ptask, obj) : NULL;
+}
+
+/* Complete invocation @id with a fresh 8-byte datablock on port 1. */
+static int complete_fresh(struct ptask_client *e, u64 id, u64 gpu_ns)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	int err;
+
+	err = h_db(e, 8, &out.datablock);
+	if (err)
+		return err;
+	err = complete_flags(e, id, 0, 0, &out, 1, gpu_ns);
+	if (err)
+		h_release(e, out.datablock);
+	return err;
+}
+
+/*
+ * PTASK_TAKE_FUSE: the 3-deep chain comes as one invocation, a segment
+ * of its three ptasks: the records of each in turn (@member), the links'
+ * ends PTASK_INVP_FUSED without datablock; every member Executing until
+ * the completion, which names the last one's output and counts one
+ * invocation and a third of the device time for each.  A second round
+ * is a segment again.
+ */
+static void test_fuse_chain(void)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	struct chain ch;
+	u32 i, round, db;
+
+	if (!mkchain_as(&ch, "fuse", true))
+		goto out;
+	for (round = 0; round < 2; round++) {
+		if (!push_one(&ch) ||
+		    !CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE |
+					 PTASK_TAKE_AHEAD, 8,
+					 PTASK_TAKE_MAX_PORTS, ch.t)) ||
+		    !CHECK_EQ(ch.t->n_inv, 1) || !CHECK_EQ(ch.t->n_ports, 6))
+			goto out;
+		CHECK_EQ(ch.t->inv[0].ptask, ch.p[0]);
+		CHECK_EQ(ch.t->inv[0].flags, PTASK_INV_SEGMENT);
+		CHECK_EQ(ch.t->inv[0].n_ports, 6);
+		for (i = 0; i < 6; i++) {
+			const struct ptask_invocation_port *r = &ch.t->ports[i];
+
+			CHECK_EQ(r->member, ch.p[i / 2]);
+			CHECK_EQ(r->index, i % 2);
+			CHECK_EQ(r->bytes, 8);
+			CHECK_EQ(!!(r->flags & PTASK_INVP_FUSED),
+				 i != 0 && i != 5);
+			CHECK_EQ(!!r->datablock, i == 0);
+		}
+		CHECK(ch.t->ports[5].flags & PTASK_INVP_TO_CLIENT);
+		for (i = 0; i < 3; i++)
+			CHECK_EQ(ptask_of(ch.p[i])->state,
+				 PTASK_STATE_EXECUTING);
+		CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 1);
+		CHECK_ERR(h_pull(ch.c, ch.cout, &db), -EAGAIN);
+		/* Never ahead; the last ptask's output port only. */
+		REQUIRE_OK(h_db(ch.e, 8, &out.datablock));
+		CHECK_ERR(complete_flags(ch.e, ch.t->inv[0].id,
+					 PTASK_EXEC_COMPLETE_AHEAD, 0, &out, 1,
+					 0), -EINVAL);
+		CHECK_ERR(complete_flags(ch.e, ch.t->inv[0].id,
+					 PTASK_EXEC_COMPLETE_SETTLE, 0, NULL, 0,
+					 0), -EINVAL);
+		out.index = 0;
+		CHECK_ERR(complete_flags(ch.e, ch.t->inv[0].id, 0, 0, &out, 1,
+					 0), -EINVAL);
+		out.index = 1;
+		CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id, 0, 0, &out, 1,
+					300));
+		CHECK_OK(h_pull(ch.c, ch.cout, &db));
+		CHECK_EQ(db, out.datablock);
+		CHECK_OK(h_release(ch.c, db));
+		for (i = 0; i < 3; i++) {
+			CHECK_EQ(ptask_of(ch.p[i])->state, PTASK_STATE_WAITING);
+			CHECK_EQ(ptask_of(ch.p[i])->invocations, round + 1);
+			CHECK_EQ(ptask_of(ch.p[i])->gpu_ns, 100 * (round + 1));
+		}
+		CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+	}
+	CHECK_EQ(ptask_core_proc_find(&h_ns, h_user.pid)->gpu_ns, 600);
+	REQUIRE_OK(h_close(ch.c, ch.g));
+out:
+	free(ch.t);
+}
+
+/*
+ * What is not fused: outputs without a template (no size), and a link
+ * whose records do not fit: the segment stops before it, and the rest
+ * runs on a real datablock once the segment completed.
+ */
+static void test_fuse_limits(void)
+{
+	struct chain ch;
+	u32 db;
+
+	if (!mkchain(&ch, "nofuse") || !push_one(&ch) ||
+	    !CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE, 8,
+				 PTASK_TAKE_MAX_PORTS, ch.t)) ||
+	    !CHECK_EQ(ch.t->n_inv, 1))
+		goto out;
+	CHECK_EQ(ch.t->inv[0].flags, 0);
+	CHECK_EQ(ch.t->n_ports, 2);
+	CHECK_EQ(ch.t->ports[0].member, 0);
+	REQUIRE_OK(h_close(ch.c, ch.g));
+	free(ch.t);
+
+	if (!mkchain_as(&ch, "cut", true) || !push_one(&ch) ||
+	    !CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE, 8, 5, ch.t)) ||
+	    !CHECK_EQ(ch.t->n_inv, 1))
+		goto out;
+	CHECK_EQ(ch.t->inv[0].flags, PTASK_INV_SEGMENT);
+	CHECK_EQ(ch.t->n_ports, 4);
+	CHECK_EQ(ch.t->ports[3].member, ch.p[1]);
+	CHECK_EQ(ch.t->ports[3].flags & PTASK_INVP_FUSED, 0);
+	CHECK_EQ(ptask_of(ch.p[2])->state, PTASK_STATE_WAITING);
+	CHECK_OK(complete_fresh(ch.e, ch.t->inv[0].id, 10));
+	/* p1's output went to p2 as a datablock: p2 runs alone. */
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE, 8,
+				 PTASK_TAKE_MAX_PORTS, ch.t)) ||
+	    !CHECK_EQ(ch.t->n_inv, 1))
+		goto out;
+	CHECK_EQ(ch.t->inv[0].ptask, ch.p[2]);
+	CHECK_EQ(ch.t->inv[0].flags, 0);
+	CHECK(ch.t->ports[0].datablock);
+	CHECK_OK(complete_fresh(ch.e, ch.t->inv[0].id, 10));
+	CHECK_OK(h_pull(ch.c, ch.cout, &db));
+	CHECK_OK(h_release(ch.c, db));
+	REQUIRE_OK(h_close(ch.c, ch.g));
+out:
+	free(ch.t);
+}
+
+/*
+ * A member busy: hop 0 taken alone and completed, so hop 1 runs on a
+ * datablock; the next push's hop 0 then finds hop 1 Executing and runs
+ * alone, while hop 1 heads a segment with hop 2.  Everything arrives,
+ * in order.
+ */
+static void test_fuse_member_busy(void)
+{
+	struct chain ch;
+	u64 id0;
+	u32 db, i;
+
+	if (!mkchain_as(&ch, "busy", true) || !push_one(&ch) ||
+	    !CHECK_OK(take_complete(&ch, ch.p[0], 0, 10, &id0)) ||
+	    !push_one(&ch) ||
+	    !CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE, 8,
+				 PTASK_TAKE_MAX_PORTS, ch.t)) ||
+	    !CHECK_EQ(ch.t->n_inv, 2))
+		goto out;
+	CHECK_EQ(ch.t->inv[0].ptask, ch.p[1]);
+	CHECK_EQ(ch.t->inv[0].flags, PTASK_INV_SEGMENT);
+	CHECK_EQ(ch.t->inv[0].n_ports, 4);
+	CHECK_EQ(ch.t->inv[1].ptask, ch.p[0]);
+	CHECK_EQ(ch.t->inv[1].flags, 0);
+	CHECK_EQ(ch.t->inv[1].n_ports, 2);
+	CHECK_OK(complete_fresh(ch.e, ch.t->inv[1].id, 10));
+	CHECK_OK(complete_fresh(ch.e, ch.t->inv[0].id, 10));
+	/* hop 1 runs again on hop 0's second output: a segment again */
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE, 8,
+				 PTASK_TAKE_MAX_PORTS, ch.t)) ||
+	    !CHECK_EQ(ch.t->n_inv, 1))
+		goto out;
+	CHECK_EQ(ch.t->inv[0].ptask, ch.p[1]);
+	CHECK_EQ(ch.t->inv[0].flags, PTASK_INV_SEGMENT);
+	CHECK_OK(complete_fresh(ch.e, ch.t->inv[0].id, 10));
+	for (i = 0; i < 2; i++) {
+		CHECK_OK(h_pull(ch.c, ch.cout, &db));
+		CHECK_OK(h_release(ch.c, db));
+	}
+	CHECK_ERR(h_pull(ch.c, ch.cout, &db), -EAGAIN);
+	REQUIRE_OK(h_close(ch.c, ch.g));
+out:
+	free(ch.t);
+}
+
+/*
+ * A segment that fails fails the graph; one whose graph went away
+ * completes with -ECANCELED; its members are freed with the graph
+ * (nothing leaks).
+ */
+static void test_fuse_fail_and_gone(void)
+{
+	struct chain ch;
+	u32 db;
+
+	if (!mkchain_as(&ch, "fusefail", true) || !push_one(&ch) ||
+	    !CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE, 8,
+				 PTASK_TAKE_MAX_PORTS, ch.t)))
+		goto out;
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id, 0, -EIO, NULL, 0, 10));
+	CHECK_ERR(h_pull(ch.c, ch.cout, &db), -EIO);
+	REQUIRE_OK(h_close(ch.c, ch.g));
+	free(ch.t);
+
+	if (!mkchain_as(&ch, "fusegone", true) || !push_one(&ch) ||
+	    !CHECK_OK(take_flags(ch.e, PTASK_TAKE_FUSE, 8,
+				 PTASK_TAKE_MAX_PORTS, ch.t)))
+		goto out;
+	REQUIRE_OK(h_terminate(ch.c, ch.g));
+	REQUIRE_OK(h_close(ch.c, ch.g));
+	CHECK_ERR(complete_fresh(ch.e, ch.t->inv[0].id, 10), -ECANCELED);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
+out:
+	free(ch.t);
+}
+
 static const struct h_test tests[] = {
+	H_TEST(test_fuse_chain),
+	H_TEST(test_fuse_limits),
+	H_TEST(test_fuse_member_busy),
+	H_TEST(test_fuse_fail_and_gone),
 	H_TEST(test_ahead_chain),
 	H_TEST(test_ahead_settle_fails_graph),
 	H_TEST(test_ahead_orphaned),
