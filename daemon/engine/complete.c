@@ -173,6 +173,11 @@ static void unpin_locked(struct pd_engine *e, struct pd_job *job, bool kill)
 		if (jp->src_view)
 			jp->src_view->pins--;
 		jp->view = jp->src_view = NULL;
+		/* a segment's link: its readers ran (the fence passed) */
+		if (jp->scratch_cap)
+			pd_devmem_pool_locked(job->space, jp->value,
+					      jp->scratch_cap);
+		jp->scratch_cap = 0;
 	}
 	for (i = 0; i < job->inv.n_ports; i++) {
 		struct pd_jport *jp = &job->jp[i];
@@ -208,7 +213,9 @@ static uint32_t outputs_fill(const struct pd_job *job,
 	uint32_t i, n = 0;
 
 	for (i = 0; i < job->inv.n_ports; i++) {
-		if (job->ports[i].kind != PTASK_PORT_OUTPUT)
+		/* a segment's links are its own: its last ptask's go on */
+		if (job->ports[i].kind != PTASK_PORT_OUTPUT ||
+		    (job->ports[i].flags & PTASK_INVP_FUSED))
 			continue;
 		outs[n].index = job->ports[i].index;
 		outs[n].datablock = output_datablock(job, i);
@@ -227,6 +234,10 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 	if (!ok) {
 		e->stats.failed++;
 		return;
+	}
+	if (job->nmembers > 1) {
+		e->stats.segments++;
+		e->stats.fused += job->nmembers;
 	}
 	e->stats.per_device[dev->index]++;
 	e->stats.gpu_ns += gpu_ns;
@@ -311,8 +322,10 @@ bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job)
 	/* The core completed it ahead as it was taken: it is, whatever. */
 	if (job->taken_ahead)
 		return true;
+	/* the core never completes a segment ahead */
 	if (!(e->src->ops->caps & PD_SOURCE_AHEAD) || e->cfg.no_ahead ||
-	    job->err || job->info->kind != PTASK_KIND_GPU)
+	    job->err || job->info->kind != PTASK_KIND_GPU ||
+	    job->nmembers > 1)
 		return false;
 	for (i = 0; i < job->inv.n_ports; i++) {
 		const struct ptask_invocation_port *p = &job->ports[i];

@@ -197,9 +197,73 @@ int pd_info_get(struct pd_engine *e, uint32_t handle,
 
 static void job_free_now_locked(struct pd_engine *e, struct pd_job *job)
 {
+	uint32_t m;
+
+	/* members[0].info is @info's reference */
+	for (m = 1; m < job->nmembers; m++)
+		if (job->members[m].info)
+			pd_info_put_locked(e, job->members[m].info);
 	if (job->info)
 		pd_info_put_locked(e, job->info);
 	free(job);
+}
+
+/*
+ * The ptasks of a segment's records (PTASK_INV_SEGMENT): how many runs of
+ * one @member there are, 0 if a run is empty or a link's two ends are
+ * not where they belong (the last port records of one member and the
+ * first of the next are not one FUSED output and one FUSED input).
+ */
+static uint32_t segment_members(const struct ptask_invocation_port *ports,
+				uint32_t n)
+{
+	uint32_t i, m = 0, fused_out = 0, fused_in = 0;
+
+	for (i = 0; i < n; i++) {
+		bool fused = ports[i].flags & PTASK_INVP_FUSED;
+
+		if (!ports[i].member)
+			return 0;
+		if (!i || ports[i].member != ports[i - 1].member)
+			m++;
+		if (fused && pd_port_is_input(&ports[i]))
+			fused_in++;
+		else if (fused)
+			fused_out++;
+	}
+	return m > 1 && fused_in == m - 1 && fused_out == m - 1 ? m : 0;
+}
+
+/*
+ * Fill @job->members from its records: one for a plain job; for a
+ * segment each member's range and info (its kind checked).  Return: 0
+ * or -errno (the job fails).
+ */
+static int members_make(struct pd_engine *e, struct pd_job *job)
+{
+	uint32_t i, m = 0;
+	int err;
+
+	job->members[0].info = job->info;
+	job->members[0].nports = job->inv.n_ports;
+	if (job->nmembers == 1)
+		return 0;
+	for (i = 1; i < job->inv.n_ports; i++) {
+		struct pd_member *mb;
+
+		if (job->ports[i].member == job->ports[i - 1].member)
+			continue;
+		job->members[m].nports = i - job->members[m].first;
+		mb = &job->members[++m];
+		mb->first = i;
+		err = pd_info_get(e, job->ports[i].member, &mb->info);
+		if (err)
+			return err;
+		if (mb->info->kind != PTASK_KIND_GPU)
+			return -EOPNOTSUPP;
+	}
+	job->members[m].nports = job->inv.n_ports - job->members[m].first;
+	return 0;
 }
 
 /*
@@ -284,8 +348,12 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 		     struct pd_wake_defer *defer)
 {
 	size_t n = inv->n_ports, i;
+	uint32_t members = inv->flags & PTASK_INV_SEGMENT ?
+			   segment_members(ports, inv->n_ports) : 1;
 	struct pd_job *job = calloc(1, sizeof(*job) + n * sizeof(*job->ports) +
-				    n * sizeof(*job->jp));
+				    n * sizeof(*job->jp) +
+				    (members ? members : 1) *
+				    sizeof(*job->members));
 	struct ptask_exec_complete fail = {
 		.size = sizeof(fail), .id = inv->id, .status = -ENOMEM,
 		.flags = inv->flags & PTASK_INV_AHEAD ?
@@ -302,6 +370,8 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 	job->inv = *inv;
 	job->ports = (struct ptask_invocation_port *)(job + 1);
 	job->jp = (struct pd_jport *)(job->ports + n);
+	job->members = (struct pd_member *)(job->jp + n);
+	job->nmembers = members ? members : 1;
 	memcpy(job->ports, ports, n * sizeof(*ports));
 	job->queued_ns = inv->queued_ns ? inv->queued_ns : pd_now_ns();
 	job->dev = -1;
@@ -324,9 +394,39 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
 		pd_job_fail(e, job, -EOPNOTSUPP, defer);
 		return;
 	}
+	if (!members) {
+		pd_log_err("engine: invocation %llu: a segment's port records do not make a run of ptasks",
+			   (unsigned long long)inv->id);
+		pd_job_fail(e, job, -EIO, defer);
+		return;
+	}
+	err = members_make(e, job);
+	if (err) {
+		pd_log_err("engine: invocation %llu: a segment's ptask: %d",
+			   (unsigned long long)inv->id, err);
+		pd_job_fail(e, job, err, defer);
+		return;
+	}
 	pd_engine_lock(e);
 	pd_sched_enqueue_locked(e, job);
 	pd_engine_unlock(e);
+}
+
+bool pd_engine_take_refused(struct pd_engine *e, uint32_t flags)
+{
+	if (flags & PTASK_TAKE_FUSE) {
+		pd_engine_lock(e);
+		if (!e->cfg.no_fuse)
+			pd_log_info("engine: the source refuses PTASK_TAKE_FUSE: chains are taken ptask by ptask");
+		e->cfg.no_fuse = true;
+		pd_engine_unlock(e);
+		return true;
+	}
+	if (flags & PTASK_TAKE_AHEAD) {
+		pd_engine_take_ahead_refused(e);
+		return true;
+	}
+	return false;
 }
 
 void pd_engine_take_ahead_refused(struct pd_engine *e)
@@ -393,7 +493,8 @@ void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 	for (i = 0; i < take->n_invocations; i++) {
 		const struct ptask_invocation *inv = &invs[i];
 
-		if (inv->n_ports > PTASK_MAX_PORTS ||
+		if ((inv->n_ports > PTASK_MAX_PORTS &&
+		     !(inv->flags & PTASK_INV_SEGMENT)) ||
 		    inv->first_port > take->n_ports ||
 		    inv->n_ports > take->n_ports - inv->first_port) {
 			struct ptask_exec_complete bad = {
@@ -432,8 +533,9 @@ static void *taker_main(void *arg)
 		 */
 		struct ptask_exec_take take = {
 			.size = sizeof(take),
-			.flags = e->src->ops->caps & PD_SOURCE_ONE_TAKER ?
-				 pd_engine_take_flags(e) : 0,
+			.flags = (e->src->ops->caps & PD_SOURCE_ONE_TAKER ?
+				  pd_engine_take_flags(e) : 0) |
+				 pd_engine_fuse_flag(e),
 			.max_invocations = PTASK_TAKE_MAX_INVOCATIONS,
 			.max_ports = PTASK_TAKE_MAX_PORTS,
 		};
@@ -455,11 +557,9 @@ static void *taker_main(void *arg)
 		err = e->src->ops->take(e->src, &take, invs, ports, NULL);
 		if (err == -ETIMEDOUT || err == -EINTR || err == -EAGAIN)
 			continue;
-		/* A module that predates PTASK_TAKE_AHEAD: without it, then. */
-		if (err == -EINVAL && (take.flags & PTASK_TAKE_AHEAD)) {
-			pd_engine_take_ahead_refused(e);
+		/* A module that predates a flag: without it, then. */
+		if (err == -EINVAL && pd_engine_take_refused(e, take.flags))
 			continue;
-		}
 		if (err) {
 			take_failed(e, err);
 			continue;
@@ -606,6 +706,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		e->cfg.no_hold = true;
 	if (getenv("PTASKD_NO_TAKE_AHEAD"))
 		e->cfg.no_take_ahead = true;
+	if (getenv("PTASKD_NO_FUSE"))
+		e->cfg.no_fuse = true;
 	e->ndev = be->ndev;
 	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
 					      PD_INFLIGHT_DEFAULT;
@@ -667,14 +769,15 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	if (err)
 		goto err_threads;
 	pthread_setname_np(e->taker, "pd-taker");
-	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s%s%s",
+	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s%s%s%s",
 		    e->ndev, pd_policy_name(cfg->policy),
 		    cfg->shared_isolation ? "shared" : "per-client",
 		    e->max_inflight, be->info[0].lanes ? be->info[0].lanes : 1,
 		    (unsigned long long)e->dev[0].inplace_max,
 		    e->cfg.no_ahead ? ", chains not completed ahead" : "",
 		    pd_engine_may_hold(e) ? ", chains' launches held" : "",
-		    pd_engine_take_flags(e) ? ", chains taken ahead" : "");
+		    pd_engine_take_flags(e) ? ", chains taken ahead" : "",
+		    pd_engine_fuse_flag(e) ? ", segments fused" : "");
 	*out = e;
 	return 0;
 
@@ -723,14 +826,16 @@ void pd_engine_stop(struct pd_engine *e)
 			break;
 		pd_engine_wait(e, &e->idle_cond);
 	}
-	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed; %llu taken ahead",
+	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed; %llu taken ahead; %llu segments of %llu ptasks",
 		    (unsigned long long)e->stats.invocations,
 		    (unsigned long long)e->stats.ahead,
 		    (unsigned long long)e->stats.failed,
 		    (unsigned long long)e->stats.held,
 		    (unsigned long long)e->stats.flushes,
 		    (unsigned long long)e->stats.replays,
-		    (unsigned long long)e->stats.taken_ahead);
+		    (unsigned long long)e->stats.taken_ahead,
+		    (unsigned long long)e->stats.segments,
+		    (unsigned long long)e->stats.fused);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);

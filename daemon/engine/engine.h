@@ -145,6 +145,13 @@ struct pd_source_ops {
  * take can be on its way to the queue with what a job waits for).
  */
 #define PD_SOURCE_ONE_TAKER	(1U << 2)
+/*
+ * @take takes PTASK_TAKE_FUSE: a run of GPU ptasks linked only to each
+ * other comes as one invocation, a segment (Documentation/ptaskd.md,
+ * "Segments").  A module that predates the flag answers -EINVAL, and the
+ * engine then takes without it from then on.
+ */
+#define PD_SOURCE_FUSE		(1U << 3)
 
 struct pd_source {
 	const struct pd_source_ops *ops;
@@ -189,6 +196,8 @@ const char *pd_policy_name(int policy);
  * @no_take_ahead: never ask the core to complete ahead what it takes
  *	(each hop is taken, then completed ahead, one call each: for
  *	comparison)
+ * @no_fuse: never ask the core for segments (each ptask of a chain is an
+ *	invocation of its own: for comparison)
  */
 struct pd_engine_config {
 	int policy;
@@ -202,6 +211,7 @@ struct pd_engine_config {
 	bool no_ahead;
 	bool no_hold;
 	bool no_take_ahead;
+	bool no_fuse;
 };
 
 #define PD_INFLIGHT_DEFAULT	64
@@ -235,6 +245,8 @@ struct pd_engine_config {
  * @replays: flushes the backend ran as one replayed unit (cuda: a graph)
  * @taken_ahead: of @ahead, invocations the core completed ahead as they
  *	were taken (PTASK_TAKE_AHEAD)
+ * @segments: of @invocations, segments (PTASK_TAKE_FUSE) completed
+ * @fused: the ptasks those segments ran
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -259,6 +271,8 @@ struct pd_engine_stats {
 	uint64_t flushes;
 	uint64_t replays;
 	uint64_t taken_ahead;
+	uint64_t segments;
+	uint64_t fused;
 };
 
 struct pd_engine;

@@ -456,6 +456,9 @@ struct pd_unmap {
  *	address; no view)
  * @upstream: input: the job completed ahead and not yet settled that
  *	wrote @rec when this job was prepared (one reference), or NULL
+ * @scratch_cap: a segment's link (PTASK_INVP_FUSED output): @value is
+ *	device memory of this capacity from the job's space, given back to
+ *	its pool when the job is done (0: none)
  */
 struct pd_jport {
 	struct pd_dbrec *rec;
@@ -469,6 +472,23 @@ struct pd_jport {
 	bool wrote;
 	bool inplace;
 	struct pd_job *upstream;
+	uint64_t scratch_cap;
+};
+
+/**
+ * struct pd_member - one ptask of a job: the job's own, or each of a
+ * segment's (PTASK_INV_SEGMENT) in turn
+ * @info: its ptask (members[0]: the job's @info; the others one
+ *	reference each)
+ * @kernel: its kernel in the job's space (pd_job_run)
+ * @first: its first port record in the job's
+ * @nports: its port records
+ */
+struct pd_member {
+	struct pd_ptask_info *info;
+	void *kernel;
+	uint32_t first;
+	uint32_t nports;
 };
 
 /**
@@ -526,6 +546,11 @@ struct pd_jport {
  * @estimated_copies: it copies and its launch was untimed: its device
  *	time is an estimate that counts the copies, which the ptask's
  *	averages must not learn (complete.c, count_locked)
+ * @nmembers: its ptasks: 1, or a segment's (PTASK_INV_SEGMENT: launched
+ *	one after another on its lane, held together where the engine
+ *	holds launches, their links in scratch memory; the history of the
+ *	first one's @info is the segment's)
+ * @members: each of them (stored after @jp)
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -564,6 +589,8 @@ struct pd_job {
 	bool held;
 	bool after_held;
 	bool estimated_copies;
+	uint32_t nmembers;
+	struct pd_member *members;
 };
 
 /**
@@ -787,6 +814,12 @@ void pd_job_free_locked(struct pd_engine *e, struct pd_job *job);
  * predates the flag): log it once and take without it from now on.
  */
 void pd_engine_take_ahead_refused(struct pd_engine *e);
+/*
+ * A take was refused (-EINVAL) with @flags: the flag a module that
+ * predates it does not know is dropped from then on (PTASK_TAKE_FUSE,
+ * else PTASK_TAKE_AHEAD).  Returns whether one was.
+ */
+bool pd_engine_take_refused(struct pd_engine *e, uint32_t flags);
 /* Drop a job downstream's reference to @job (pd_job.refs): freed once settled. */
 void pd_job_put_locked(struct pd_engine *e, struct pd_job *job);
 /* Complete @job with @status < 0 and nothing else (no outputs). */
@@ -893,6 +926,16 @@ static inline uint32_t pd_engine_take_flags(const struct pd_engine *e)
 	       PTASK_TAKE_AHEAD : 0;
 }
 
+/*
+ * PTASK_TAKE_FUSE where the source takes it: every thread that takes
+ * asks for segments (they carry nothing another take waits for).
+ */
+static inline uint32_t pd_engine_fuse_flag(const struct pd_engine *e)
+{
+	return (e->src->ops->caps & PD_SOURCE_FUSE) && !e->cfg.no_fuse ?
+	       PTASK_TAKE_FUSE : 0;
+}
+
 static inline bool pd_engine_may_hold(const struct pd_engine *e)
 {
 	return e->be->ops->flush && e->be->ops->fence_defer && e->ndev == 1 &&
@@ -923,6 +966,8 @@ int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
 			    uint32_t i);
 int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 		   struct pd_launch *launch, struct pd_wake_defer *defer);
+void pd_job_launch_desc(const struct pd_job *job, uint32_t m,
+			struct pd_launch *launch);
 
 /* complete.c */
 int pd_job_after_launch(struct pd_device *dev, struct pd_job *job);

@@ -45,8 +45,10 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 	    info->dead || !info->runs ||
 	    info->avg_run_ns > (double)PD_INLINE_RUN_NS)
 		return false;
+	/* a segment's links are never copied */
 	for (i = 0; i < job->inv.n_ports; i++)
-		bytes += job->ports[i].bytes;
+		if (!(job->ports[i].flags & PTASK_INVP_FUSED))
+			bytes += job->ports[i].bytes;
 	if (bytes > PD_INLINE_BYTES)
 		return false;
 	ptask_list_for_each(pos, &dev->spaces) {
@@ -132,7 +134,8 @@ static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
 	struct ptask_exec_take take = {
 		.size = sizeof(take),
-		.flags = PTASK_NONBLOCK | pd_engine_take_flags(e),
+		.flags = PTASK_NONBLOCK | pd_engine_take_flags(e) |
+			 pd_engine_fuse_flag(e),
 		.max_invocations = PD_HELP_TAKE,
 		.max_ports = PTASK_MAX_PORTS,
 	};
@@ -148,10 +151,10 @@ static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 	if (full)
 		return -EBUSY;
 	err = e->src->ops->take(e->src, &take, invs, ports, defer);
-	/* A module that predates PTASK_TAKE_AHEAD: without it, then. */
-	if (err == -EINVAL && (take.flags & PTASK_TAKE_AHEAD)) {
-		pd_engine_take_ahead_refused(e);
-		take.flags &= ~PTASK_TAKE_AHEAD;
+	/* A module that predates a flag: without it, then. */
+	while (err == -EINVAL && pd_engine_take_refused(e, take.flags)) {
+		take.flags &= ~(take.flags & PTASK_TAKE_FUSE ?
+				PTASK_TAKE_FUSE : PTASK_TAKE_AHEAD);
 		err = e->src->ops->take(e->src, &take, invs, ports, defer);
 	}
 	if (!err)

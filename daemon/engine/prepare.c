@@ -467,16 +467,19 @@ static bool is_peer_output(const struct pd_job *job, uint32_t index)
 }
 
 /*
- * The job's kernel parameters, as port numbers in param_index order
- * (insertion sort: at most PTASK_MAX_PORTS).  -EINVAL for two ports on
- * one parameter or an in/out input without an output peer.
+ * The kernel parameters of @job's member @mb, as port record numbers in
+ * param_index order (insertion sort: at most PTASK_MAX_PORTS).  -EINVAL
+ * for two ports on one parameter or an in/out input without an output
+ * peer (a segment has no in/out port: the core fuses none).
  */
-static int param_order(const struct pd_job *job, uint32_t order[],
-		       uint32_t *n)
+static int param_order(const struct pd_job *job, const struct pd_member *mb,
+		       uint32_t order[], uint32_t *n)
 {
 	uint32_t i, j, k = 0;
 
-	for (i = 0; i < job->inv.n_ports; i++) {
+	if (mb->nports > PTASK_MAX_PORTS)
+		return -EINVAL;
+	for (i = mb->first; i < mb->first + mb->nports; i++) {
 		const struct ptask_invocation_port *p = &job->ports[i];
 
 		if (p->flags & PTASK_PORT_RUNTIME)
@@ -484,7 +487,7 @@ static int param_order(const struct pd_job *job, uint32_t order[],
 		if (p->kind == PTASK_PORT_OUTPUT && is_peer_output(job, p->index))
 			continue;
 		if (pd_port_is_input(p) && (p->flags & PTASK_PORT_INOUT) &&
-		    (p->peer >= job->inv.n_ports ||
+		    (job->nmembers > 1 || p->peer >= job->inv.n_ports ||
 		     job->ports[p->peer].kind != PTASK_PORT_OUTPUT))
 			return -EINVAL;
 		for (j = k; j > 0 &&
@@ -502,33 +505,145 @@ static int param_order(const struct pd_job *job, uint32_t order[],
 	return 0;
 }
 
+/*
+ * A segment's link: the scratch device memory output @i (PTASK_INVP_FUSED)
+ * writes and the next member's launch reads, from the space's pools (a
+ * chain's links come back at the same addresses, so a replayed graph
+ * needs no patching).  Locked on entry/exit.
+ */
+static int make_link(struct pd_device *dev, struct pd_job *job, uint32_t i)
+{
+	const struct ptask_invocation_port *p = &job->ports[i];
+	struct pd_jport *jp = &job->jp[i];
+	uint64_t dptr, cap, t;
+	int err;
+
+	if (!p->bytes)
+		return -EINVAL;
+	t = pd_now_ns();
+	err = pd_devmem_alloc_locked(dev, job->space, p->bytes, &dptr, &cap);
+	job->alloc_ns += pd_now_ns() - t;
+	if (err)
+		return err;
+	jp->value = dptr;
+	jp->scratch_cap = cap;
+	return 0;
+}
+
+/*
+ * The parameters of member @m of @job: outputs made (a segment's links
+ * in scratch memory, each read by the next member), inputs valid where
+ * its kernel reads them.  @link: the last link made (the member before
+ * reads it).  Locked on entry/exit.
+ */
+static int prepare_member(struct pd_device *dev, struct pd_job *job,
+			  uint32_t m, uint64_t *link,
+			  struct pd_wake_defer *defer)
+{
+	const struct pd_member *mb = &job->members[m];
+	uint32_t order[PTASK_MAX_PORTS], n, i;
+	int err;
+
+	err = param_order(job, mb, order, &n);
+	if (err) {
+		pd_log_err("engine: ptask %u: ports do not make a parameter list (a shared param_index, or an in/out input without an output peer)",
+			   mb->info->handle);
+		return err;
+	}
+	/* first what this member reads of the one before: then its own */
+	for (i = mb->first; i < mb->first + mb->nports; i++)
+		if (pd_port_is_input(&job->ports[i]) &&
+		    (job->ports[i].flags & PTASK_INVP_FUSED))
+			job->jp[i].value = *link;
+	for (i = 0; i < n && !err; i++) {
+		const struct ptask_invocation_port *p = &job->ports[order[i]];
+		struct pd_jport *jp = &job->jp[order[i]];
+
+		if (p->flags & PTASK_INVP_FUSED) {
+			if (p->kind == PTASK_PORT_OUTPUT) {
+				err = make_link(dev, job, order[i]);
+				*link = jp->value;
+			}
+		} else if (p->kind == PTASK_PORT_OUTPUT) {
+			err = make_output(dev, job, order[i], defer);
+		} else if (!jp->rec) {
+			err = -EINVAL;		/* an input without datablock */
+		} else if (pd_port_by_value(p)) {
+			err = read_by_value(dev, job, order[i]);
+		} else if (!input_in_place(dev, job, order[i])) {
+			err = make_valid(dev, job, order[i]);
+		}
+	}
+	return err;
+}
+
+/**
+ * pd_job_launch_desc() - the launch of @job's member @m, prepared
+ * @job: the job (pd_job_prepare succeeded)
+ * @m: which member (0: the job's ptask)
+ * @launch: filled in: parameters and geometry (@untimed and @hold are
+ *	left alone)
+ */
+void pd_job_launch_desc(const struct pd_job *job, uint32_t m,
+			struct pd_launch *launch)
+{
+	const struct pd_member *mb = &job->members[m];
+	const struct pd_ptask_info *info = mb->info;
+	uint32_t order[PTASK_MAX_PORTS], n = 0, i;
+	uint64_t threads = 0;
+
+	/* it succeeded in pd_job_prepare */
+	if (param_order(job, mb, order, &n))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		const struct ptask_invocation_port *p = &job->ports[order[i]];
+		const struct pd_jport *jp = &job->jp[order[i]];
+
+		launch->params[i] = jp->by_value ? jp->host :
+				    (void *)&jp->value;
+		launch->param_bytes[i] = jp->by_value ? (uint32_t)p->bytes :
+				       sizeof(uint64_t);
+		if (!threads && (p->kind == PTASK_PORT_OUTPUT ||
+				 (p->flags & PTASK_PORT_INOUT)))
+			threads = p->bytes / 4;
+	}
+	launch->nparams = n;
+	launch->shared_bytes = info->shared_bytes;
+	if (info->grid[0] && info->block[0]) {
+		memcpy(launch->grid, info->grid, sizeof(launch->grid));
+		memcpy(launch->block, info->block, sizeof(launch->block));
+	} else {
+		launch->block[0] = PD_DEFAULT_BLOCK;
+		launch->grid[0] = (uint32_t)((threads + PD_DEFAULT_BLOCK - 1) /
+					     PD_DEFAULT_BLOCK);
+		if (!launch->grid[0])
+			launch->grid[0] = 1;
+		launch->grid[1] = launch->grid[2] = 1;
+		launch->block[1] = launch->block[2] = 1;
+	}
+}
+
 /**
  * pd_job_prepare() - everything before @job's launch
  * @dev: the device (on the thread holding it), job->space open there
  * @job: the job
- * @launch: its launch description, filled in
+ * @launch: its (its first member's) launch description, filled in
  * @defer: the helper's held-back wake-ups (pd_engine_help), or NULL
  *
  * Records and generations of the inputs, valid views (or bytes) for the
- * parameters, new outputs; then the launch description.  What it pinned
- * and made stays in @job for pd_job_finish, also on error.  No lock
- * held on entry or exit.  Return: 0 or -errno.
+ * parameters, new outputs, a segment's links; then the launch
+ * description.  What it pinned and made stays in @job for
+ * pd_job_finish, also on error.  No lock held on entry or exit.
+ * Return: 0 or -errno.
  */
 int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 		   struct pd_launch *launch, struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
-	const struct pd_ptask_info *info = job->info;
-	uint32_t order[PTASK_MAX_PORTS], n, i;
-	uint64_t threads = 0;
-	int err;
+	uint64_t link = 0;
+	uint32_t i, m;
+	int err = 0;
 
-	err = param_order(job, order, &n);
-	if (err) {
-		pd_log_err("engine: ptask %u: ports do not make a parameter list (a shared param_index, or an in/out input without an output peer)",
-			   job->inv.ptask);
-		return err;
-	}
 	pd_engine_lock(e);
 	choose_lane_locked(e, job);
 	for (i = 0; i < job->inv.n_ports; i++) {
@@ -546,42 +661,11 @@ int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 		pd_rec_see_generation_locked(e, jp->rec, p->generation);
 		jp->gen = p->generation;
 	}
-	for (i = 0; i < n && !err; i++) {
-		const struct ptask_invocation_port *p = &job->ports[order[i]];
-		struct pd_jport *jp = &job->jp[order[i]];
-
-		if (p->kind == PTASK_PORT_OUTPUT)
-			err = make_output(dev, job, order[i], defer);
-		else if (!jp->rec)
-			err = -EINVAL;		/* an input without datablock */
-		else if (pd_port_by_value(p))
-			err = read_by_value(dev, job, order[i]);
-		else if (!input_in_place(dev, job, order[i]))
-			err = make_valid(dev, job, order[i]);
-		launch->params[i] = jp->by_value ? jp->host : &jp->value;
-		launch->param_bytes[i] = jp->by_value ? (uint32_t)p->bytes :
-				       sizeof(uint64_t);
-		if (!threads && (p->kind == PTASK_PORT_OUTPUT ||
-				 (p->flags & PTASK_PORT_INOUT)))
-			threads = p->bytes / 4;
-	}
-	launch->nparams = n;
+	for (m = 0; m < job->nmembers && !err; m++)
+		err = prepare_member(dev, job, m, &link, defer);
 out_unlock:
 	pd_engine_unlock(e);
-	if (err)
-		return err;
-	launch->shared_bytes = info->shared_bytes;
-	if (info->grid[0] && info->block[0]) {
-		memcpy(launch->grid, info->grid, sizeof(launch->grid));
-		memcpy(launch->block, info->block, sizeof(launch->block));
-	} else {
-		launch->block[0] = PD_DEFAULT_BLOCK;
-		launch->grid[0] = (uint32_t)((threads + PD_DEFAULT_BLOCK - 1) /
-					     PD_DEFAULT_BLOCK);
-		if (!launch->grid[0])
-			launch->grid[0] = 1;
-		launch->grid[1] = launch->grid[2] = 1;
-		launch->block[1] = launch->block[2] = 1;
-	}
-	return 0;
+	if (!err)
+		pd_job_launch_desc(job, 0, launch);
+	return err;
 }

@@ -362,11 +362,17 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	struct pd_lane *lane;
 	void *kernel = NULL;
 	bool ahead, hold = false, will_ahead = false, held_other;
+	uint32_t m;
 	int err;
 
 	err = pd_space_get(dev, pd_sched_owner(e, job), &job->space);
 	if (!err)
 		err = pd_space_kernel_get(dev, job->space, job->info, &kernel);
+	job->members[0].kernel = kernel;
+	for (m = 1; !err && m < job->nmembers; m++)
+		err = pd_space_kernel_get(dev, job->space,
+					  job->members[m].info,
+					  &job->members[m].kernel);
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
 	pd_trace(PD_TR_PREPARED);
@@ -380,8 +386,10 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 				 !copies_timed_locked(e, job, copies);
 		job->estimated_copies = launch.untimed && copies;
 		pd_job_link_upstream_locked(e, job);
+		/* a segment's launches go together, then its fence */
 		if (launch.untimed)
-			hold = hold_launch_locked(dev, job, &will_ahead);
+			hold = job->nmembers > 1 ? pd_engine_may_hold(e) :
+			       hold_launch_locked(dev, job, &will_ahead);
 		/* launches held elsewhere, or that this one does not join */
 		held_other = dev->held && (!hold || !held_here_locked(dev, job));
 		if (hold && !held_other)
@@ -398,6 +406,13 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		launch.hold = hold;
 		err = ops->launch(e->be, job->space->be_space, job->lane,
 				  kernel, &launch);
+		/* a segment's members, one behind the other on its lane */
+		for (m = 1; !err && m < job->nmembers; m++) {
+			pd_job_launch_desc(job, m, &launch);
+			err = ops->launch(e->be, job->space->be_space,
+					  job->lane, job->members[m].kernel,
+					  &launch);
+		}
 		pd_trace(PD_TR_LAUNCHED);
 	}
 	if (!err)

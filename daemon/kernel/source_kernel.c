@@ -534,7 +534,8 @@ static const struct pd_source_ops ksrc_ops = {
 	.db_create = ksrc_db_create,
 	.db_release = ksrc_db_release,
 	.interrupt = ksrc_interrupt,
-	.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD | PD_SOURCE_ONE_TAKER,
+	.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD | PD_SOURCE_ONE_TAKER |
+		PD_SOURCE_FUSE,
 };
 
 /* --- life cycle --------------------------------------------------------- */

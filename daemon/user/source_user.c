@@ -252,7 +252,7 @@ static const struct pd_source_ops user_source_ops = {
 	.db_release = us_db_release,
 	.interrupt = us_interrupt,
 	.wake = us_wake,
-	.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD,
+	.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD | PD_SOURCE_FUSE,
 };
 
 int pd_ns_source_open(struct pd_ns *ns, uint32_t n_accels,

@@ -230,6 +230,8 @@ static void lw_interrupt(struct pd_source *s)
 
 /* Rigs started while set offer PTASK_TAKE_AHEAD, as ptaskd's source does. */
 static bool wrap_take_ahead;
+/* ... and PTASK_TAKE_FUSE (segments) with it. */
+static bool wrap_fuse;
 
 static struct pd_source *logging_wrap(struct pd_source *inner)
 {
@@ -247,8 +249,17 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
 		.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD,
 	};
+	static const struct pd_source_ops ops_fuse = {
+		.take = lw_take, .complete = logging_complete,
+		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
+		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_release = lw_db_release, .interrupt = lw_interrupt,
+		.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD |
+			PD_SOURCE_FUSE,
+	};
 
-	logging_src.base.ops = wrap_take_ahead ? &ops_take_ahead : &ops;
+	logging_src.base.ops = wrap_fuse ? &ops_fuse :
+			       wrap_take_ahead ? &ops_take_ahead : &ops;
 	logging_src.inner = inner;
 	return &logging_src.base;
 }
@@ -2457,6 +2468,7 @@ struct chain_args {
 	bool no_ahead;
 	bool helped;
 	bool take_ahead;	/* the rig offers PTASK_TAKE_AHEAD */
+	bool fuse;		/* ... and PTASK_TAKE_FUSE: a segment a round */
 };
 
 /* Invocations of @ca's hops but the last completed ahead when all goes well. */
@@ -2624,6 +2636,7 @@ static bool chain_body(struct rig *r, void *arg)
 
 	CHECK(ca->depth >= 2 && ca->depth <= 64 && ca->rounds <= 64);
 	CHECK_EQ(wrap_take_ahead, ca->take_ahead);
+	CHECK_EQ(wrap_fuse, ca->fuse);
 	pd_engine_get_stats(r->e, &st0);
 	g = graph_new(r, "chain");
 	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
@@ -2686,6 +2699,37 @@ static bool chain_body(struct rig *r, void *arg)
 	log_chain = false;
 	pthread_mutex_unlock(&completions_lock);
 	pd_engine_get_stats(r->e, &st);
+	/*
+	 * Fused, a round is one invocation (a segment of every hop but a
+	 * tapped first one, which a client reads too), completed plainly:
+	 * nothing ahead; on sim each hop still launched before the last
+	 * one's fence passed.
+	 */
+	if (ca->fuse) {
+		if (ca->fail_at >= 0) {
+			CHECK(st.failed - st0.failed >= 1);
+		} else {
+			CHECK_EQ(st.failed - st0.failed, 0);
+			CHECK_EQ(st.invocations - st0.invocations,
+				 ca->rounds * (1 + ca->tap));
+			CHECK_EQ(st.segments - st0.segments, ca->rounds);
+			CHECK_EQ(st.fused - st0.fused,
+				 ca->rounds * (ca->depth - ca->tap));
+			CHECK_EQ(st.ahead - st0.ahead, 0);
+			if (ca->model_ns && ca->serial)
+				CHECK(chain_check_timing(ca, base));
+		}
+		diag("chain of %u, %u rounds: %llu segments of %llu ptasks, %llu replayed, %llu failed",
+		     ca->depth, ca->rounds,
+		     (unsigned long long)(st.segments - st0.segments),
+		     (unsigned long long)(st.fused - st0.fused),
+		     (unsigned long long)(st.replays - st0.replays),
+		     (unsigned long long)(st.failed - st0.failed));
+		for (j = 0; j < ca->rounds; j++)
+			CHECK_EQ(db_release(r, db[j]), 0);
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+		return true;
+	}
 	/*
 	 * Taken ahead, hops are completed by the core, not by the events
 	 * the log holds: the counts say what went ahead, and the results,
@@ -3436,30 +3480,47 @@ int main(void)
 	 */
 	const char *sim_slow = "devices=1;launch_ns=20000000;time_scale=1";
 	struct chain_args chain3 = { 3, 3, -1, true,
-					20000000, false, false, false, false };
+					20000000, false, false, false, false,
+					false };
 	struct chain_args chain10 = { 10, 2, -1, true,
-					20000000, false, false, false, false };
+					20000000, false, false, false, false,
+					false };
 	struct chain_args chain3_none = { 3, 2, -1, true, 20000000, false,
-					  true, false, false };
+					  true, false, false, false };
 	struct chain_args chain10_cpu = { 10, 16, -1, false,
-					0, false, false, false, false };
+					0, false, false, false, false, false };
 	struct chain_args chain40_take = { 40, 8, -1, false,
-					   0, false, false, false, true };
+					   0, false, false, false, true,
+					false };
 	struct chain_args chain10_take_cpu = { 10, 16, -1, false,
-					       0, false, false, false, true };
+					       0, false, false, false, true,
+					false };
 	struct pd_engine_config data_aware = {
 		.policy = PD_POLICY_DATA_AWARE,
 	};
+	struct chain_args seg3_slow = { 3, 3, -1, true,
+					20000000, false, false, false, true,
+					true };
+	struct chain_args seg40 = { 40, 8, -1, true,
+				    0, false, false, false, true, true };
+	struct chain_args seg10_cpu = { 10, 16, -1, false,
+					0, false, false, false, true, true };
+	struct chain_args seg_fail_cpu = { 5, 1, 2, true,
+					   0, false, false, false, true, true };
+	struct chain_args seg_fail_sim = { 3, 1, 1, true,
+					   0, false, false, false, true, true };
+	struct chain_args seg_tap = { 4, 3, -1, true, 0, true, false, false,
+				      true, true };
 	struct chain_args chain3_cpu = { 3, 24, -1, true,
-					0, false, false, false, false };
+					0, false, false, false, false, false };
 	struct chain_args chain_fail = { 5, 1, 2, true,
-					0, false, false, false, false };
+					0, false, false, false, false, false };
 	struct chain_args chain_fail1 = { 3, 1, 1, true,
-					0, false, false, false, false };
+					0, false, false, false, false, false };
 	struct chain_args chain_tap = { 3, 3, -1, true, 0, true, false, false,
-					false };
+					false, false };
 	struct chain_args chain10_help = { 10, 24, -1, true, 0, false, false,
-					   true, false };
+					   true, false, false };
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -3575,6 +3636,20 @@ int main(void)
 	       "sim: 8 rounds through a 40-deep chain taken ahead (more than a device's slots), data-aware: every hop after the one it reads, right results");
 	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_take_cpu),
 	       "cpu: 16 rounds through a 10-deep chain taken ahead, right results");
+	wrap_fuse = true;
+	result(with_rig("sim", sim_slow, &fifo, chain_body, &seg3_slow),
+	       "sim: a 3-deep chain as one segment a round: each ptask launched before the last one's fence passed");
+	result(with_rig("sim", "devices=1", &data_aware, chain_body, &seg40),
+	       "sim: 8 rounds through a 40-deep chain, a segment each, data-aware, right results");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &seg10_cpu),
+	       "cpu: 16 rounds through a 10-deep chain at once, a segment each, in order, right results");
+	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &seg_fail_cpu),
+	       "cpu: a segment's middle ptask failing on its lane fails the chain's output (-EIO)");
+	result(with_rig("sim", "devices=1", &fifo, chain_body, &seg_fail_sim),
+	       "sim: a segment's middle ptask failing at its launch fails the chain's output (-EIO)");
+	result(with_rig("sim", "devices=1", &inplace, chain_body, &seg_tap),
+	       "sim: a tapped first ptask runs alone, the rest as a segment");
+	wrap_fuse = false;
 	wrap_take_ahead = false;
 	result(with_rig("cpu", "lanes=2", &fifo, chain_many_cores_body,
 			&chain10_help),
