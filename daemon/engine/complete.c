@@ -241,8 +241,11 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 	}
 	e->stats.per_device[dev->index]++;
 	e->stats.gpu_ns += gpu_ns;
-	/* an estimate with the copies in it: not the kernel's time */
-	if (!job->estimated_copies)
+	/*
+	 * an estimate with the copies in it: not the kernel's time; nor
+	 * one up to a late look (pd_job_fence_seen_locked)
+	 */
+	if (!job->estimated_copies && !(job->untimed && job->seen_late))
 		pd_sched_ran_locked(e, job, gpu_ns ? gpu_ns : run_ns);
 }
 

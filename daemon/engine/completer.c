@@ -55,6 +55,14 @@
  *
  * Return: the jobs completed.
  */
+/*
+ * The completion thread is in its first pass after it slept until a
+ * fence was nearly due: a fence it finds passed passed while it slept
+ * (pd_job_fence_seen_locked).  Not after a nap for a late fence: what
+ * it finds then is late, and learnt as such.
+ */
+static __thread bool first_look;
+
 uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			     uint32_t lane, struct pd_wake_defer *defer)
 {
@@ -84,7 +92,8 @@ uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			job->gpu_ns = rc > 0 ? gpu_ns : 0;
 			if (rc < 0 && !job->err)
 				job->err = rc;
-			pd_job_fence_seen_locked(e, job, ln, pd_now_ns());
+			pd_job_fence_seen_locked(e, job, ln, pd_now_ns(),
+						 first_look);
 			pd_trace(PD_TR_FENCE_SEEN);
 		}
 		/*
@@ -256,7 +265,8 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	job->gpu_ns = rc > 0 ? gpu_ns : 0;
 	if (rc < 0 && !job->err)
 		job->err = rc;
-	pd_job_fence_seen_locked(e, job, &space->lanes[lane], pd_now_ns());
+	pd_job_fence_seen_locked(e, job, &space->lanes[lane], pd_now_ns(),
+				 false);
 	pd_lane_reap_locked(e, space, lane, defer);
 	return true;
 }
@@ -341,6 +351,7 @@ void *pd_completer_main(void *arg)
 {
 	struct pd_engine *e = arg;
 	uint64_t nap = PD_COMPLETE_NAP_MIN_NS;
+	bool slept = false;
 
 	pd_engine_lock(e);
 	for (;;) {
@@ -356,7 +367,9 @@ void *pd_completer_main(void *arg)
 			e->completer_napping = false;
 			continue;
 		}
+		first_look = slept;
 		done = pass_locked(e, &due);
+		first_look = slept = false;
 		/*
 		 * What it completed (or settled upstream of a job whose fence
 		 * passed) made ready: placed from here, without the taker.
@@ -390,6 +403,7 @@ void *pd_completer_main(void *arg)
 			pd_engine_timedwait(e, &e->completer_cond, until);
 			e->completer_napping = false;
 			nap = PD_COMPLETE_NAP_MIN_NS;
+			slept = true;
 			continue;
 		}
 		/* Late, or only helpers' jobs: nap, longer each time. */

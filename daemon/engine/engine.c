@@ -249,20 +249,34 @@ static int members_make(struct pd_engine *e, struct pd_job *job)
 	if (job->nmembers == 1)
 		return 0;
 	for (i = 1; i < job->inv.n_ports; i++) {
-		struct pd_member *mb;
-
 		if (job->ports[i].member == job->ports[i - 1].member)
 			continue;
 		job->members[m].nports = i - job->members[m].first;
-		mb = &job->members[++m];
-		mb->first = i;
-		err = pd_info_get(e, job->ports[i].member, &mb->info);
-		if (err)
-			return err;
+		job->members[++m].first = i;
+	}
+	job->members[m].nports = job->inv.n_ports - job->members[m].first;
+	/* the cached ones in one lock round (a 100-deep segment: 100) */
+	pd_engine_lock(e);
+	for (m = 1; m < job->nmembers; m++) {
+		struct pd_member *mb = &job->members[m];
+
+		mb->info = info_find_locked(e, job->ports[mb->first].member);
+		if (mb->info)
+			mb->info->refs++;
+	}
+	pd_engine_unlock(e);
+	for (m = 1; m < job->nmembers; m++) {
+		struct pd_member *mb = &job->members[m];
+
+		if (!mb->info) {
+			err = pd_info_get(e, job->ports[mb->first].member,
+					  &mb->info);
+			if (err)
+				return err;
+		}
 		if (mb->info->kind != PTASK_KIND_GPU)
 			return -EOPNOTSUPP;
 	}
-	job->members[m].nports = job->inv.n_ports - job->members[m].first;
 	return 0;
 }
 

@@ -456,9 +456,10 @@ struct pd_unmap {
  *	address; no view)
  * @upstream: input: the job completed ahead and not yet settled that
  *	wrote @rec when this job was prepared (one reference), or NULL
- * @scratch_cap: a segment's link (PTASK_INVP_FUSED output): @value is
- *	device memory of this capacity from the job's space, given back to
- *	its pool when the job is done (0: none)
+ * @scratch_cap: a segment's first link (PTASK_INVP_FUSED output): @value
+ *	is device memory of this capacity from the job's space, holding
+ *	every link of the segment, given back to its pool when the job is
+ *	done (0: none)
  */
 struct pd_jport {
 	struct pd_dbrec *rec;
@@ -551,6 +552,11 @@ struct pd_member {
  *	holds launches, their links in scratch memory; the history of the
  *	first one's @info is the segment's)
  * @members: each of them (stored after @jp)
+ * @untimed: its launch was untimed (pd_launch.untimed): its device time
+ *	is an estimate up to when its fence was seen
+ * @seen_late: its fence was found passed at the completion thread's
+ *	first look after a sleep: its times bound it only from above
+ *	(pd_job_fence_seen_locked), so its estimate is not learnt
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -591,6 +597,8 @@ struct pd_job {
 	bool estimated_copies;
 	uint32_t nmembers;
 	struct pd_member *members;
+	bool untimed;
+	bool seen_late;
 };
 
 /**
@@ -881,6 +889,8 @@ int pd_devmem_writeback_locked(struct pd_device *dev, struct pd_view *view);
 /* space.c */
 int pd_space_get(struct pd_device *dev, uint64_t owner,
 		 struct pd_space **out);
+int pd_space_kernels_get(struct pd_device *dev, struct pd_space *space,
+			 struct pd_member *mb, uint32_t n);
 int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
 			struct pd_ptask_info *info, void **kernel);
 void pd_space_writebehind_locked(struct pd_device *dev, uint64_t now_ns);
@@ -897,7 +907,8 @@ static inline bool pd_dev_available(const struct pd_device *dev)
 void *pd_worker_main(void *arg);
 /* @job's fence was seen to pass at @now: learn its wall time. */
 void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
-			      struct pd_lane *lane, uint64_t now);
+			      struct pd_lane *lane, uint64_t now,
+			      bool first_look);
 /*
  * Submit @job on @dev (on the thread holding it); it is in flight on its
  * lane afterwards (returns true), or was completed at once (false: it

@@ -131,13 +131,18 @@ static bool take_for_workers(struct pd_engine *e,
 static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 {
 	struct ptask_invocation invs[PD_HELP_TAKE];
-	struct ptask_invocation_port ports[PTASK_MAX_PORTS];
+	/*
+	 * Room for a whole segment (48 KiB of stack; connection threads
+	 * have 1 MiB): with PTASK_MAX_PORTS records a 100-deep chain came
+	 * as four segments of 32 ptasks or fewer, four jobs a round.
+	 */
+	struct ptask_invocation_port ports[PTASK_TAKE_MAX_PORTS];
 	struct ptask_exec_take take = {
 		.size = sizeof(take),
 		.flags = PTASK_NONBLOCK | pd_engine_take_flags(e) |
 			 pd_engine_fuse_flag(e),
 		.max_invocations = PD_HELP_TAKE,
-		.max_ports = PTASK_MAX_PORTS,
+		.max_ports = PTASK_TAKE_MAX_PORTS,
 	};
 	bool full;
 	int err;

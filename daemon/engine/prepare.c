@@ -451,11 +451,17 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 	return 0;
 }
 
-/* Does some in/out input of @job name output port @index as its peer? */
+/*
+ * Does some in/out input of @job name output port @index as its peer?
+ * A segment has none (the core fuses no in/out port): not looked for
+ * there, which would cost every member a walk of all its records.
+ */
 static bool is_peer_output(const struct pd_job *job, uint32_t index)
 {
 	uint32_t i;
 
+	if (job->nmembers > 1)
+		return false;
 	for (i = 0; i < job->inv.n_ports; i++) {
 		const struct ptask_invocation_port *p = &job->ports[i];
 
@@ -505,28 +511,52 @@ static int param_order(const struct pd_job *job, const struct pd_member *mb,
 	return 0;
 }
 
+/* Where a link starts in a segment's scratch buffer: aligned so. */
+#define PD_LINK_ALIGN	256ULL
+
 /*
- * A segment's link: the scratch device memory output @i (PTASK_INVP_FUSED)
- * writes and the next member's launch reads, from the space's pools (a
- * chain's links come back at the same addresses, so a replayed graph
- * needs no patching).  Locked on entry/exit.
+ * A segment's links: the scratch device memory each output marked
+ * PTASK_INVP_FUSED writes and the next member's launch reads, all in one
+ * buffer from the space's pools, owned by the first link's record (one
+ * allocation a round, however deep; a chain's buffer comes back at the
+ * same address, so a replayed graph needs no patching).  Each link's
+ * record gets its address (pd_jport.value).  Locked on entry/exit.
  */
-static int make_link(struct pd_device *dev, struct pd_job *job, uint32_t i)
+static int make_links(struct pd_device *dev, struct pd_job *job)
 {
-	const struct ptask_invocation_port *p = &job->ports[i];
-	struct pd_jport *jp = &job->jp[i];
-	uint64_t dptr, cap, t;
+	uint64_t bytes = 0, off = 0, dptr, cap, t;
+	uint32_t i, first = UINT32_MAX;
 	int err;
 
-	if (!p->bytes)
-		return -EINVAL;
+	for (i = 0; i < job->inv.n_ports; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+
+		if (p->kind != PTASK_PORT_OUTPUT ||
+		    !(p->flags & PTASK_INVP_FUSED))
+			continue;
+		if (!p->bytes || p->bytes > UINT64_MAX / 2 - bytes)
+			return -EINVAL;
+		if (first == UINT32_MAX)
+			first = i;
+		bytes += (p->bytes + PD_LINK_ALIGN - 1) & ~(PD_LINK_ALIGN - 1);
+	}
+	if (first == UINT32_MAX)
+		return 0;
 	t = pd_now_ns();
-	err = pd_devmem_alloc_locked(dev, job->space, p->bytes, &dptr, &cap);
+	err = pd_devmem_alloc_locked(dev, job->space, bytes, &dptr, &cap);
 	job->alloc_ns += pd_now_ns() - t;
 	if (err)
 		return err;
-	jp->value = dptr;
-	jp->scratch_cap = cap;
+	job->jp[first].scratch_cap = cap;
+	for (i = first; i < job->inv.n_ports; i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+
+		if (p->kind != PTASK_PORT_OUTPUT ||
+		    !(p->flags & PTASK_INVP_FUSED))
+			continue;
+		job->jp[i].value = dptr + off;
+		off += (p->bytes + PD_LINK_ALIGN - 1) & ~(PD_LINK_ALIGN - 1);
+	}
 	return 0;
 }
 
@@ -560,10 +590,9 @@ static int prepare_member(struct pd_device *dev, struct pd_job *job,
 		struct pd_jport *jp = &job->jp[order[i]];
 
 		if (p->flags & PTASK_INVP_FUSED) {
-			if (p->kind == PTASK_PORT_OUTPUT) {
-				err = make_link(dev, job, order[i]);
+			/* its address is make_links's */
+			if (p->kind == PTASK_PORT_OUTPUT)
 				*link = jp->value;
-			}
 		} else if (p->kind == PTASK_PORT_OUTPUT) {
 			err = make_output(dev, job, order[i], defer);
 		} else if (!jp->rec) {
@@ -661,6 +690,8 @@ int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 		pd_rec_see_generation_locked(e, jp->rec, p->generation);
 		jp->gen = p->generation;
 	}
+	if (job->nmembers > 1)
+		err = make_links(dev, job);
 	for (m = 0; m < job->nmembers && !err; m++)
 		err = prepare_member(dev, job, m, &link, defer);
 out_unlock:

@@ -93,6 +93,8 @@ static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
  * @job: the job, its fence just seen (by a poll or its waiter)
  * @lane: its lane
  * @now: when it was seen
+ * @first_look: by the completion thread's first pass after it slept
+ *	until a fence was nearly due
  *
  * Its run started at its launch, or when the fence of the job before it
  * on @lane was seen, whichever is later; it ended no later than @now.
@@ -102,7 +104,8 @@ static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
  * late by a fraction of a nap, and a wrong one cannot feed itself.
  */
 void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
-			      struct pd_lane *lane, uint64_t now)
+			      struct pd_lane *lane, uint64_t now,
+			      bool first_look)
 {
 	struct pd_ptask_info *info = job->info;
 	uint64_t start = job->launch_ns > lane->seen_ns ? job->launch_ns :
@@ -114,6 +117,23 @@ void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
 	if (!job->launch_ns || job->err || now < start)
 		return;
 	wall = (double)(now - start);
+	/*
+	 * Found passed at the completion thread's first look after a
+	 * sleep, the fence passed some time before: @wall bounds the run
+	 * from above only.  Learnt as a sample, a late expectation fed
+	 * itself: the thread slept until the fence was due (at most
+	 * PD_COMPLETE_NAP_MAX_NS), found it passed, and learnt when it woke
+	 * (an H200, 2026-11-27: a 30-deep segment, slow in its first runs,
+	 * then 300-370 us a round for about 30 us of work, for good).  Above
+	 * the average, it halves the average instead, so that the thread
+	 * looks earlier next time, and the job's device time, an estimate
+	 * up to the same late look, is not learnt either (count_locked).
+	 */
+	if (first_look && info->walls && wall > info->avg_wall_ns) {
+		info->avg_wall_ns /= 2;
+		job->seen_late = true;
+		return;
+	}
 	info->avg_wall_ns = info->walls ? info->avg_wall_ns +
 			    PD_WALL_EMA_WEIGHT * (wall - info->avg_wall_ns) : wall;
 	info->walls++;
@@ -366,13 +386,13 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	int err;
 
 	err = pd_space_get(dev, pd_sched_owner(e, job), &job->space);
-	if (!err)
+	if (!err && job->nmembers > 1)
+		err = pd_space_kernels_get(dev, job->space, job->members,
+					   job->nmembers);
+	else if (!err)
 		err = pd_space_kernel_get(dev, job->space, job->info, &kernel);
-	job->members[0].kernel = kernel;
-	for (m = 1; !err && m < job->nmembers; m++)
-		err = pd_space_kernel_get(dev, job->space,
-					  job->members[m].info,
-					  &job->members[m].kernel);
+	if (job->nmembers > 1)
+		kernel = job->members[0].kernel;
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
 	pd_trace(PD_TR_PREPARED);
@@ -384,6 +404,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		pd_engine_lock(e);
 		launch.untimed = !contended &&
 				 !copies_timed_locked(e, job, copies);
+		job->untimed = launch.untimed;
 		job->estimated_copies = launch.untimed && copies;
 		pd_job_link_upstream_locked(e, job);
 		/* a segment's launches go together, then its fence */

@@ -8,6 +8,8 @@
  *	client fd: push -> [stage0] -> [stage1] -> pull (GPU ptasks)
  *	executor xfd: stage0 completed ahead, stage1 taken and completed
  *	before stage0 is settled
+ *
+ * and PTASK_TAKE_FUSE: a 3-deep chain taken as one invocation.
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -253,6 +255,85 @@ TEST_F(ahead, take_ahead_chain)
 				  &bytes, &rec));
 	seed = s;
 	ASSERT_EQ(91U, seed);
+	ASSERT_PT(0, pt_graph_close(self->fd, g));
+}
+
+/*
+ * PTASK_TAKE_FUSE through ptask.ko: a 3-deep chain of GPU ptasks with
+ * templates on their outputs comes as one invocation (a segment): the
+ * records of each ptask in turn with @member set, the two links' ends
+ * PTASK_INVP_FUSED without datablock; completing it ahead is refused;
+ * the plain completion names the last ptask's output port; the pull
+ * gets the executor's bytes, twice.  Without the flag, the same chain comes ptask by
+ * ptask.
+ */
+TEST_F(ahead, fused_segment)
+{
+	__u32 g, t, p[3], in[3], out[3], c[4], n_inv = 0, n_ports = 0, i;
+	__u32 d, s, round;
+	__u64 bytes, rec;
+
+	ASSERT_PT(0, pt_graph_open(self->fd, NULL, PTASK_GRAPH_CREATE, 0600,
+				   &g));
+	ASSERT_PT(0, pt_template_open(self->fd, g, PTASK_TEMPLATE_OPAQUE,
+				      PTASK_BIND_GLOBAL, 1, 256, 1, 1, "", &t));
+	for (i = 0; i < 3; i++) {
+		ASSERT_PT(0, pt_ptask_open_gpu(self->fd, g, 2, NULL, &p[i]));
+		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_INPUT, 0,
+					  0, 0, 0, NULL, &in[i], NULL));
+		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_OUTPUT, 0,
+					  t, 1, 0, NULL, &out[i], NULL));
+	}
+	ASSERT_PT(0, pt_channel_open(self->fd, g, 0, in[0], 4, 0, "in",
+				     &c[0]));
+	ASSERT_PT(0, pt_channel_open(self->fd, g, out[0], in[1], 4, 0, "l1",
+				     &c[1]));
+	ASSERT_PT(0, pt_channel_open(self->fd, g, out[1], in[2], 4, 0, "l2",
+				     &c[2]));
+	ASSERT_PT(0, pt_channel_open(self->fd, g, out[2], 0, 4, 0, "out",
+				     &c[3]));
+	ASSERT_PT(0, pt_graph_run(self->fd, g));
+	for (round = 0; round < 2; round++) {
+		ASSERT_PT(0, pt_push_seed(self->fd, c[0], 256, 3, 0, 0,
+					  pt_wait_deadline()));
+		ASSERT_PT(0, pt_exec_take(self->xfd, PTASK_TAKE_FUSE |
+					  PTASK_TAKE_AHEAD,
+					  pt_wait_deadline(), inv,
+					  PT_EXEC_BATCH, ports, PT_EXEC_PORTS,
+					  &n_inv, &n_ports));
+		ASSERT_EQ(1U, n_inv);
+		ASSERT_EQ(p[0], inv[0].ptask);
+		ASSERT_EQ(PTASK_INV_SEGMENT, inv[0].flags);
+		ASSERT_EQ(6U, inv[0].n_ports);
+		ASSERT_EQ(6U, n_ports);
+		for (i = 0; i < 6; i++) {
+			ASSERT_EQ(p[i / 2], ports[i].member);
+			ASSERT_EQ(i % 2, ports[i].index);
+			ASSERT_EQ(256ULL, ports[i].bytes);
+			ASSERT_EQ(i != 0 && i != 5,
+				  !!(ports[i].flags & PTASK_INVP_FUSED));
+			ASSERT_EQ(i == 0, ports[i].datablock != 0);
+		}
+		ASSERT_PT(0, pt_db_make(self->xfd, 256, 40 + round, &d));
+		ASSERT_PT(-EINVAL, complete(self->xfd, inv[0].id,
+					    PTASK_EXEC_COMPLETE_AHEAD, 0, 0,
+					    d));
+		ASSERT_PT(0, complete(self->xfd, inv[0].id, 0, 0, 300, d));
+		ASSERT_PT(0, pt_pull_seed(self->fd, c[3], 0,
+					  pt_wait_deadline(), &s, &bytes,
+					  &rec));
+		ASSERT_EQ(40U + round, s);
+	}
+	/* Without the flag: ptask by ptask. */
+	ASSERT_PT(0, pt_push_seed(self->fd, c[0], 256, 3, 0, 0,
+				  pt_wait_deadline()));
+	ASSERT_PT(0, pt_exec_take(self->xfd, 0, pt_wait_deadline(), inv,
+				  PT_EXEC_BATCH, ports, PT_EXEC_PORTS, &n_inv,
+				  &n_ports));
+	ASSERT_EQ(1U, n_inv);
+	ASSERT_EQ(0U, inv[0].flags);
+	ASSERT_EQ(2U, n_ports);
+	ASSERT_EQ(0U, ports[0].member);
 	ASSERT_PT(0, pt_graph_close(self->fd, g));
 }
 
