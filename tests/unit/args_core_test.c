@@ -400,7 +400,8 @@ static void test_exec_rules(void)
 		    a->max_invocations = ~0u));
 	GOOD(t, T, a->flags = PTASK_TAKE_SELF | PTASK_NONBLOCK);
 	GOOD(t, T, a->flags = PTASK_TAKE_AHEAD | PTASK_NONBLOCK);
-	BAD(t, T, a->flags = 1u << 3);
+	GOOD(t, T, a->flags = PTASK_TAKE_FUSE | PTASK_TAKE_AHEAD);
+	BAD(t, T, a->flags = 1u << 4);
 	BAD(t, T, a->max_invocations = 0);
 	BAD(t, T, a->max_ports = 0);
 	GOOD(c, C, (void)0);
