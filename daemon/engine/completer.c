@@ -57,11 +57,12 @@
  */
 /*
  * The completion thread is in its first pass after it slept until a
- * fence was nearly due: a fence it finds passed passed while it slept
- * (pd_job_fence_seen_locked).  Not after a nap for a late fence: what
- * it finds then is late, and learnt as such.
+ * fence was nearly due: when it meant to look again (0: not so).  A
+ * fence it finds passed passed before that, or while the sleep
+ * overshot (pd_job_fence_seen_locked).  Not after a nap for a late
+ * fence: what it finds then is late, and learnt as such.
  */
-static __thread bool first_look;
+static __thread uint64_t first_look;
 
 uint32_t pd_lane_reap_locked(struct pd_engine *e, struct pd_space *space,
 			     uint32_t lane, struct pd_wake_defer *defer)
@@ -266,7 +267,7 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	if (rc < 0 && !job->err)
 		job->err = rc;
 	pd_job_fence_seen_locked(e, job, &space->lanes[lane], pd_now_ns(),
-				 false);
+				 0);
 	pd_lane_reap_locked(e, space, lane, defer);
 	return true;
 }
@@ -350,8 +351,7 @@ again:
 void *pd_completer_main(void *arg)
 {
 	struct pd_engine *e = arg;
-	uint64_t nap = PD_COMPLETE_NAP_MIN_NS;
-	bool slept = false;
+	uint64_t nap = PD_COMPLETE_NAP_MIN_NS, slept = 0;
 
 	pd_engine_lock(e);
 	for (;;) {
@@ -369,7 +369,7 @@ void *pd_completer_main(void *arg)
 		}
 		first_look = slept;
 		done = pass_locked(e, &due);
-		first_look = slept = false;
+		first_look = slept = 0;
 		/*
 		 * What it completed (or settled upstream of a job whose fence
 		 * passed) made ready: placed from here, without the taker.
@@ -403,7 +403,7 @@ void *pd_completer_main(void *arg)
 			pd_engine_timedwait(e, &e->completer_cond, until);
 			e->completer_napping = false;
 			nap = PD_COMPLETE_NAP_MIN_NS;
-			slept = true;
+			slept = until;
 			continue;
 		}
 		/* Late, or only helpers' jobs: nap, longer each time. */

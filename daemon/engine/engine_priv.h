@@ -555,8 +555,9 @@ struct pd_member {
  * @untimed: its launch was untimed (pd_launch.untimed): its device time
  *	is an estimate up to when its fence was seen
  * @seen_late: its fence was found passed at the completion thread's
- *	first look after a sleep: its times bound it only from above
- *	(pd_job_fence_seen_locked), so its estimate is not learnt
+ *	first look after a sleep: when it was seen bounds its run only from
+ *	above (pd_job_fence_seen_locked), so an untimed estimate is not
+ *	learnt
  */
 struct pd_job {
 	struct ptask_invocation inv;
@@ -908,7 +909,7 @@ void *pd_worker_main(void *arg);
 /* @job's fence was seen to pass at @now: learn its wall time. */
 void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
 			      struct pd_lane *lane, uint64_t now,
-			      bool first_look);
+			      uint64_t first_look);
 /*
  * Submit @job on @dev (on the thread holding it); it is in flight on its
  * lane afterwards (returns true), or was completed at once (false: it

@@ -94,7 +94,7 @@ static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
  * @lane: its lane
  * @now: when it was seen
  * @first_look: by the completion thread's first pass after it slept
- *	until a fence was nearly due
+ *	until a fence was nearly due: when it meant to look (0: not so)
  *
  * Its run started at its launch, or when the fence of the job before it
  * on @lane was seen, whichever is later; it ended no later than @now.
@@ -105,7 +105,7 @@ static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
  */
 void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
 			      struct pd_lane *lane, uint64_t now,
-			      bool first_look)
+			      uint64_t first_look)
 {
 	struct pd_ptask_info *info = job->info;
 	uint64_t start = job->launch_ns > lane->seen_ns ? job->launch_ns :
@@ -116,24 +116,27 @@ void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
 	lane->seen_ns = now;
 	if (!job->launch_ns || job->err || now < start)
 		return;
-	wall = (double)(now - start);
 	/*
 	 * Found passed at the completion thread's first look after a
-	 * sleep, the fence passed some time before: @wall bounds the run
-	 * from above only.  Learnt as a sample, a late expectation fed
-	 * itself: the thread slept until the fence was due (at most
-	 * PD_COMPLETE_NAP_MAX_NS), found it passed, and learnt when it woke
-	 * (an H200, 2026-11-27: a 30-deep segment, slow in its first runs,
-	 * then 300-370 us a round for about 30 us of work, for good).  Above
-	 * the average, it halves the average instead, so that the thread
-	 * looks earlier next time, and the job's device time, an estimate
-	 * up to the same late look, is not learnt either (count_locked).
+	 * sleep, the fence passed before it meant to look, or while its
+	 * sleep overshot (tens of microseconds on these VMs): @now bounds
+	 * the run from above only.  Learnt as it is, a late expectation fed
+	 * itself: the thread slept until the fence was nearly due, overslept,
+	 * found it passed, and learnt when it woke (an H200, 2026-11-27: a
+	 * 30-deep segment, slow in its first runs, then 300-370 us a round
+	 * for about 30 us of work, for good).  So the time it meant to look
+	 * is learnt, which is earlier than the average by the thread's
+	 * margin (PD_COMPLETE_SPIN_NS): a late expectation shrinks until the
+	 * thread looks before the fence passes.  The job's untimed device
+	 * time, an estimate up to the same look, is not learnt
+	 * (count_locked).
 	 */
-	if (first_look && info->walls && wall > info->avg_wall_ns) {
-		info->avg_wall_ns /= 2;
+	if (first_look) {
 		job->seen_late = true;
-		return;
+		if (first_look < now)
+			now = first_look > start ? first_look : start;
 	}
+	wall = (double)(now - start);
 	info->avg_wall_ns = info->walls ? info->avg_wall_ns +
 			    PD_WALL_EMA_WEIGHT * (wall - info->avg_wall_ns) : wall;
 	info->walls++;
