@@ -210,7 +210,10 @@ int ptask_core_datablock_release(struct ptask_client *c,
 	return 0;
 }
 
-/* Is @db an input of an invocation executor @c took? */
+/*
+ * Is @db an input of an invocation executor @c took (a segment's later
+ * members' sticky datablocks included)?
+ */
 static bool taken_input(struct ptask_client *c, struct ptask_datablock *db)
 {
 	struct ptask_list *pos;
@@ -222,6 +225,9 @@ static bool taken_input(struct ptask_client *c, struct ptask_datablock *db)
 
 		for (i = 0; i < inv->nports; i++)
 			if (inv->inputs[i] == db)
+				return true;
+		for (i = 0; i < inv->nsticky; i++)
+			if (inv->sticky[i] == db)
 				return true;
 	}
 	return false;

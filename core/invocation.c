@@ -67,12 +67,25 @@ static bool release_written(struct ptask_invocation_rec *inv)
 	return any;
 }
 
+/* Let go of a segment's later members' sticky datablocks. */
+static void sticky_put(struct ptask_ns *ns, struct ptask_invocation_rec *inv)
+{
+	u32 i;
+
+	for (i = 0; i < inv->nsticky; i++)
+		ptask_datablock_put(ns, inv->sticky[i]);
+	ptask_os_free(inv->sticky);
+	inv->sticky = NULL;
+	inv->nsticky = 0;
+}
+
 static void invocation_free(struct ptask_ns *ns,
 			    struct ptask_invocation_rec *inv)
 {
 	u32 i;
 
 	release_written(inv);
+	sticky_put(ns, inv);
 
 	for (i = 0; i < inv->nports; i++)
 		if (inv->inputs[i])
@@ -101,6 +114,7 @@ void ptask_invocation_orphan(struct ptask_ptask *p)
 			ptask_datablock_put(p->graph->ns, inv->inputs[i]);
 		inv->inputs[i] = NULL;
 	}
+	sticky_put(p->graph->ns, inv);
 	inv->ptask = NULL;
 	inv->tail = NULL;
 	p->running = NULL;
@@ -413,11 +427,12 @@ struct ptask_ptask *ptask_fuse_link(const struct ptask_ptask *p)
  * PTASK_TAKE_FUSE: the ptask a segment may go on to after @p, or NULL.
  * The link: @p's one output port, with a template (the intermediate's
  * size), has one channel, empty and without a tunnel, to the one
- * non-output port of @q, a plain input (link_end_ok at both ends); @q is
- * a GPU ptask of @p's process, idle (Waiting, nothing in flight or
- * Settling), not PTASK_PTASK_SELF, without in/out ports.  @q can then
- * run only on what @p emits there, so running it right behind @p, with
- * the intermediate kept by the executor, is what the graph would do.
+ * plain input of @q (link_end_ok at both ends); @q's other non-output
+ * ports are sticky and occupied; @q is a GPU ptask of @p's process, idle
+ * (Waiting, nothing in flight or Settling), not PTASK_PTASK_SELF, without
+ * in/out ports.  @q can then run only on what @p emits there (with the
+ * sticky datablocks it holds), so running it right behind @p, with the
+ * intermediate kept by the executor, is what the graph would do.
  */
 static struct ptask_ptask *fuse_next(const struct ptask_ptask *p)
 {
@@ -439,10 +454,21 @@ static struct ptask_ptask *fuse_next(const struct ptask_ptask *p)
 		const struct ptask_port *port = q->ports[i];
 
 		if ((port->flags & PTASK_PORT_INOUT) ||
-		    (port->kind != PTASK_PORT_OUTPUT && port != ch->dst))
+		    (port->kind == PTASK_PORT_INPUT && port != ch->dst) ||
+		    (port->kind == PTASK_PORT_STICKY && !port->occupant))
 			return NULL;
 	}
 	return q;
+}
+
+/* @q's sticky ports. */
+static u32 sticky_ports(const struct ptask_ptask *q)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < q->nports; i++)
+		n += q->ports[i]->kind == PTASK_PORT_STICKY;
+	return n;
 }
 
 /* Has @p an in/out port (its output is its input's bytes)? */
@@ -464,25 +490,53 @@ static bool has_inout(const struct ptask_ptask *p)
  */
 static u32 fuse(struct ptask_invocation_rec *inv, u32 room)
 {
-	struct ptask_ptask *q = inv->ptask, *r;
-	u32 nports = q->nports;
+	struct ptask_ptask *p = inv->ptask, *q = p, *r;
+	u32 nports = q->nports, nsticky = 0, m, i;
 
 	if (q->kind != PTASK_KIND_GPU || has_inout(q))
 		return nports;
 	while ((r = fuse_next(q)) && nports + r->nports <= room) {
 		r->state = PTASK_STATE_EXECUTING;
 		nports += r->nports;
+		nsticky += sticky_ports(r);
 		inv->members++;
 		inv->tail = r;
 		q = r;
 	}
-	return nports;
+	if (!nsticky)
+		return nports;
+	/*
+	 * The members' sticky datablocks stay the invocation's while it
+	 * runs, as the first one's do (start()): a push may replace them.
+	 */
+	inv->sticky = ptask_os_zalloc(nsticky * sizeof(*inv->sticky));
+	for (q = ptask_fuse_link(p), m = 1; m < inv->members;
+	     q = ptask_fuse_link(q), m++) {
+		if (!inv->sticky) {
+			q->state = PTASK_STATE_WAITING;	/* no segment after all */
+			continue;
+		}
+		for (i = 0; i < q->nports; i++) {
+			struct ptask_datablock *db = q->ports[i]->occupant;
+
+			if (q->ports[i]->kind != PTASK_PORT_STICKY)
+				continue;
+			ptask_datablock_get(db);
+			inv->sticky[inv->nsticky++] = db;
+		}
+	}
+	if (inv->sticky)
+		return nports;
+	inv->members = 1;
+	inv->tail = NULL;
+	return p->nports;
 }
 
 /*
  * The port records of segment @inv from @recs on: each member's ports in
  * turn, @member set; the two ends of each link PTASK_INVP_FUSED, without
- * a datablock, of the link's size.
+ * a datablock, of the link's size; a later member's sticky ports with
+ * the datablock the invocation holds (@inv->sticky, in the same order).
  */
 static void fill_segment_ports(struct ptask_invocation_port *recs,
 			       const struct ptask_invocation_rec *inv)
@@ -496,12 +550,14 @@ static void fill_segment_ports(struct ptask_invocation_port *recs,
 			const struct ptask_port *port = q->ports[i];
 			bool out = port->kind == PTASK_PORT_OUTPUT;
 
-			fill_port(&recs[n], port, m ? NULL : inv->inputs[i]);
+			fill_port(&recs[n], port, !m ? inv->inputs[i] :
+				  port->kind == PTASK_PORT_STICKY ?
+				  port->occupant : NULL);
 			recs[n].member = q->obj.handle;
 			if (out && q != inv->tail) {
 				recs[n].flags |= PTASK_INVP_FUSED;
 				link_bytes = recs[n].bytes;
-			} else if (!out && m) {
+			} else if (m && port->kind == PTASK_PORT_INPUT) {
 				recs[n].flags |= PTASK_INVP_FUSED;
 				recs[n].bytes = link_bytes;
 			}

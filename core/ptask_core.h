@@ -425,6 +425,9 @@ struct ptask_invocation_rec {
 	 */
 	struct ptask_ptask *tail;
 	u32 members;
+	/* the datablocks of the later members' sticky ports (a reference each) */
+	struct ptask_datablock **sticky;
+	u32 nsticky;
 	u32 nports;
 	struct ptask_datablock *inputs[PTASK_MAX_PORTS];
 };

@@ -845,8 +845,100 @@ out:
 	free(ch.t);
 }
 
+/*
+ * A later member with a sticky port: fused only once the sticky port is
+ * occupied; its record names the sticky datablock, which the segment
+ * holds while a push replaces it (the next round names the new one), and
+ * which the executor may map; the graph gone with one held: nothing
+ * leaks.
+ */
+static void test_fuse_sticky(void)
+{
+	struct ptask_client *c = h_client(), *e = h_executor();
+	struct h_take *t = calloc(1, sizeof(*t));
+	u32 g, t8, p0, p1, in0, out0, in1, out1, st1, cin, cst, cout;
+	u32 s1, s2 = 0, d, round;
+	struct ptask_buf *buf;
+	u64 bytes;
+
+	REQUIRE(t);
+	REQUIRE_OK(h_graph(c, "sticky", PTASK_GRAPH_CREATE, 0600, &g));
+	REQUIRE_OK(h_tmpl(c, g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1, &t8));
+	REQUIRE(gpu_stage(c, g, t8, &p0, &in0, &out0, &cin));
+	REQUIRE_OK(h_gpu_ptask(c, NULL, g, 3, code, sizeof(code), "k", &p1));
+	REQUIRE_OK(h_port(c, p1, PTASK_PORT_INPUT, 0, &in1));
+	REQUIRE_OK(h_port(c, p1, PTASK_PORT_OUTPUT, t8, &out1));
+	REQUIRE_OK(h_port(c, p1, PTASK_PORT_STICKY, 0, &st1));
+	REQUIRE_OK(h_chan(c, g, out0, in1, 4, 0, NULL));
+	REQUIRE_OK(h_chan(c, g, 0, st1, 1, 0, &cst));
+	REQUIRE_OK(h_chan(c, g, out1, 0, 4, 0, &cout));
+	REQUIRE_OK(h_run(c, g));
+	/* no sticky datablock yet: p0 alone */
+	REQUIRE_OK(h_db(c, 8, &d));
+	REQUIRE_OK(h_push(c, cin, d));
+	REQUIRE_OK(h_release(c, d));
+	REQUIRE_OK(take_flags(e, PTASK_TAKE_FUSE, 8, PTASK_TAKE_MAX_PORTS, t));
+	REQUIRE(t->n_inv == 1);
+	CHECK_EQ(t->inv[0].flags, 0);
+	CHECK_OK(complete_fresh(e, t->inv[0].id, 10));
+	REQUIRE_OK(h_db(c, 8, &s1));
+	REQUIRE_OK(h_push(c, cst, s1));
+	REQUIRE_OK(take_flags(e, PTASK_TAKE_FUSE, 8, PTASK_TAKE_MAX_PORTS, t));
+	REQUIRE(t->n_inv == 1);
+	CHECK_EQ(t->inv[0].ptask, p1);
+	CHECK_OK(complete_fresh(e, t->inv[0].id, 10));
+	REQUIRE_OK(h_pull(c, cout, &d));
+	REQUIRE_OK(h_release(c, d));
+	for (round = 0; round < 2; round++) {
+		REQUIRE_OK(h_db(c, 8, &d));
+		REQUIRE_OK(h_push(c, cin, d));
+		REQUIRE_OK(h_release(c, d));
+		REQUIRE_OK(take_flags(e, PTASK_TAKE_FUSE, 8,
+				      PTASK_TAKE_MAX_PORTS, t));
+		REQUIRE(t->n_inv == 1);
+		CHECK_EQ(t->inv[0].flags, PTASK_INV_SEGMENT);
+		REQUIRE(t->n_ports == 5);
+		CHECK_EQ(t->ports[4].member, p1);
+		CHECK_EQ(t->ports[4].kind, PTASK_PORT_STICKY);
+		CHECK_EQ(t->ports[4].flags & PTASK_INVP_FUSED, 0);
+		CHECK_EQ(t->ports[3].flags & PTASK_INVP_FUSED, 0);
+		CHECK(t->ports[2].flags & PTASK_INVP_FUSED);
+		CHECK_EQ(t->ports[4].datablock, round ? s2 : s1);
+		/* the executor reads it: it may map it */
+		if (CHECK_OK(ptask_core_datablock_map(e, t->ports[4].datablock,
+						      &bytes, &buf)))
+			ptask_os_buf_put(buf);
+		if (!round) {
+			/* replaced while the segment runs: s1 stays its */
+			REQUIRE_OK(h_release(c, s1));
+			REQUIRE_OK(h_db(c, 8, &s2));
+			REQUIRE_OK(h_push(c, cst, s2));
+			REQUIRE_OK(h_release(c, s2));
+			CHECK(ptask_core_ns_find(&h_ns, s1,
+						 PTASK_OBJ_DATABLOCK));
+		}
+		CHECK_OK(complete_fresh(e, t->inv[0].id, 10));
+		if (!round)
+			CHECK(!ptask_core_ns_find(&h_ns, s1,
+						  PTASK_OBJ_DATABLOCK));
+		REQUIRE_OK(h_pull(c, cout, &d));
+		REQUIRE_OK(h_release(c, d));
+	}
+	/* the graph goes while a segment holds s2: nothing leaks */
+	REQUIRE_OK(h_db(c, 8, &d));
+	REQUIRE_OK(h_push(c, cin, d));
+	REQUIRE_OK(h_release(c, d));
+	REQUIRE_OK(take_flags(e, PTASK_TAKE_FUSE, 8, PTASK_TAKE_MAX_PORTS, t));
+	CHECK_EQ(t->inv[0].flags, PTASK_INV_SEGMENT);
+	REQUIRE_OK(h_terminate(c, g));
+	REQUIRE_OK(h_close(c, g));
+	CHECK_ERR(complete_fresh(e, t->inv[0].id, 10), -ECANCELED);
+	free(t);
+}
+
 static const struct h_test tests[] = {
 	H_TEST(test_fuse_chain),
+	H_TEST(test_fuse_sticky),
 	H_TEST(test_fuse_limits),
 	H_TEST(test_fuse_member_busy),
 	H_TEST(test_fuse_fail_and_gone),
