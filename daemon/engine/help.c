@@ -24,7 +24,7 @@
  * @dev: a device with a free slot placement chose for @job
  * @job: the job
  *
- * Only short work (PD_INLINE_RUN_NS, PD_INLINE_BYTES: the helper is a
+ * Only short work (pd_inline_run_ns, PD_INLINE_BYTES: the helper is a
  * client's connection, which waits meanwhile) whose space and kernel are
  * ready on @dev, so a helper never opens a context or loads code.  The
  * device has no job to submit and its worker is not tidying, so nobody
@@ -43,7 +43,7 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 	pd_assert_locked(e);
 	if (!pd_dev_available(dev) || dev->tidying || e->draining ||
 	    info->dead || !info->runs ||
-	    info->avg_run_ns > (double)PD_INLINE_RUN_NS)
+	    info->avg_run_ns > pd_inline_run_ns(job))
 		return false;
 	/* a segment's links are never copied */
 	for (i = 0; i < job->inv.n_ports; i++)

@@ -553,7 +553,7 @@ static bool waits_for(struct pd_engine *e, const struct pd_device *dev,
 {
 	pd_assert_locked(e);
 	return !e->nqueued && !dev->ninflight && job->info->runs &&
-	       job->info->avg_run_ns <= (double)PD_INLINE_RUN_NS;
+	       job->info->avg_run_ns <= pd_inline_run_ns(job);
 }
 
 /*
