@@ -97,11 +97,9 @@ int pd_request_prepare(struct pd_request *req)
 
 	switch (req->cmd) {
 	case PTASK_IOC_EXEC_TAKE:
-		n = a->take.max_invocations < PTASK_TAKE_MAX_INVOCATIONS ?
-		    a->take.max_invocations : PTASK_TAKE_MAX_INVOCATIONS;
+		n = pd_take_max_invocations(&a->take);
 		req->take_inv = calloc(n ? n : 1, sizeof(*req->take_inv));
-		n = a->take.max_ports < PTASK_TAKE_MAX_PORTS ?
-		    a->take.max_ports : PTASK_TAKE_MAX_PORTS;
+		n = pd_take_max_ports(&a->take);
 		req->take_ports = calloc(n ? n : 1, sizeof(*req->take_ports));
 		if (!req->take_inv || !req->take_ports)
 			return -ENOMEM;

@@ -51,6 +51,32 @@ int pd_request_parse(uint32_t op, const void *payload, size_t len,
  */
 int pd_request_parse_struct(uint32_t op, const void *payload, size_t len,
 			    struct pd_request *req);
+/*
+ * EXEC_TAKE's limits as the core caps them: the most invocations and
+ * port records one reply holds, whatever the caller asked for.
+ */
+static inline uint32_t pd_take_max_invocations(const struct ptask_exec_take *t)
+{
+	return t->max_invocations < PTASK_TAKE_MAX_INVOCATIONS ?
+	       t->max_invocations : PTASK_TAKE_MAX_INVOCATIONS;
+}
+
+static inline uint32_t pd_take_max_ports(const struct ptask_exec_take *t)
+{
+	return t->max_ports < PTASK_TAKE_MAX_PORTS ? t->max_ports :
+	       PTASK_TAKE_MAX_PORTS;
+}
+
+/*
+ * In a ring's data area (PTASK_SQE_DATA), where a take's struct
+ * ptask_ring_mem records start: right after room for its port records.
+ */
+static inline uint64_t pd_take_mems_offset(const struct ptask_exec_take *t)
+{
+	return t->ports + (uint64_t)pd_take_max_ports(t) *
+			  sizeof(struct ptask_invocation_port);
+}
+
 /* Allocate the reply buffers EXEC_TAKE and EXEC_PTASK_INFO need. */
 int pd_request_prepare(struct pd_request *req);
 void pd_request_free(struct pd_request *req);

@@ -86,10 +86,8 @@ int pd_ring_entry_data_check(const struct pd_request *req, uint64_t data_bytes)
 			       data_bytes) ? 0 : -EFAULT;
 	if (req->cmd != PTASK_IOC_EXEC_TAKE)
 		return -EINVAL;
-	inv = a->take.max_invocations < PTASK_TAKE_MAX_INVOCATIONS ?
-	      a->take.max_invocations : PTASK_TAKE_MAX_INVOCATIONS;
-	ports = a->take.max_ports < PTASK_TAKE_MAX_PORTS ?
-		a->take.max_ports : PTASK_TAKE_MAX_PORTS;
+	inv = pd_take_max_invocations(&a->take);
+	ports = pd_take_max_ports(&a->take);
 	if (!part_ok(a->take.invocations,
 		     inv * sizeof(struct ptask_invocation), data_bytes) ||
 	    !part_ok(a->take.ports,

@@ -233,10 +233,7 @@ static int data_in(struct pd_ring *r, struct pd_request *req,
 static void data_out(struct pd_ring *r, const struct pd_request *req)
 {
 	const struct ptask_exec_take *t = &req->arg.take;
-	uint32_t max_ports = t->max_ports < PTASK_TAKE_MAX_PORTS ?
-			     t->max_ports : PTASK_TAKE_MAX_PORTS;
-	uint8_t *mems = r->data + t->ports +
-			(uint64_t)max_ports * sizeof(*req->take_ports);
+	uint8_t *mems = r->data + pd_take_mems_offset(t);
 	uint32_t i;
 
 	memcpy(r->data + t->invocations, req->take_inv,
