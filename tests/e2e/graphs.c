@@ -138,6 +138,60 @@ int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops)
 	return err ?: ptask_graph_run(ctx, ch->graph);
 }
 
+int e2e_gpu_line_build(struct e2e_chain *ch, int hops)
+{
+	const char *code = ptask_test_code;
+	const size_t len = sizeof(ptask_test_code);
+	const uint32_t vec_dims[3] = { E2E_N, 1, 1 }, one[3] = { 1, 1, 1 };
+	uint32_t vec, n_tmpl, f_tmpl, pt, px, pb, pout, pn, pf, c, prev = 0;
+	const float alpha = 2.0f;
+	struct ptask_ctx *ctx = ch->ctx;
+	char name[16];
+	int err, h;
+
+	if (hops < 2 || hops > 8)
+		return -EINVAL;
+	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
+	err = err ?: ptask_template_open(ctx, ch->graph, "vec", PTASK_TEMPLATE_ARRAY,
+					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
+	err = err ?: ptask_template_open(ctx, ch->graph, "n", PTASK_TEMPLATE_ARRAY,
+					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
+	err = err ?: ptask_template_open(ctx, ch->graph, "f", PTASK_TEMPLATE_ARRAY,
+					 PTASK_BIND_PARAM, sizeof(float), one, &f_tmpl);
+	/* hop 0: c = a + b; each next hop: y = 2 x, alpha and n sticky */
+	for (h = 0; !err && h < hops; h++) {
+		snprintf(name, sizeof(name), "hop%d", h);
+		err = ptask_gpu_ptask_open(ctx, ch->graph, name, code, len,
+					   h ? "vec_scale" : "vec_add", 4, &pt);
+		err = err ?: ptask_port_open(ctx, pt, "x", PTASK_PORT_INPUT, 0, vec, 0, 0, &px);
+		if (!h) {
+			err = err ?: ptask_port_open(ctx, pt, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);
+			err = err ?: ptask_port_open(ctx, pt, "y", PTASK_PORT_OUTPUT, 0, vec, 2, 0, &pout);
+		} else {
+			err = err ?: ptask_port_open(ctx, pt, "y", PTASK_PORT_OUTPUT, 0, vec, 1, 0, &pout);
+			err = err ?: ptask_port_open(ctx, pt, "alpha", PTASK_PORT_STICKY, 0, f_tmpl, 2, 0, &pf);
+			snprintf(name, sizeof(name), "alpha%d", h);
+			err = err ?: ptask_channel_open(ctx, ch->graph, name, 0, pf, 1, 0, &c);
+			err = err ?: push_param(ctx, f_tmpl, c, &alpha, sizeof(alpha));
+		}
+		err = err ?: ptask_port_open(ctx, pt, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
+		snprintf(name, sizeof(name), "n%d", h);
+		err = err ?: ptask_channel_open(ctx, ch->graph, name, 0, pn, 1, 0, &c);
+		err = err ?: push_int(ctx, n_tmpl, c, E2E_N);
+		if (!err && !h) {
+			err = ptask_channel_open(ctx, ch->graph, "a", 0, px, 4, 0, &ch->in_a);
+			err = err ?: ptask_channel_open(ctx, ch->graph, "b", 0, pb, 4, 0, &ch->in_b);
+		} else if (!err) {
+			snprintf(name, sizeof(name), "to%d", h);
+			err = ptask_channel_open(ctx, ch->graph, name, prev, px, 4, 0, NULL);
+		}
+		prev = pout;
+	}
+	err = err ?: ptask_channel_open(ctx, ch->graph, "out", prev, 0, 4, 0, &ch->out);
+	ch->mul = (float)(1 << (hops - 1));
+	return err ?: ptask_graph_run(ctx, ch->graph);
+}
+
 int e2e_gpu_chain_build(struct e2e_chain *ch)
 {
 	return e2e_gpu_chain_hops_build(ch, 2);

@@ -41,6 +41,12 @@ int e2e_chain_build(struct e2e_chain *ch, const char *entry);
 int e2e_gpu_chain_build(struct e2e_chain *ch);
 /* The same with @hops vec_adds (2..8), each after the first doubling. */
 int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops);
+/*
+ * A line of @hops GPU ptasks (2..8), each feeding the next alone: a
+ * vec_add, then vec_scales by 2 (alpha and n on sticky ports): what
+ * ptaskd takes as one segment (PTASK_TAKE_FUSE).
+ */
+int e2e_gpu_line_build(struct e2e_chain *ch, int hops);
 /* Round @k: pushes a = i + k, b = 2 i. */
 int e2e_chain_push(struct e2e_chain *ch, int k);
 /* The same with ptask_push_async, each datablock released once queued. */

@@ -1013,6 +1013,50 @@ TEST_F(e2e, gpu_chain_held)
 	EXPECT_LE(1, taken) TH_LOG("%lld invocations taken ahead", taken);
 }
 
+/* "..., S segments of P ptasks": S and P, or -1. */
+static int log_segments(const struct e2e_daemon *d, long long *segments,
+			long long *ptasks)
+{
+	char line[1024];
+	FILE *fp = fopen(d->log, "re");
+	const char *p;
+	int found = -1;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		p = strstr(line, " segments of ");
+		while (p && p > line && p[-1] != ' ')
+			p--;
+		if (p && sscanf(p, "%lld segments of %lld ptasks", segments,
+				ptasks) == 2)
+			found = 0;
+	}
+	fclose(fp);
+	return found;
+}
+
+/*
+ * Segments (issue 12, PTASK_TAKE_FUSE): a line of four GPU ptasks, each
+ * feeding the next alone (sticky parameters on the later ones), is taken
+ * and run as one invocation a round, in either mode; the pulls give the
+ * right bytes, one round at a time and with rounds in flight, and the
+ * engine's last line counts a segment of four a round.
+ */
+TEST_F(e2e, gpu_line_fused)
+{
+	long long segments = -1, ptasks = -1;
+
+	NEED_SIM();
+	START("devices=1");
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_line_build(&self->ch, 4));
+	ASSERT_EQ(0, chain_rounds_then_stop(&self->ch, &self->d));
+	ASSERT_EQ(0, log_segments(&self->d, &segments, &ptasks));
+	EXPECT_EQ(12, segments) TH_LOG("%lld segments", segments);
+	EXPECT_EQ(4 * segments, ptasks) TH_LOG("%lld ptasks", ptasks);
+}
+
 /* Calls go where the variant says: rings, or the socket alone. */
 TEST_F(e2e, transport_is_the_variants)
 {
