@@ -848,25 +848,39 @@ static int log_count(const struct e2e_daemon *d, const char *text)
 	return n;
 }
 
-/* "engine: stopped: N invocations, A completed ahead, F failed": A. */
-static long long log_ahead(const struct e2e_daemon *d)
+/*
+ * On the engine's last line ("engine: stopped: ..."), the number just
+ * before @what (" launches held, " -> L of "L launches held, "), or -1.
+ */
+static long long log_stopped_count(const struct e2e_daemon *d,
+				   const char *what)
 {
 	char line[1024];
-	long long n, a = -1, f;
 	FILE *fp = fopen(d->log, "re");
-	const char *p;
+	long long found = -1;
+	const char *p, *q;
 
 	if (!fp)
 		return -1;
 	while (fgets(line, sizeof(line), fp)) {
-		p = strstr(line, "engine: stopped: ");
-		if (p && sscanf(p, "engine: stopped: %lld invocations, %lld completed ahead, %lld failed",
-				&n, &a, &f) != 3)
-			a = -1;
+		if (!strstr(line, "engine: stopped: "))
+			continue;
+		p = strstr(line, what);
+		for (q = p; q && q > line && q[-1] >= '0' && q[-1] <= '9'; q--)
+			;
+		if (p && q < p)
+			found = strtoll(q, NULL, 10);
 	}
 	fclose(fp);
-	return a;
+	return found;
 }
+
+/* "engine: stopped: N invocations, A completed ahead, ...": A. */
+static long long log_ahead(const struct e2e_daemon *d)
+{
+	return log_stopped_count(d, " completed ahead");
+}
+
 
 /*
  * 8 rounds through the chain one at a time, then 4 in flight, every
@@ -960,28 +974,14 @@ TEST_F(e2e, pulled_output_ahead_with_a_backlog)
 	EXPECT_GE(7, ahead) TH_LOG("%lld completed ahead", ahead);
 }
 
-/* "..., L launches held, F flushes, R replayed": L and R, or -1. */
+/* "..., L launches held, F flushes, R replayed; T taken ahead". */
 static int log_held(const struct e2e_daemon *d, long long *held,
 		    long long *replayed, long long *taken)
 {
-	char line[1024];
-	long long fl;
-	FILE *fp = fopen(d->log, "re");
-	const char *p;
-	int found = -1;
-
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof(line), fp)) {
-		p = strstr(line, " launches held, ");
-		while (p && p > line && p[-1] != ' ')
-			p--;
-		if (p && sscanf(p, "%lld launches held, %lld flushes, %lld replayed; %lld taken ahead",
-				held, &fl, replayed, taken) == 4)
-			found = 0;
-	}
-	fclose(fp);
-	return found;
+	*held = log_stopped_count(d, " launches held, ");
+	*replayed = log_stopped_count(d, " replayed; ");
+	*taken = log_stopped_count(d, " taken ahead");
+	return *held < 0 || *replayed < 0 || *taken < 0 ? -1 : 0;
 }
 
 /*
@@ -1013,27 +1013,13 @@ TEST_F(e2e, gpu_chain_held)
 	EXPECT_LE(1, taken) TH_LOG("%lld invocations taken ahead", taken);
 }
 
-/* "..., S segments of P ptasks": S and P, or -1. */
+/* "..., S segments of P ptasks". */
 static int log_segments(const struct e2e_daemon *d, long long *segments,
 			long long *ptasks)
 {
-	char line[1024];
-	FILE *fp = fopen(d->log, "re");
-	const char *p;
-	int found = -1;
-
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof(line), fp)) {
-		p = strstr(line, " segments of ");
-		while (p && p > line && p[-1] != ' ')
-			p--;
-		if (p && sscanf(p, "%lld segments of %lld ptasks", segments,
-				ptasks) == 2)
-			found = 0;
-	}
-	fclose(fp);
-	return found;
+	*segments = log_stopped_count(d, " segments of ");
+	*ptasks = log_stopped_count(d, " ptasks");
+	return *segments < 0 || *ptasks < 0 ? -1 : 0;
 }
 
 /*

@@ -436,12 +436,13 @@ out:
 	free(ch.t);
 }
 
-/* EXEC_TAKE with PTASK_TAKE_AHEAD, NONBLOCK. */
-static int take_ahead(struct ptask_client *e, u32 max_inv, struct h_take *t)
+/* EXEC_TAKE with @flags | PTASK_NONBLOCK and @max_ports. */
+static int take_flags(struct ptask_client *e, u32 flags, u32 max_inv,
+		      u32 max_ports, struct h_take *t)
 {
 	struct ptask_exec_take a = {
-		.flags = PTASK_NONBLOCK | PTASK_TAKE_AHEAD,
-		.max_invocations = max_inv, .max_ports = PTASK_TAKE_MAX_PORTS,
+		.flags = PTASK_NONBLOCK | flags,
+		.max_invocations = max_inv, .max_ports = max_ports,
 	};
 	struct ptask_call_io io = { .invocations = t->inv, .ports = t->ports };
 	int err;
@@ -453,6 +454,13 @@ static int take_ahead(struct ptask_client *e, u32 max_inv, struct h_take *t)
 		t->n_ports = a.n_ports;
 	}
 	return err;
+}
+
+/* EXEC_TAKE with PTASK_TAKE_AHEAD, NONBLOCK. */
+static int take_ahead(struct ptask_client *e, u32 max_inv, struct h_take *t)
+{
+	return take_flags(e, PTASK_TAKE_AHEAD, max_inv, PTASK_TAKE_MAX_PORTS,
+			  t);
 }
 
 /*
@@ -605,26 +613,6 @@ static void test_take_ahead_graph_gone(void)
 	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 0);
 out:
 	free(ch.t);
-}
-
-/* EXEC_TAKE with @flags | PTASK_NONBLOCK and @max_ports. */
-static int take_flags(struct ptask_client *e, u32 flags, u32 max_inv,
-		      u32 max_ports, struct h_take *t)
-{
-	struct ptask_exec_take a = {
-		.flags = PTASK_NONBLOCK | flags,
-		.max_invocations = max_inv, .max_ports = max_ports,
-	};
-	struct ptask_call_io io = { .invocations = t->inv, .ports = t->ports };
-	int err;
-
-	t->n_inv = t->n_ports = 0;
-	err = h_call(e, NULL, PTASK_IOC_EXEC_TAKE, &a, &io);
-	if (!err) {
-		t->n_inv = a.n_invocations;
-		t->n_ports = a.n_ports;
-	}
-	return err;
 }
 
 static struct ptask_ptask *ptask_of(u32 handle)
