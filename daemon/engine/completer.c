@@ -361,6 +361,7 @@ void *pd_completer_main(void *arg)
 		if (!e->ninflight) {
 			if (e->exiting)
 				break;
+			slept = 0;
 			e->completer_napping = true;
 			e->completer_until = UINT64_MAX;
 			pd_engine_wait(e, &e->completer_cond);
@@ -403,7 +404,8 @@ void *pd_completer_main(void *arg)
 			pd_engine_timedwait(e, &e->completer_cond, until);
 			e->completer_napping = false;
 			nap = PD_COMPLETE_NAP_MIN_NS;
-			slept = until;
+			/* kicked awake early: it looks when it was told to */
+			slept = pd_now_ns() >= until ? until : 0;
 			continue;
 		}
 		/* Late, or only helpers' jobs: nap, longer each time. */

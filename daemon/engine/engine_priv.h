@@ -899,6 +899,8 @@ int pd_space_get(struct pd_device *dev, uint64_t owner,
 		 struct pd_space **out);
 int pd_space_kernels_get(struct pd_device *dev, struct pd_space *space,
 			 struct pd_member *mb, uint32_t n);
+bool pd_space_kernels_loaded(const struct pd_space *space,
+			     const struct pd_member *mb, uint32_t n);
 int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
 			struct pd_ptask_info *info, void **kernel);
 void pd_space_writebehind_locked(struct pd_device *dev, uint64_t now_ns);

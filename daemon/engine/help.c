@@ -57,6 +57,10 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 
 		if (s->owner != owner)
 			continue;
+		/* a segment's: every member's, none forgotten */
+		if (job->nmembers > 1)
+			return pd_space_kernels_loaded(s, job->members,
+						       job->nmembers);
 		for (ref = s->kernels; ref; ref = ref->next)
 			if (ref->info == info)
 				return true;
@@ -132,7 +136,7 @@ static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 {
 	struct ptask_invocation invs[PD_HELP_TAKE];
 	/*
-	 * Room for a whole segment (48 KiB of stack; connection threads
+	 * Room for a whole segment (56 KiB of stack; connection threads
 	 * have 1 MiB): with PTASK_MAX_PORTS records a 100-deep chain came
 	 * as four segments of 32 ptasks or fewer, four jobs a round.
 	 */

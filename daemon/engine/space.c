@@ -82,10 +82,73 @@ int pd_space_get(struct pd_device *dev, uint64_t owner,
 	return 0;
 }
 
+/*
+ * Load @info's kernel into @space and put it first in its list (one
+ * reference to @info).  No lock held.
+ */
+static int kernel_load_ref(struct pd_device *dev, struct pd_space *space,
+			   struct pd_ptask_info *info, void **kernel)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_kernel_ref *ref = calloc(1, sizeof(*ref));
+	int err;
+
+	if (!ref)
+		return -ENOMEM;
+	err = e->be->ops->kernel_load(e->be, space->be_space, info->code,
+				      info->code_len, info->entry,
+				      &ref->kernel);
+	if (err) {
+		pd_log_err("engine: %s: loading kernel '%s' of ptask %u: %d",
+			   e->be->info[dev->index].name, info->entry,
+			   info->handle, err);
+		free(ref);
+		return err;
+	}
+	pd_engine_lock(e);
+	info->refs++;
+	pd_engine_unlock(e);
+	ref->info = info;
+	ref->next = space->kernels;
+	space->kernels = ref;
+	*kernel = ref->kernel;
+	return 0;
+}
+
+/*
+ * Unload the kernels of ptasks forgotten meanwhile, from *@pp on, but
+ * those @keep says a job is about to launch.  No lock held.
+ */
+static void sweep_dead(struct pd_device *dev, struct pd_space *space,
+		       struct pd_kernel_ref **pp,
+		       bool (*keep)(const struct pd_kernel_ref *ref, void *arg),
+		       void *arg)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_kernel_ref *ref;
+	bool dead;
+
+	while ((ref = *pp)) {
+		pd_engine_lock(e);
+		dead = ref->info->dead;
+		pd_engine_unlock(e);
+		if (!dead || (keep && keep(ref, arg))) {
+			pp = &ref->next;
+			continue;
+		}
+		*pp = ref->next;
+		e->be->ops->kernel_unload(e->be, space->be_space, ref->kernel);
+		pd_engine_lock(e);
+		pd_info_put_locked(e, ref->info);
+		pd_engine_unlock(e);
+		free(ref);
+	}
+}
+
 /**
  * pd_space_kernel_get() - the kernel of @info in @space
  * @dev: the device (on the thread holding it)
- * @space: a space of @dev
+ * @space: a space of it
  * @info: the ptask
  * @kernel: the backend's kernel
  *
@@ -98,7 +161,7 @@ int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
 			struct pd_ptask_info *info, void **kernel)
 {
 	struct pd_engine *e = dev->e;
-	struct pd_kernel_ref **pp, *ref;
+	struct pd_kernel_ref *ref;
 	bool dead;
 	int err;
 
@@ -119,48 +182,79 @@ int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
 			return 0;
 		}
 	}
-	ref = calloc(1, sizeof(*ref));
-	if (!ref)
-		return -ENOMEM;
 	/*
 	 * Loaded before the dead ones go: a kernel of the same code (a
 	 * ptask's info made again, a prewarmed one) keeps the module loaded.
 	 */
-	err = e->be->ops->kernel_load(e->be, space->be_space, info->code,
-				      info->code_len, info->entry,
-				      &ref->kernel);
-	if (err) {
-		pd_log_err("engine: %s: loading kernel '%s' of ptask %u: %d",
-			   e->be->info[dev->index].name, info->entry,
-			   info->handle, err);
-		free(ref);
-		return err;
-	}
-	pd_engine_lock(e);
-	info->refs++;
-	pd_engine_unlock(e);
-	ref->info = info;
-	ref->next = space->kernels;
-	space->kernels = ref;
-	*kernel = ref->kernel;
-	/* Kernels of ptasks forgotten meanwhile: unloaded now. */
-	pp = &ref->next;
-	while ((ref = *pp)) {
-		pd_engine_lock(e);
-		dead = ref->info->dead;
-		pd_engine_unlock(e);
-		if (!dead) {
-			pp = &ref->next;
-			continue;
-		}
-		*pp = ref->next;
-		e->be->ops->kernel_unload(e->be, space->be_space, ref->kernel);
-		pd_engine_lock(e);
-		pd_info_put_locked(e, ref->info);
-		pd_engine_unlock(e);
-		free(ref);
+	err = kernel_load_ref(dev, space, info, kernel);
+	if (!err)
+		sweep_dead(dev, space, &space->kernels->next, NULL, NULL);
+	return err;
+}
+
+/*
+ * A job's members by their info's address (open addressing, at least
+ * twice as many slots as members): one walk of a space's kernel list
+ * finds them all.  Slots hold a member's index + 1.
+ */
+struct member_map {
+	const struct pd_member *mb;
+	uint32_t *slot;
+	uint32_t mask;
+	uint32_t small[64];
+};
+
+static uint32_t member_hash(const struct member_map *mm,
+			    const struct pd_ptask_info *info)
+{
+	return (uint32_t)((uintptr_t)info >> 6) & mm->mask;
+}
+
+static int member_map_init(struct member_map *mm, const struct pd_member *mb,
+			   uint32_t n)
+{
+	uint32_t slots = 64, i, h;
+
+	while (slots < 2 * n)
+		slots *= 2;
+	mm->mb = mb;
+	mm->mask = slots - 1;
+	mm->slot = slots == 64 ? mm->small : calloc(slots, sizeof(*mm->slot));
+	if (!mm->slot)
+		return -ENOMEM;
+	if (mm->slot == mm->small)
+		memset(mm->small, 0, sizeof(mm->small));
+	for (i = 0; i < n; i++) {
+		for (h = member_hash(mm, mb[i].info); mm->slot[h];
+		     h = (h + 1) & mm->mask)
+			;
+		mm->slot[h] = i + 1;
 	}
 	return 0;
+}
+
+static void member_map_fini(struct member_map *mm)
+{
+	if (mm->slot != mm->small)
+		free(mm->slot);
+}
+
+/* Is @info a member's? */
+static bool member_of(const struct member_map *mm,
+		      const struct pd_ptask_info *info)
+{
+	uint32_t h;
+
+	for (h = member_hash(mm, info); mm->slot[h]; h = (h + 1) & mm->mask)
+		if (mm->mb[mm->slot[h] - 1].info == info)
+			return true;
+	return false;
+}
+
+/* sweep_dead's @keep: a kernel of a member about to be launched. */
+static bool keep_member(const struct pd_kernel_ref *ref, void *arg)
+{
+	return member_of(arg, ref->info);
 }
 
 /**
@@ -173,54 +267,84 @@ int pd_space_kernel_get(struct pd_device *dev, struct pd_space *space,
  * As pd_space_kernel_get for each, with one walk of the space's list and
  * one lock round for all that are loaded (one walk and one lock round
  * each cost a 100-deep segment about 10 us a round on an H200); those
- * that are not are loaded one by one.  Return: 0 or -errno.
+ * that are not are loaded, and then the kernels of ptasks forgotten
+ * meanwhile unloaded, but the members' (a member forgotten meanwhile is
+ * still launched, as a lone job of a forgotten ptask is).  Return: 0 or
+ * -errno.
  */
 int pd_space_kernels_get(struct pd_device *dev, struct pd_space *space,
 			 struct pd_member *mb, uint32_t n)
 {
 	struct pd_engine *e = dev->e;
 	const struct pd_kernel_ref *ref;
-	uint32_t slots = 64, i, h;
-	uint32_t *map, small[64];
-	int err = 0;
+	struct member_map mm;
+	bool loaded = false;
+	uint32_t i, h;
+	int err;
 
-	while (slots < 2 * n)
-		slots *= 2;
-	map = slots == 64 ? small : calloc(slots, sizeof(*map));
-	if (!map)
-		return -ENOMEM;
-	if (map == small)
-		memset(small, 0, sizeof(small));
-	/* member index + 1 by its info's address, open addressing */
-	for (i = 0; i < n; i++) {
+	err = member_map_init(&mm, mb, n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
 		mb[i].kernel = NULL;
-		for (h = (uint32_t)((uintptr_t)mb[i].info >> 6) & (slots - 1);
-		     map[h]; h = (h + 1) & (slots - 1))
-			;
-		map[h] = i + 1;
-	}
 	pd_engine_lock(e);
 	for (ref = space->kernels; ref; ref = ref->next) {
 		if (ref->info->dead)
 			continue;
-		for (h = (uint32_t)((uintptr_t)ref->info >> 6) & (slots - 1);
-		     map[h]; h = (h + 1) & (slots - 1)) {
-			struct pd_member *m = &mb[map[h] - 1];
+		for (h = member_hash(&mm, ref->info); mm.slot[h];
+		     h = (h + 1) & mm.mask)
+			if (mb[mm.slot[h] - 1].info == ref->info)
+				mb[mm.slot[h] - 1].kernel = ref->kernel;
+	}
+	pd_engine_unlock(e);
+	for (i = 0; i < n && !err; i++) {
+		if (mb[i].kernel)
+			continue;
+		err = kernel_load_ref(dev, space, mb[i].info, &mb[i].kernel);
+		loaded |= !err;
+	}
+	if (loaded)
+		sweep_dead(dev, space, &space->kernels, keep_member, &mm);
+	member_map_fini(&mm);
+	return err;
+}
 
-			if (m->info == ref->info && !m->kernel) {
-				m->kernel = ref->kernel;
-				break;
+/**
+ * pd_space_kernels_loaded() - are all of a job's members' kernels in @space?
+ * @space: a space
+ * @mb: the members, @n of them
+ * @n: how many
+ *
+ * For a helper, which never loads code: every member has a kernel of a
+ * live ptask in @space.  Locked (the list is read as the holder's).
+ */
+bool pd_space_kernels_loaded(const struct pd_space *space,
+			     const struct pd_member *mb, uint32_t n)
+{
+	const struct pd_kernel_ref *ref;
+	struct member_map mm;
+	uint32_t found = 0, h;
+	uint8_t *seen;
+
+	if (member_map_init(&mm, mb, n))
+		return false;
+	seen = calloc(n, 1);
+	for (ref = space->kernels; seen && ref; ref = ref->next) {
+		if (ref->info->dead)
+			continue;
+		for (h = member_hash(&mm, ref->info); mm.slot[h];
+		     h = (h + 1) & mm.mask) {
+			uint32_t m = mm.slot[h] - 1;
+
+			if (mb[m].info == ref->info && !seen[m]) {
+				seen[m] = 1;
+				found++;
 			}
 		}
 	}
-	pd_engine_unlock(e);
-	for (i = 0; i < n && !err; i++)
-		if (!mb[i].kernel)
-			err = pd_space_kernel_get(dev, space, mb[i].info,
-						  &mb[i].kernel);
-	if (map != small)
-		free(map);
-	return err;
+	free(seen);
+	member_map_fini(&mm);
+	return found == n;
 }
 
 /* Is @view's datablock current nowhere but in device memory? */

@@ -133,8 +133,11 @@ void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
 	 */
 	if (first_look) {
 		job->seen_late = true;
+		/* it meant to look before the job was launched: no sample */
+		if (first_look <= start)
+			return;
 		if (first_look < now)
-			now = first_look > start ? first_look : start;
+			now = first_look;
 	}
 	wall = (double)(now - start);
 	info->avg_wall_ns = info->walls ? info->avg_wall_ns +

@@ -2774,6 +2774,78 @@ static bool chain_body(struct rig *r, void *arg)
 }
 
 /*
+ * A segment whose ptasks were all forgotten (their client went) while
+ * it waited: their kernels are loaded again for it, and none of them may
+ * be unloaded by the sweep of forgotten ptasks' kernels that loading the
+ * next member runs (it used to unload the members loaded before it,
+ * which the launch then used: freed memory on cuda).  Run a 3-deep line
+ * once (kernels loaded), mark its infos dead, get the kernels again the
+ * way pd_job_run does: each must be in the space's list.
+ */
+static bool kernels_forgotten_body(struct rig *r, void *arg)
+{
+	struct pd_device *dev = &r->e->dev[0];
+	uint32_t g, t, pts[3], in, out, prev = 0, cin = 0, cout, d, dout, i;
+	struct pd_member mb[3] = { { 0 } };
+	const struct pd_kernel_ref *ref;
+	struct pd_space *space;
+	uint32_t *x, *y;
+	bool ok = true;
+
+	(void)arg;
+	g = graph_new(r, "forgotten");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	for (i = 0; i < 3; i++) {
+		pts[i] = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
+		in = port_new(r, pts[i], PTASK_PORT_INPUT, t, 0, 0, 0);
+		out = port_new(r, pts[i], PTASK_PORT_OUTPUT, t, 1, 0, 0);
+		if (!i)
+			cin = chan_new(r, g, 0, in, 4);
+		else
+			chan_new(r, g, prev, in, 2);
+		prev = out;
+	}
+	cout = chan_new(r, g, prev, 0, 4);
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	d = db_new(r, 4, (void **)&x);
+	CHECK(d);
+	x[0] = 7;
+	CHECK_EQ(push(r, cin, d), 0);
+	CHECK_EQ(pull(r, cout, &dout, (void **)&y), 0);
+	CHECK_EQ(y[0], 10);
+	CHECK_EQ(db_release(r, dout), 0);
+	CHECK(wait_completed(r));
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(pd_info_get(r->e, pts[i], &mb[i].info), 0);
+	/* the client's space, per-client isolation: its pid's */
+	CHECK_EQ(pd_space_get(dev, (uint64_t)(uint32_t)r->who.pid, &space), 0);
+	pd_engine_lock(r->e);
+	for (i = 0; i < 3; i++)
+		mb[i].info->dead = true;
+	pd_engine_unlock(r->e);
+	CHECK_EQ(pd_space_kernels_get(dev, space, mb, 3), 0);
+	pd_engine_lock(r->e);
+	for (i = 0; i < 3; i++) {
+		for (ref = space->kernels; ref; ref = ref->next)
+			if (ref->kernel == mb[i].kernel &&
+			    ref->info == mb[i].info)
+				break;
+		if (!ref) {
+			diag("member %u's kernel was unloaded before its launch",
+			     i);
+			ok = false;
+		}
+	}
+	for (i = 0; i < 3; i++)
+		pd_info_put_locked(r->e, mb[i].info);
+	pd_engine_unlock(r->e);
+	CHECK_EQ(db_release(r, d), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return ok;
+}
+
+/*
  * Held launches (worker.c): rounds of a chain run one at a time hold
  * every hop and flush once a round, and a shape flushed
  * PD_SHAPE_BUILD_AFTER times is replayed (sim counts it as cuda would
@@ -3649,6 +3721,9 @@ int main(void)
 	       "sim: a segment's middle ptask failing at its launch fails the chain's output (-EIO)");
 	result(with_rig("sim", "devices=1", &inplace, chain_body, &seg_tap),
 	       "sim: a tapped first ptask runs alone, the rest as a segment");
+	result(with_rig("sim", "devices=1", &fifo, kernels_forgotten_body,
+			NULL),
+	       "sim: a segment of forgotten ptasks keeps every member's kernel loaded until its launch");
 	wrap_fuse = false;
 	wrap_take_ahead = false;
 	result(with_rig("cpu", "lanes=2", &fifo, chain_many_cores_body,
