@@ -229,24 +229,30 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 			 struct pd_device *dev, bool ok, uint64_t gpu_ns,
 			 uint64_t run_ns)
 {
+	uint32_t runs = pd_job_runs(job);
+
 	pd_assert_locked(e);
-	e->stats.invocations++;
+	e->stats.invocations += runs;
 	if (!ok) {
-		e->stats.failed++;
+		e->stats.failed += runs;
 		return;
 	}
-	if (job->nmembers > 1) {
+	if (pd_job_is_segment(job)) {
 		e->stats.segments++;
 		e->stats.fused += job->nmembers;
+	} else if (job->batch) {
+		e->stats.batches++;
+		e->stats.batched += runs;
 	}
-	e->stats.per_device[dev->index]++;
+	e->stats.per_device[dev->index] += runs;
 	e->stats.gpu_ns += gpu_ns;
 	/*
 	 * an estimate with the copies in it: not the kernel's time; nor
-	 * one up to a late look (pd_job_fence_seen_locked)
+	 * one up to a late look (pd_job_fence_seen_locked); a batch's
+	 * members each ran a share
 	 */
 	if (!job->estimated_copies && !(job->untimed && job->seen_late))
-		pd_sched_ran_locked(e, job, gpu_ns ? gpu_ns : run_ns);
+		pd_sched_ran_locked(e, job, (gpu_ns ? gpu_ns : run_ns) / runs);
 }
 
 /* Does @job's work write port @i's datablock (a new output, in/out)? */
@@ -391,8 +397,8 @@ void pd_job_ahead(struct pd_device *dev, struct pd_job *job,
 			job->committed = true;
 			set_writer_locked(e, job, job);
 		}
-		e->stats.ahead++;
-		e->stats.taken_ahead++;
+		e->stats.ahead += pd_job_runs(job);
+		e->stats.taken_ahead += pd_job_runs(job);
 		pd_engine_unlock(e);
 		return;
 	}
@@ -440,12 +446,16 @@ bool pd_job_upstream_settled_locked(struct pd_engine *e, struct pd_job *job,
 	return true;
 }
 
-/* Settle @job, completed ahead: its status and device time. */
+/*
+ * Settle @job, completed ahead: its status and device time; a batch's
+ * members each, with a share of the time.
+ */
 static void settle(struct pd_device *dev, struct pd_job *job,
 		   struct ptask_exec_complete *arg, int err,
 		   struct pd_wake_defer *defer)
 {
 	struct pd_engine *e = dev->e;
+	uint32_t m, runs = pd_job_runs(job);
 	int cerr;
 
 	if (err)
@@ -456,10 +466,15 @@ static void settle(struct pd_device *dev, struct pd_job *job,
 		return;
 	arg->flags = PTASK_EXEC_COMPLETE_SETTLE;
 	arg->status = err;
-	cerr = e->src->ops->complete(e->src, arg, NULL, defer);
-	if (cerr && cerr != -ECANCELED)
-		pd_log_err("engine: settling invocation %llu: %d",
-			   (unsigned long long)job->inv.id, cerr);
+	arg->gpu_ns /= runs;
+	for (m = 0; m < runs; m++) {
+		if (job->batch)
+			arg->id = job->members[m].id;
+		cerr = e->src->ops->complete(e->src, arg, NULL, defer);
+		if (cerr && cerr != -ECANCELED)
+			pd_log_err("engine: settling invocation %llu: %d",
+				   (unsigned long long)arg->id, cerr);
+	}
 }
 
 /**

@@ -235,9 +235,10 @@ static uint32_t segment_members(const struct ptask_invocation_port *ports,
 }
 
 /*
- * Fill @job->members from its records: one for a plain job; for a
- * segment each member's range and info (its kind checked).  Return: 0
- * or -errno (the job fails).
+ * Fill @job->members from its records: one for a plain job; a batch's
+ * (filled by job_make: each has its ptask's info); for a segment each
+ * member's range and info (its kind checked).  Return: 0 or -errno (the
+ * job fails).
  */
 static int members_make(struct pd_engine *e, struct pd_job *job)
 {
@@ -245,6 +246,15 @@ static int members_make(struct pd_engine *e, struct pd_job *job)
 	int err;
 
 	job->members[0].info = job->info;
+	if (job->batch) {
+		pd_engine_lock(e);
+		for (m = 1; m < job->nmembers; m++) {
+			job->members[m].info = job->info;
+			job->info->refs++;
+		}
+		pd_engine_unlock(e);
+		return 0;
+	}
 	job->members[0].nports = job->inv.n_ports;
 	if (job->nmembers == 1)
 		return 0;
@@ -330,8 +340,9 @@ void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status,
 		 struct pd_wake_defer *defer)
 {
 	struct ptask_exec_complete arg = {
-		.size = sizeof(arg), .id = job->inv.id, .status = status,
+		.size = sizeof(arg), .status = status,
 	};
+	uint32_t m, runs = pd_job_runs(job);
 	int err;
 
 	/* The core completed it ahead already: it is owed a settle. */
@@ -339,62 +350,97 @@ void pd_job_fail(struct pd_engine *e, struct pd_job *job, int status,
 		arg.flags = PTASK_EXEC_COMPLETE_SETTLE;
 	/* Counted first: whoever sees the completion sees it counted. */
 	pd_engine_lock(e);
-	e->stats.invocations++;
-	e->stats.failed++;
+	e->stats.invocations += runs;
+	e->stats.failed += runs;
 	pd_engine_unlock(e);
-	err = e->src->ops->complete(e->src, &arg, NULL, defer);
-	if (err && err != -ECANCELED)
-		pd_log_err("engine: failing invocation %llu of ptask %u: %d",
-			   (unsigned long long)job->inv.id, job->inv.ptask,
-			   err);
+	/* a batch's members each (the job's id is its first one's) */
+	for (m = 0; m < runs; m++) {
+		arg.id = job->batch ? job->members[m].id : job->inv.id;
+		err = e->src->ops->complete(e->src, &arg, NULL, defer);
+		if (err && err != -ECANCELED)
+			pd_log_err("engine: failing invocation %llu of ptask %u: %d",
+				   (unsigned long long)arg.id, job->inv.ptask,
+				   err);
+	}
 	pd_engine_lock(e);
 	pd_job_free_locked(e, job);
 	pd_engine_unlock(e);
 }
 
 /*
- * A job for invocation @inv with its port records @ports, queued; or, when
- * it cannot run here, completed with an error at once (for the helper
- * whose @defer it is, or NULL).  No lock held.
+ * Complete the @n invocations at @invs with @status at once (no job
+ * could be made for them).  No lock held.
  */
-static void job_make(struct pd_engine *e, const struct ptask_invocation *inv,
-		     const struct ptask_invocation_port *ports,
+static void invs_fail(struct pd_engine *e, const struct ptask_invocation *invs,
+		      uint32_t n, int status, struct pd_wake_defer *defer)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++) {
+		struct ptask_exec_complete fail = {
+			.size = sizeof(fail), .id = invs[k].id,
+			.status = status,
+			.flags = invs[k].flags & PTASK_INV_AHEAD ?
+				 PTASK_EXEC_COMPLETE_SETTLE : 0,
+		};
+
+		e->src->ops->complete(e->src, &fail, NULL, defer);
+	}
+}
+
+/*
+ * A job for the @n invocations at @invs (one, or a batch: @n of one
+ * ptask, batchable), their port records in @ports (the take's), queued;
+ * or, when they cannot run here, completed with an error at once (for
+ * the helper whose @defer it is, or NULL).  No lock held.
+ */
+static void job_make(struct pd_engine *e, const struct ptask_invocation *invs,
+		     uint32_t n, const struct ptask_invocation_port *ports,
 		     struct pd_wake_defer *defer)
 {
-	size_t n = inv->n_ports, i;
-	uint32_t members = inv->flags & PTASK_INV_SEGMENT ?
-			   segment_members(ports, inv->n_ports) : 1;
-	struct pd_job *job = calloc(1, sizeof(*job) + n * sizeof(*job->ports) +
-				    n * sizeof(*job->jp) +
-				    (members ? members : 1) *
-				    sizeof(*job->members));
-	struct ptask_exec_complete fail = {
-		.size = sizeof(fail), .id = inv->id, .status = -ENOMEM,
-		.flags = inv->flags & PTASK_INV_AHEAD ?
-			 PTASK_EXEC_COMPLETE_SETTLE : 0,
-	};
+	const struct ptask_invocation *inv = &invs[0];
+	size_t nports = 0, i;
+	uint32_t members = n > 1 ? n :
+			   inv->flags & PTASK_INV_SEGMENT ?
+			   segment_members(&ports[inv->first_port],
+					   inv->n_ports) : 1;
+	struct pd_job *job;
+	uint32_t k;
 	int err;
 
+	for (k = 0; k < n; k++)
+		nports += invs[k].n_ports;
+	job = calloc(1, sizeof(*job) + nports * sizeof(*job->ports) +
+		     nports * sizeof(*job->jp) +
+		     (members ? members : 1) * sizeof(*job->members));
 	if (!job) {
 		pd_log_err("engine: out of memory for invocation %llu",
 			   (unsigned long long)inv->id);
-		e->src->ops->complete(e->src, &fail, NULL, defer);
+		invs_fail(e, invs, n, -ENOMEM, defer);
 		return;
 	}
 	job->inv = *inv;
+	job->inv.n_ports = (uint32_t)nports;
 	job->ports = (struct ptask_invocation_port *)(job + 1);
-	job->jp = (struct pd_jport *)(job->ports + n);
-	job->members = (struct pd_member *)(job->jp + n);
+	job->jp = (struct pd_jport *)(job->ports + nports);
+	job->members = (struct pd_member *)(job->jp + nports);
 	job->nmembers = members ? members : 1;
-	memcpy(job->ports, ports, n * sizeof(*ports));
+	job->batch = n > 1;
+	for (k = 0, i = 0; k < n; i += invs[k].n_ports, k++) {
+		memcpy(&job->ports[i], &ports[invs[k].first_port],
+		       invs[k].n_ports * sizeof(*ports));
+		job->members[k].first = (uint32_t)i;
+		job->members[k].nports = invs[k].n_ports;
+		job->members[k].id = invs[k].id;
+	}
 	job->queued_ns = inv->queued_ns ? inv->queued_ns : pd_now_ns();
 	job->dev = -1;
 	/* The core completed it ahead (PTASK_TAKE_AHEAD): settled, never
 	 * completed; its outputs are the core's datablocks. */
 	job->ahead = job->taken_ahead = inv->flags & PTASK_INV_AHEAD;
-	for (i = 0; i < n; i++)
-		if (pd_port_is_input(&ports[i]) &&
-		    (ports[i].flags & PTASK_INVP_PENDING))
+	for (i = 0; i < nports; i++)
+		if (pd_port_is_input(&job->ports[i]) &&
+		    (job->ports[i].flags & PTASK_INVP_PENDING))
 			job->pending_in = true;
 	err = pd_info_get(e, inv->ptask, &job->info);
 	if (err) {
@@ -482,6 +528,52 @@ static void apply_admin_policy(struct pd_engine *e, uint32_t admin)
 	pd_engine_unlock(e);
 }
 
+/* Are @inv's port records where it says, within the take's? */
+static bool records_fit(const struct ptask_exec_take *take,
+			const struct ptask_invocation *inv)
+{
+	return (inv->n_ports <= PTASK_MAX_PORTS ||
+		(inv->flags & PTASK_INV_SEGMENT)) &&
+	       inv->first_port <= take->n_ports &&
+	       inv->n_ports <= take->n_ports - inv->first_port;
+}
+
+/*
+ * DOC: Batches
+ *
+ * A stream of invocations of one GPU ptask (P1b: 64 pushes in flight)
+ * comes from one take, which the core completed ahead one after another
+ * (PTASK_TAKE_AHEAD: each made the next ready).  As one job each, every
+ * invocation was placed, prepared, launched, fenced and settled on its
+ * own: on an H200 (2026-11-28, perf at 8 kHz) the device's worker spent
+ * about 17 us of CPU an invocation, of which the take, the placement,
+ * the fence and the lock rounds around them were a third.  Consecutive
+ * invocations of one take that the core completed ahead, of one ptask,
+ * none a segment, with no in/out port and no input another invocation
+ * completed ahead still writes (PTASK_INVP_PENDING: a chain's hop, which
+ * the segments and the upstream links order), make one job instead, at
+ * most PD_BATCH_MAX: its members, launched in turn on one lane, behind
+ * one fence; each member is settled by its own id with its share of the
+ * device time, and the ptask's averages learn a member's share
+ * (pd_job_runs).  PTASKD_NO_BATCH=1 makes a job of each again.
+ */
+static bool batchable(const struct ptask_invocation *inv,
+		      const struct ptask_invocation_port *ports)
+{
+	const struct ptask_invocation_port *p = &ports[inv->first_port];
+	uint32_t i;
+
+	if (!(inv->flags & PTASK_INV_AHEAD) ||
+	    (inv->flags & PTASK_INV_SEGMENT) || inv->kind != PTASK_KIND_GPU)
+		return false;
+	for (i = 0; i < inv->n_ports; i++)
+		if (p[i].member || (pd_port_is_input(&p[i]) &&
+				    (p[i].flags & (PTASK_INVP_PENDING |
+						   PTASK_PORT_INOUT))))
+			return false;
+	return true;
+}
+
 /**
  * pd_jobs_make() - jobs for the invocations one take returned
  * @e: the engine
@@ -501,16 +593,14 @@ void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 		  const struct ptask_invocation_port *ports,
 		  struct pd_wake_defer *defer)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	apply_admin_policy(e, take->policy);
-	for (i = 0; i < take->n_invocations; i++) {
+	for (i = 0; i < take->n_invocations; i = j) {
 		const struct ptask_invocation *inv = &invs[i];
 
-		if ((inv->n_ports > PTASK_MAX_PORTS &&
-		     !(inv->flags & PTASK_INV_SEGMENT)) ||
-		    inv->first_port > take->n_ports ||
-		    inv->n_ports > take->n_ports - inv->first_port) {
+		j = i + 1;
+		if (!records_fit(take, inv)) {
 			struct ptask_exec_complete bad = {
 				.size = sizeof(bad), .id = inv->id,
 				.status = -EIO,
@@ -521,7 +611,15 @@ void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 			e->src->ops->complete(e->src, &bad, NULL, defer);
 			continue;
 		}
-		job_make(e, inv, &ports[inv->first_port], defer);
+		/* the ptask's next invocations, taken ahead behind it */
+		if (!e->cfg.no_batch && batchable(inv, ports))
+			while (j < take->n_invocations && j - i < PD_BATCH_MAX &&
+			       invs[j].ptask == inv->ptask &&
+			       invs[j].n_ports == inv->n_ports &&
+			       records_fit(take, &invs[j]) &&
+			       batchable(&invs[j], ports))
+				j++;
+		job_make(e, inv, j - i, ports, defer);
 	}
 }
 
@@ -722,6 +820,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		e->cfg.no_take_ahead = true;
 	if (getenv("PTASKD_NO_FUSE"))
 		e->cfg.no_fuse = true;
+	if (getenv("PTASKD_NO_BATCH"))
+		e->cfg.no_batch = true;
 	e->ndev = be->ndev;
 	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
 					      PD_INFLIGHT_DEFAULT;
@@ -783,7 +883,7 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	if (err)
 		goto err_threads;
 	pthread_setname_np(e->taker, "pd-taker");
-	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s%s%s%s",
+	pd_log_info("engine: %u device(s), policy %s, %s isolation, %u jobs in flight per device on %u lane(s), in place up to %llu bytes%s%s%s%s%s",
 		    e->ndev, pd_policy_name(cfg->policy),
 		    cfg->shared_isolation ? "shared" : "per-client",
 		    e->max_inflight, be->info[0].lanes ? be->info[0].lanes : 1,
@@ -791,7 +891,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		    e->cfg.no_ahead ? ", chains not completed ahead" : "",
 		    pd_engine_may_hold(e) ? ", chains' launches held" : "",
 		    pd_engine_take_flags(e) ? ", chains taken ahead" : "",
-		    pd_engine_fuse_flag(e) ? ", segments fused" : "");
+		    pd_engine_fuse_flag(e) ? ", segments fused" : "",
+		    e->cfg.no_batch ? ", no batches" : "");
 	*out = e;
 	return 0;
 
@@ -840,7 +941,7 @@ void pd_engine_stop(struct pd_engine *e)
 			break;
 		pd_engine_wait(e, &e->idle_cond);
 	}
-	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed; %llu taken ahead; %llu segments of %llu ptasks",
+	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed; %llu taken ahead; %llu segments of %llu ptasks; %llu batches of %llu invocations",
 		    (unsigned long long)e->stats.invocations,
 		    (unsigned long long)e->stats.ahead,
 		    (unsigned long long)e->stats.failed,
@@ -849,7 +950,9 @@ void pd_engine_stop(struct pd_engine *e)
 		    (unsigned long long)e->stats.replays,
 		    (unsigned long long)e->stats.taken_ahead,
 		    (unsigned long long)e->stats.segments,
-		    (unsigned long long)e->stats.fused);
+		    (unsigned long long)e->stats.fused,
+		    (unsigned long long)e->stats.batches,
+		    (unsigned long long)e->stats.batched);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);

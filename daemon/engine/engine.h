@@ -198,6 +198,8 @@ const char *pd_policy_name(int policy);
  *	comparison)
  * @no_fuse: never ask the core for segments (each ptask of a chain is an
  *	invocation of its own: for comparison)
+ * @no_batch: a job for every invocation, never a batch of a stream's
+ *	(engine.c, "Batches": for comparison)
  */
 struct pd_engine_config {
 	int policy;
@@ -212,6 +214,7 @@ struct pd_engine_config {
 	bool no_hold;
 	bool no_take_ahead;
 	bool no_fuse;
+	bool no_batch;
 };
 
 #define PD_INFLIGHT_DEFAULT	64
@@ -247,6 +250,9 @@ struct pd_engine_config {
  *	were taken (PTASK_TAKE_AHEAD)
  * @segments: of @invocations, segments (PTASK_TAKE_FUSE) completed
  * @fused: the ptasks those segments ran
+ * @batches: jobs that ran several invocations of one ptask taken ahead
+ *	(engine.c, "Batches")
+ * @batched: the invocations those batches ran
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -273,6 +279,8 @@ struct pd_engine_stats {
 	uint64_t taken_ahead;
 	uint64_t segments;
 	uint64_t fused;
+	uint64_t batches;
+	uint64_t batched;
 };
 
 struct pd_engine;

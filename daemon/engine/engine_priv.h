@@ -161,7 +161,21 @@
 #define PD_TIMED_COPIES_EVERY	8
 #define PD_INLINE_BYTES		(256ULL << 10)
 #define PD_HELP_NS		(200ULL * 1000)
-#define PD_HELP_TAKE		4	/* invocations per helper take */
+/*
+ * Invocations per helper take: as many as a take returns, so a stream's
+ * invocations the core took ahead come in one take (engine.c,
+ * "Batches").
+ */
+#define PD_HELP_TAKE		PTASK_TAKE_MAX_INVOCATIONS
+/*
+ * Invocations a batch runs at most (engine.c, "Batches").  Its members'
+ * pulls wait for its one fence: on an H200 (2026-11-27, fastpath P1b,
+ * 64 asynchronous pushes then 64 pulls, three runs each alternated)
+ * batches of up to 16 ran 77k-88k invocations/s, of up to 32 60k-76k,
+ * of up to 64 67k-71k (the first output came after the whole batch),
+ * a job each 51k-59k; 8 varied most (39k-79k).
+ */
+#define PD_BATCH_MAX		16
 #define PD_TAKE_MADE_ROUNDS	4	/* takes of pd_engine_take_made */
 /* takes a helper makes for the workers after a batch of pushes (help.c) */
 #define PD_HELP_BATCH_ROUNDS	(PTASK_TAKE_MAX_INVOCATIONS / PD_HELP_TAKE)
@@ -484,19 +498,23 @@ struct pd_jport {
 };
 
 /**
- * struct pd_member - one ptask of a job: the job's own, or each of a
- * segment's (PTASK_INV_SEGMENT) in turn
+ * struct pd_member - one ptask of a job: the job's own, each of a
+ * segment's (PTASK_INV_SEGMENT) in turn, or each invocation of a batch
+ * (pd_job.batch)
  * @info: its ptask (members[0]: the job's @info; the others one
  *	reference each)
  * @kernel: its kernel in the job's space (pd_job_run)
  * @first: its first port record in the job's
  * @nports: its port records
+ * @id: its invocation (a batch's member: each is settled by its own id;
+ *	else the job's)
  */
 struct pd_member {
 	struct pd_ptask_info *info;
 	void *kernel;
 	uint32_t first;
 	uint32_t nports;
+	uint64_t id;
 };
 
 /**
@@ -559,6 +577,9 @@ struct pd_member {
  *	holds launches, their links in scratch memory; the history of the
  *	first one's @info is the segment's)
  * @members: each of them (stored after @jp)
+ * @batch: a batch (engine.c, "Batches"): @nmembers invocations of one
+ *	ptask, each completed ahead by the core as it was taken, launched
+ *	one after another behind one fence and settled together
  * @untimed: its launch was untimed (pd_launch.untimed): its device time
  *	is an estimate up to when its fence was seen
  * @seen_late: its fence was found passed at the completion thread's
@@ -605,6 +626,7 @@ struct pd_job {
 	bool estimated_copies;
 	uint32_t nmembers;
 	struct pd_member *members;
+	bool batch;
 	bool untimed;
 	bool seen_late;
 };
@@ -957,11 +979,29 @@ static inline uint32_t pd_engine_fuse_flag(const struct pd_engine *e)
 	       PTASK_TAKE_FUSE : 0;
 }
 
+/* Is @job a segment (PTASK_INV_SEGMENT: members linked in scratch)? */
+static inline bool pd_job_is_segment(const struct pd_job *job)
+{
+	return job->nmembers > 1 && !job->batch;
+}
+
+/* The invocations @job runs of its ptask: a batch's members, else 1. */
+static inline uint32_t pd_job_runs(const struct pd_job *job)
+{
+	return job->batch ? job->nmembers : 1;
+}
+
 /* How long a run the thread that took @job may wait for itself. */
 static inline double pd_inline_run_ns(const struct pd_job *job)
 {
 	return (double)(job->nmembers > 1 ? PD_INLINE_SEGMENT_RUN_NS :
 			PD_INLINE_RUN_NS);
+}
+
+/* @job's expected device time: its ptask's average, times its runs. */
+static inline double pd_job_expected_run_ns(const struct pd_job *job)
+{
+	return job->info->avg_run_ns * pd_job_runs(job);
 }
 
 static inline bool pd_engine_may_hold(const struct pd_engine *e)

@@ -43,7 +43,7 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 	pd_assert_locked(e);
 	if (!pd_dev_available(dev) || dev->tidying || e->draining ||
 	    info->dead || !info->runs ||
-	    info->avg_run_ns > pd_inline_run_ns(job))
+	    pd_job_expected_run_ns(job) > pd_inline_run_ns(job))
 		return false;
 	/* a segment's links are never copied */
 	for (i = 0; i < job->inv.n_ports; i++)
@@ -58,7 +58,7 @@ bool pd_help_can_claim_locked(struct pd_device *dev,
 		if (s->owner != owner)
 			continue;
 		/* a segment's: every member's, none forgotten */
-		if (job->nmembers > 1)
+		if (pd_job_is_segment(job))
 			return pd_space_kernels_loaded(s, job->members,
 						       job->nmembers);
 		for (ref = s->kernels; ref; ref = ref->next)

@@ -461,7 +461,7 @@ static bool is_peer_output(const struct pd_job *job, uint32_t index)
 	uint32_t i;
 
 	if (job->nmembers > 1)
-		return false;
+		return false;	/* nor has a batch (engine.c, batchable) */
 	for (i = 0; i < job->inv.n_ports; i++) {
 		const struct ptask_invocation_port *p = &job->ports[i];
 
@@ -690,7 +690,7 @@ int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 		pd_rec_see_generation_locked(e, jp->rec, p->generation);
 		jp->gen = p->generation;
 	}
-	if (job->nmembers > 1)
+	if (pd_job_is_segment(job))
 		err = make_links(dev, job);
 	for (m = 0; m < job->nmembers && !err; m++)
 		err = prepare_member(dev, job, m, &link, defer);

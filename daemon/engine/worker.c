@@ -83,7 +83,7 @@ static uint64_t due_locked(struct pd_engine *e, struct pd_job *job,
 	uint64_t from = lane->due_ns > now ? lane->due_ns : now;
 
 	pd_assert_locked(e);
-	return from + (uint64_t)run;
+	return from + (uint64_t)(run * pd_job_runs(job));
 }
 
 /**
@@ -139,7 +139,8 @@ void pd_job_fence_seen_locked(struct pd_engine *e, struct pd_job *job,
 		if (first_look < now)
 			now = first_look;
 	}
-	wall = (double)(now - start);
+	/* a batch's: each member's share */
+	wall = (double)(now - start) / pd_job_runs(job);
 	info->avg_wall_ns = info->walls ? info->avg_wall_ns +
 			    PD_WALL_EMA_WEIGHT * (wall - info->avg_wall_ns) : wall;
 	info->walls++;
@@ -392,12 +393,15 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	int err;
 
 	err = pd_space_get(dev, pd_sched_owner(e, job), &job->space);
-	if (!err && job->nmembers > 1)
+	if (!err && pd_job_is_segment(job))
 		err = pd_space_kernels_get(dev, job->space, job->members,
 					   job->nmembers);
 	else if (!err)
 		err = pd_space_kernel_get(dev, job->space, job->info, &kernel);
-	if (job->nmembers > 1)
+	/* a batch's members all run its ptask's */
+	for (m = 0; !err && job->batch && m < job->nmembers; m++)
+		job->members[m].kernel = kernel;
+	if (pd_job_is_segment(job))
 		kernel = job->members[0].kernel;
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
@@ -413,8 +417,12 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		job->untimed = launch.untimed;
 		job->estimated_copies = launch.untimed && copies;
 		pd_job_link_upstream_locked(e, job);
-		/* a segment's launches go together, then its fence */
-		if (launch.untimed)
+		/*
+		 * A segment's launches go together, then its fence.  A
+		 * batch's go one by one: its size varies, so a graph of it
+		 * would seldom be replayed.
+		 */
+		if (launch.untimed && !job->batch)
 			hold = job->nmembers > 1 ? pd_engine_may_hold(e) :
 			       hold_launch_locked(dev, job, &will_ahead);
 		/* launches held elsewhere, or that this one does not join */
@@ -433,7 +441,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		launch.hold = hold;
 		err = ops->launch(e->be, job->space->be_space, job->lane,
 				  kernel, &launch);
-		/* a segment's members, one behind the other on its lane */
+		/* the members, one behind the other on its lane */
 		for (m = 1; !err && m < job->nmembers; m++) {
 			pd_job_launch_desc(job, m, &launch);
 			err = ops->launch(e->be, job->space->be_space,
@@ -556,7 +564,7 @@ static bool waits_for(struct pd_engine *e, const struct pd_device *dev,
 {
 	pd_assert_locked(e);
 	return !e->nqueued && !dev->ninflight && job->info->runs &&
-	       job->info->avg_run_ns <= pd_inline_run_ns(job);
+	       pd_job_expected_run_ns(job) <= pd_inline_run_ns(job);
 }
 
 /*

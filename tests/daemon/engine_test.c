@@ -2774,6 +2774,129 @@ static bool chain_body(struct rig *r, void *arg)
 }
 
 /*
+ * struct stream_args - stream_batch_body's rounds
+ * @rounds: pushed at once into one GPU ptask (test_stamp: out = in + 1)
+ * @fail: test_fail13 instead, one round in the middle 13: it fails
+ * @batches: batches expected (engine.c, "Batches"): at least one, or
+ *	none (the rig's configuration says no_batch)
+ */
+struct stream_args {
+	uint32_t rounds;
+	bool fail;
+	bool batches;
+};
+
+/*
+ * A stream of invocations of one GPU ptask, every round pushed before
+ * the first is pulled, the rig taking ahead: behind the first one (slow
+ * on sim), the core takes the rest ahead in one take, and the engine
+ * runs them as batches, each member settled once, by its own id; the
+ * results come in order, right; PTSched is charged every member's share.
+ * Failing: the batch of the 13 fails as a whole (each member settled
+ * with the error), the graph with it: pulls see -EIO, and every output
+ * pulled before is right.
+ */
+static bool stream_batch_body(struct rig *r, void *arg)
+{
+	const struct stream_args *sa = arg;
+	uint32_t g, t, pt, cin, cout, db[64], dout, j, i, settles = 0;
+	uint32_t bad = sa->rounds / 2, pulled = 0;
+	struct pd_engine_stats st0, st;
+	uint64_t sum = 0, charged0, charged;
+	uint32_t *x, *y;
+	int err = 0;
+
+	CHECK(wrap_take_ahead && sa->rounds >= 4 && sa->rounds <= 64);
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "stream");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	pt = ptask_new(r, g, PTASK_KIND_GPU,
+		       sa->fail ? "test_fail13" : "test_stamp", 2);
+	cin = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0),
+		       64);
+	cout = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0),
+			0, 64);
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	CHECK(proc_gpu_ns(r, &charged0));
+	for (j = 0; j < sa->rounds; j++) {
+		db[j] = db_new(r, 4, (void **)&x);
+		CHECK(db[j]);
+		x[0] = sa->fail && j == bad ? 13 : 1000 * (j + 1);
+	}
+	pthread_mutex_lock(&completions_lock);
+	n_chain_log = n_chain_taken = 0;
+	log_chain = true;
+	pthread_mutex_unlock(&completions_lock);
+	pthread_mutex_lock(&gate_lock);
+	n_stamps = 0;
+	pthread_mutex_unlock(&gate_lock);
+	for (j = 0; j < sa->rounds; j++)
+		CHECK_EQ(push(r, cin, db[j]), 0);
+	for (j = 0; j < sa->rounds; j++) {
+		err = pull(r, cout, &dout, (void **)&y);
+		if (err)
+			break;
+		CHECK(!sa->fail || j < bad);
+		CHECK_EQ(y[0], 1000 * (j + 1) + 1);
+		CHECK_EQ(db_release(r, dout), 0);
+		pulled++;
+	}
+	CHECK_EQ(err, sa->fail ? -EIO : 0);
+	CHECK(wait_completed(r));
+	pthread_mutex_lock(&completions_lock);
+	log_chain = false;
+	pthread_mutex_unlock(&completions_lock);
+	pd_engine_get_stats(r->e, &st);
+	/* Each invocation settled (or completed) once, by its own id. */
+	for (i = 0; i < n_chain_log; i++) {
+		const struct chain_event *ev = &chain_log[i];
+
+		CHECK_EQ(chain_ptask_of(ev->id), pt);
+		for (j = i + 1; j < n_chain_log; j++)
+			CHECK(chain_log[j].id != ev->id ||
+			      (ev->flags & PTASK_EXEC_COMPLETE_AHEAD));
+		if (ev->flags & PTASK_EXEC_COMPLETE_AHEAD)
+			continue;
+		settles += !!(ev->flags & PTASK_EXEC_COMPLETE_SETTLE);
+		sum += ev->gpu_ns;
+	}
+	diag("%u rounds: %llu batches of %llu invocations, %u settles, %llu failed, %u pulled",
+	     sa->rounds, (unsigned long long)(st.batches - st0.batches),
+	     (unsigned long long)(st.batched - st0.batched), settles,
+	     (unsigned long long)(st.failed - st0.failed), pulled);
+	CHECK_EQ(st.invocations - st0.invocations, sa->rounds);
+	CHECK(settles >= st.taken_ahead - st0.taken_ahead);
+	if (sa->batches) {
+		CHECK(st.batches - st0.batches >= 1);
+		CHECK(st.batched - st0.batched >= 2 * (st.batches - st0.batches));
+		CHECK(st.batched - st0.batched <= settles);
+	} else {
+		CHECK_EQ(st.batches - st0.batches, 0);
+	}
+	if (sa->fail) {
+		/* the 13's batch: all its members */
+		CHECK(st.failed - st0.failed >= (sa->batches ? 2 : 1));
+	} else {
+		CHECK_EQ(st.failed - st0.failed, 0);
+		CHECK_EQ(pulled, sa->rounds);
+		/* launched in order, one member after another */
+		pthread_mutex_lock(&gate_lock);
+		CHECK_EQ(n_stamps, sa->rounds);
+		for (j = 0; j < n_stamps; j++)
+			CHECK_EQ(stamps[j].in, 1000 * (j + 1));
+		pthread_mutex_unlock(&gate_lock);
+		/* PTSched was charged what the settles said */
+		CHECK(proc_gpu_ns(r, &charged));
+		CHECK_EQ(charged - charged0, sum);
+	}
+	for (j = 0; j < sa->rounds; j++)
+		CHECK_EQ(db_release(r, db[j]), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
  * A segment whose ptasks were all forgotten (their client went) while
  * it waited: their kernels are loaded again for it, and none of them may
  * be unloaded by the sweep of forgotten ptasks' kernels that loading the
@@ -3551,6 +3674,7 @@ int main(void)
 	 * loaded 2-core machine's scheduling delay (3.4 ms).
 	 */
 	const char *sim_slow = "devices=1;launch_ns=20000000;time_scale=1";
+	const char *sim_2ms = "devices=1;launch_ns=2000000;time_scale=1";
 	struct chain_args chain3 = { 3, 3, -1, true,
 					20000000, false, false, false, false,
 					false };
@@ -3593,6 +3717,12 @@ int main(void)
 					false, false };
 	struct chain_args chain10_help = { 10, 24, -1, true, 0, false, false,
 					   true, false, false };
+	struct stream_args stream40 = { 40, false, true };
+	struct stream_args stream_fail = { 40, true, true };
+	struct stream_args stream_nobatch = { 24, false, false };
+	struct pd_engine_config fifo_no_batch = {
+		.policy = PD_POLICY_FIFO, .no_batch = true,
+	};
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -3708,6 +3838,14 @@ int main(void)
 	       "sim: 8 rounds through a 40-deep chain taken ahead (more than a device's slots), data-aware: every hop after the one it reads, right results");
 	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_take_cpu),
 	       "cpu: 16 rounds through a 10-deep chain taken ahead, right results");
+	result(with_rig("sim", sim_2ms, &fifo, stream_batch_body, &stream40),
+	       "sim: 40 pushes of one ptask taken ahead run as batches: in order, right results, each member settled once, PTSched charged");
+	result(with_rig("sim", sim_2ms, &fifo, stream_batch_body,
+			&stream_fail),
+	       "sim: a batch with a member failing at its launch fails as a whole: -EIO, the outputs before it right");
+	result(with_rig("sim", sim_2ms, &fifo_no_batch, stream_batch_body,
+			&stream_nobatch),
+	       "sim: no_batch: the same stream, a job each, no batch");
 	wrap_fuse = true;
 	result(with_rig("sim", sim_slow, &fifo, chain_body, &seg3_slow),
 	       "sim: a 3-deep chain as one segment a round: each ptask launched before the last one's fence passed");
