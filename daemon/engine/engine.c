@@ -545,14 +545,16 @@ static bool records_fit(const struct ptask_exec_take *take,
  * comes from one take, which the core completed ahead one after another
  * (PTASK_TAKE_AHEAD: each made the next ready).  As one job each, every
  * invocation was placed, prepared, launched, fenced and settled on its
- * own: on an H200 (2026-11-28, perf at 8 kHz) the device's worker spent
+ * own: on an H200 (2026-11-27, perf at 8 kHz) the device's worker spent
  * about 17 us of CPU an invocation, of which the take, the placement,
  * the fence and the lock rounds around them were a third.  Consecutive
  * invocations of one take that the core completed ahead, of one ptask,
  * none a segment, with no in/out port and no input another invocation
  * completed ahead still writes (PTASK_INVP_PENDING: a chain's hop, which
  * the segments and the upstream links order), make one job instead, at
- * most PD_BATCH_MAX: its members, launched in turn on one lane, behind
+ * most PD_BATCH_MAX: its members' host mappings made in one call to the
+ * source (prepare.c, map_batch), their launches held and flushed
+ * together, so that batches of one size replay as one CUDA graph, then
  * one fence; each member is settled by its own id with its share of the
  * device time, and the ptask's averages learn a member's share
  * (pd_job_runs).  PTASKD_NO_BATCH=1 makes a job of each again.

@@ -70,6 +70,13 @@ static inline bool pd_wake_defer_take(struct pd_wake_defer *d)
 	return was;
 }
 
+/* One datablock to map (struct pd_source_ops.db_map_many). */
+struct pd_map_req {
+	uint32_t handle;
+	uint64_t mmap_offset;
+	uint64_t bytes;
+};
+
 /**
  * struct pd_source_ops - what the engine needs from a source
  * @take: EXEC_TAKE semantics (uapi/ptask.h): blocks until
@@ -80,6 +87,10 @@ static inline bool pd_wake_defer_take(struct pd_wake_defer *d)
  * @ptask_info: EXEC_PTASK_INFO; @code may be NULL to learn the size
  * @db_map: host address of datablock @handle (an input of an invocation
  *	the engine took, or one it created); valid until @db_unmap
+ * @db_map_many: @db_map for the @n datablocks of @reqs in one call (one
+ *	lock round), each address in @data, NULL where that one failed (the
+ *	engine maps it alone then, and meets its error); NULL for a source
+ *	without it
  * @db_unmap: the engine no longer needs that address
  * @db_create: a datablock of @bytes for an output of invocation @inv,
  *	held by the engine (its reference passes on when it is emitted as
@@ -110,6 +121,8 @@ struct pd_source_ops {
 			  struct ptask_exec_ptask_info *arg, void *code);
 	int (*db_map)(struct pd_source *s, uint32_t handle,
 		      uint64_t mmap_offset, uint64_t bytes, void **data);
+	void (*db_map_many)(struct pd_source *s, uint32_t n,
+			    const struct pd_map_req *reqs, void **data);
 	void (*db_unmap)(struct pd_source *s, uint32_t handle, void *data,
 			 uint64_t bytes);
 	int (*db_create)(struct pd_source *s, const struct ptask_invocation *inv,

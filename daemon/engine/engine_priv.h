@@ -176,6 +176,8 @@
  * a job each 51k-59k; 8 varied most (39k-79k).
  */
 #define PD_BATCH_MAX		16
+/* Ports of a batch's members mapped in one call (prepare.c, map_batch). */
+#define PD_BATCH_MAP_PORTS	4
 #define PD_TAKE_MADE_ROUNDS	4	/* takes of pd_engine_take_made */
 /* takes a helper makes for the workers after a batch of pushes (help.c) */
 #define PD_HELP_BATCH_ROUNDS	(PTASK_TAKE_MAX_INVOCATIONS / PD_HELP_TAKE)

@@ -90,6 +90,50 @@ int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
 }
 
 /*
+ * A batch's host mappings in one call to the source (one lock round of
+ * its, not two a member: profiled on an H200, 2026-11-27, mapping each
+ * member's input and output cost the device's worker 1.6 us an
+ * invocation, most of it in the two locks): the inputs the members
+ * will read in place (as input_in_place decides) and the outputs the
+ * core made.  What fails here is mapped alone later, which meets and
+ * logs the error.  Locked on entry/exit.
+ */
+static void map_batch(struct pd_device *dev, struct pd_job *job)
+{
+	struct pd_engine *e = dev->e;
+	struct pd_map_req reqs[PD_BATCH_MAX * PD_BATCH_MAP_PORTS];
+	uint32_t at[PD_BATCH_MAX * PD_BATCH_MAP_PORTS], i, n = 0;
+	void *data[PD_BATCH_MAX * PD_BATCH_MAP_PORTS];
+	uint64_t t;
+
+	for (i = 0; i < job->inv.n_ports &&
+	     n < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		const struct ptask_invocation_port *p = &job->ports[i];
+		const struct pd_jport *jp = &job->jp[i];
+		bool in = pd_port_is_input(p);
+
+		if (jp->host || !p->datablock ||
+		    (in && (!jp->rec || !jp->rec->host_valid ||
+			    jp->rec->bytes > dev->inplace_max ||
+			    pd_port_by_value(p))))
+			continue;
+		reqs[n].handle = p->datablock;
+		reqs[n].mmap_offset = p->mmap_offset;
+		reqs[n].bytes = p->bytes;
+		at[n++] = i;
+	}
+	if (n < 2)
+		return;
+	t = pd_now_ns();
+	pd_engine_unlock(e);
+	e->src->ops->db_map_many(e->src, n, reqs, data);
+	pd_engine_lock(e);
+	job->source_ns += pd_now_ns() - t;
+	for (i = 0; i < n; i++)
+		job->jp[at[i]].host = data[i];
+}
+
+/*
  * Wait until everything queued on @job's lane so far is done (no lock
  * held).  Its fence covers no launch (each job fences after its own),
  * so no device time is taken from another job.
@@ -395,7 +439,11 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 	t = pd_now_ns();
 	pd_engine_unlock(e);
 	/* Taken ahead: the core made it (its invocation holds it). */
-	if (job->taken_ahead && p->datablock) {
+	if (job->taken_ahead && p->datablock && jp->host) {
+		handle = p->datablock;	/* mapped already (map_batch) */
+		addr = jp->host;
+		err = 0;
+	} else if (job->taken_ahead && p->datablock) {
 		handle = p->datablock;
 		err = e->src->ops->db_map(e->src, handle, p->mmap_offset,
 					  p->bytes, &addr);
@@ -692,6 +740,8 @@ int pd_job_prepare(struct pd_device *dev, struct pd_job *job,
 	}
 	if (pd_job_is_segment(job))
 		err = make_links(dev, job);
+	if (!err && job->batch && e->src->ops->db_map_many)
+		map_batch(dev, job);
 	for (m = 0; m < job->nmembers && !err; m++)
 		err = prepare_member(dev, job, m, &link, defer);
 out_unlock:

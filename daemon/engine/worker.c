@@ -418,11 +418,11 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		job->estimated_copies = launch.untimed && copies;
 		pd_job_link_upstream_locked(e, job);
 		/*
-		 * A segment's launches go together, then its fence.  A
-		 * batch's go one by one: its size varies, so a graph of it
-		 * would seldom be replayed.
+		 * A segment's or a batch's launches go together, then its
+		 * fence: batches of one size replay as one graph, patched
+		 * where their datablocks differ (engine.c, "Batches").
 		 */
-		if (launch.untimed && !job->batch)
+		if (launch.untimed)
 			hold = job->nmembers > 1 ? pd_engine_may_hold(e) :
 			       hold_launch_locked(dev, job, &will_ahead);
 		/* launches held elsewhere, or that this one does not join */

@@ -147,6 +147,29 @@ static int us_db_map(struct pd_source *s, uint32_t handle,
 	return 0;
 }
 
+static void us_db_map_many(struct pd_source *s, uint32_t n,
+			   const struct pd_map_req *reqs, void **data)
+{
+	struct user_source *us = to_us(s);
+	struct pd_map_info mi;
+	struct ptask_buf *buf;
+	uint32_t k;
+
+	pd_ns_lock(us->ns);
+	for (k = 0; k < n; k++) {
+		data[k] = NULL;
+		if (pd_ns_map_locked(us->client, reqs[k].handle, &mi, &buf))
+			continue;
+		if (mi.bytes < reqs[k].bytes ||
+		    maps_add(us, reqs[k].handle, buf)) {
+			ptask_os_buf_put(buf);
+			continue;
+		}
+		data[k] = mi.addr;
+	}
+	pd_ns_unlock(us->ns);
+}
+
 static void us_db_unmap(struct pd_source *s, uint32_t handle, void *data,
 			uint64_t bytes)
 {
@@ -247,6 +270,7 @@ static const struct pd_source_ops user_source_ops = {
 	.complete = us_complete,
 	.ptask_info = us_ptask_info,
 	.db_map = us_db_map,
+	.db_map_many = us_db_map_many,
 	.db_unmap = us_db_unmap,
 	.db_create = us_db_create,
 	.db_release = us_db_release,

@@ -202,6 +202,12 @@ static int lw_db_map(struct pd_source *s, uint32_t handle,
 				     data);
 }
 
+static void lw_db_map_many(struct pd_source *s, uint32_t n,
+			   const struct pd_map_req *reqs, void **data)
+{
+	INNER(s)->ops->db_map_many(INNER(s), n, reqs, data);
+}
+
 static void lw_db_unmap(struct pd_source *s, uint32_t handle, void *data,
 			uint64_t bytes)
 {
@@ -238,21 +244,21 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 	static const struct pd_source_ops ops = {
 		.take = lw_take, .complete = logging_complete,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
-		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
 		.caps = PD_SOURCE_AHEAD,
 	};
 	static const struct pd_source_ops ops_take_ahead = {
 		.take = lw_take, .complete = logging_complete,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
-		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
 		.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD,
 	};
 	static const struct pd_source_ops ops_fuse = {
 		.take = lw_take, .complete = logging_complete,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
-		.db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
 		.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD |
 			PD_SOURCE_FUSE,
