@@ -462,8 +462,10 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *invs,
 	}
 	err = members_make(e, job);
 	if (err) {
-		pd_log_err("engine: invocation %llu: a segment's ptask: %d",
-			   (unsigned long long)inv->id, err);
+		pd_log_err("engine: invocation %llu: a segment's member: %s",
+			   (unsigned long long)inv->id,
+			   err == -EOPNOTSUPP ? "not a GPU ptask" :
+			   strerror(-err));
 		pd_job_fail(e, job, err, defer);
 		return;
 	}

@@ -171,6 +171,40 @@ static int logging_complete(struct pd_source *s,
 /* The other operations go to the namespace's source as they are. */
 #define INNER(s) (((struct logging_source *)(s))->inner)
 
+/*
+ * A lying source (lying_segment_body): LIE_NO_MEMBERS clears the member
+ * of every record of a segment, LIE_CPU_MEMBER names lie_cpu_ptask as
+ * its second ptask: what a broken module could hand ptaskd.
+ */
+enum { LIE_NONE, LIE_NO_MEMBERS, LIE_CPU_MEMBER };
+static int lie_mode;
+static uint32_t lie_cpu_ptask;
+
+static void lie(const struct ptask_exec_take *arg,
+		const struct ptask_invocation *inv,
+		struct ptask_invocation_port *ports)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < arg->n_invocations; i++) {
+		struct ptask_invocation_port *p = &ports[inv[i].first_port];
+		uint32_t second = 0;
+
+		if (!(inv[i].flags & PTASK_INV_SEGMENT))
+			continue;
+		for (k = 0; k < inv[i].n_ports; k++) {
+			if (lie_mode == LIE_NO_MEMBERS) {
+				p[k].member = 0;
+				continue;
+			}
+			if (!second && p[k].member != p[0].member)
+				second = p[k].member;
+			if (second && p[k].member == second)
+				p[k].member = lie_cpu_ptask;
+		}
+	}
+}
+
 static int lw_take(struct pd_source *s, struct ptask_exec_take *arg,
 		   struct ptask_invocation *inv,
 		   struct ptask_invocation_port *ports,
@@ -178,6 +212,9 @@ static int lw_take(struct pd_source *s, struct ptask_exec_take *arg,
 {
 	int err = INNER(s)->ops->take(INNER(s), arg, inv, ports, defer);
 	uint32_t i;
+
+	if (!err && lie_mode)
+		lie(arg, inv, ports);
 
 	pthread_mutex_lock(&completions_lock);
 	for (i = 0; !err && log_chain && i < arg->n_invocations &&
@@ -2903,6 +2940,62 @@ static bool stream_batch_body(struct rig *r, void *arg)
 }
 
 /*
+ * A source that hands over a malformed segment (@arg: LIE_NO_MEMBERS,
+ * LIE_CPU_MEMBER): ptaskd fails that invocation (-EIO for records that
+ * make no run of ptasks, -EOPNOTSUPP for a member that is no GPU ptask),
+ * which fails its graph, so the pull sees -EIO; nothing is launched, and
+ * the rig stops clean (with_rig's leak check).
+ */
+static bool lying_segment_body(struct rig *r, void *arg)
+{
+	uint32_t g, t, pts[3], in, out, prev = 0, cin = 0, cout, d, dout, i;
+	struct pd_engine_stats st0, st;
+	uint32_t *x, *y;
+	int err;
+
+	CHECK(wrap_fuse);
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "lying");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	for (i = 0; i < 3; i++) {
+		pts[i] = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
+		in = port_new(r, pts[i], PTASK_PORT_INPUT, t, 0, 0, 0);
+		out = port_new(r, pts[i], PTASK_PORT_OUTPUT, t, 1, 0, 0);
+		if (!i)
+			cin = chan_new(r, g, 0, in, 4);
+		else
+			chan_new(r, g, prev, in, 2);
+		prev = out;
+	}
+	cout = chan_new(r, g, prev, 0, 4);
+	lie_cpu_ptask = ptask_new(r, g, PTASK_KIND_CPU, "cpu", 1);
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	d = db_new(r, 4, (void **)&x);
+	CHECK(d);
+	x[0] = 7;
+	pthread_mutex_lock(&gate_lock);
+	n_stamps = 0;
+	pthread_mutex_unlock(&gate_lock);
+	lie_mode = *(const int *)arg;
+	CHECK_EQ(push(r, cin, d), 0);
+	err = pull(r, cout, &dout, (void **)&y);
+	CHECK(wait_completed(r));
+	lie_mode = LIE_NONE;
+	CHECK_EQ(err, -EIO);
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.failed - st0.failed, 1);
+	CHECK_EQ(st.segments - st0.segments, 0);
+	/* nothing ran: no member was launched */
+	pthread_mutex_lock(&gate_lock);
+	CHECK_EQ(n_stamps, 0);
+	pthread_mutex_unlock(&gate_lock);
+	CHECK_EQ(db_release(r, d), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
  * A segment whose ptasks were all forgotten (their client went) while
  * it waited: their kernels are loaded again for it, and none of them may
  * be unloaded by the sweep of forgotten ptasks' kernels that loading the
@@ -3729,6 +3822,7 @@ int main(void)
 	struct pd_engine_config fifo_no_batch = {
 		.policy = PD_POLICY_FIFO, .no_batch = true,
 	};
+	int lie_no_members = LIE_NO_MEMBERS, lie_cpu_member = LIE_CPU_MEMBER;
 	int pol_fifo = PD_POLICY_FIFO, pol_prio = PD_POLICY_PRIORITY;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -3868,6 +3962,12 @@ int main(void)
 	result(with_rig("sim", "devices=1", &fifo, kernels_forgotten_body,
 			NULL),
 	       "sim: a segment of forgotten ptasks keeps every member's kernel loaded until its launch");
+	result(with_rig("sim", "devices=1", &fifo, lying_segment_body,
+			&lie_no_members),
+	       "sim: a segment whose records name no ptasks (a lying source) fails its graph (-EIO), nothing launched");
+	result(with_rig("sim", "devices=1", &fifo, lying_segment_body,
+			&lie_cpu_member),
+	       "sim: a segment with a CPU ptask as a member (a lying source) fails its graph (-EIO), nothing launched");
 	wrap_fuse = false;
 	wrap_take_ahead = false;
 	result(with_rig("cpu", "lanes=2", &fifo, chain_many_cores_body,
