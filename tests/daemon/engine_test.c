@@ -2514,6 +2514,24 @@ struct chain_args {
 	bool fuse;		/* ... and PTASK_TAKE_FUSE: a segment a round */
 };
 
+/* Forget what test_stamp logged. */
+static void stamps_reset(void)
+{
+	pthread_mutex_lock(&gate_lock);
+	n_stamps = 0;
+	pthread_mutex_unlock(&gate_lock);
+}
+
+/* Log takes and completions from now on, the stamps forgotten too. */
+static void chain_log_start(void)
+{
+	pthread_mutex_lock(&completions_lock);
+	n_chain_log = n_chain_taken = 0;
+	log_chain = true;
+	pthread_mutex_unlock(&completions_lock);
+	stamps_reset();
+}
+
 /* Invocations of @ca's hops but the last completed ahead when all goes well. */
 static uint32_t chain_aheads(const struct chain_args *ca)
 {
@@ -2706,13 +2724,7 @@ static bool chain_body(struct rig *r, void *arg)
 		CHECK(db[j]);
 		x[0] = base[j];
 	}
-	pthread_mutex_lock(&completions_lock);
-	n_chain_log = n_chain_taken = 0;
-	log_chain = true;
-	pthread_mutex_unlock(&completions_lock);
-	pthread_mutex_lock(&gate_lock);
-	n_stamps = 0;
-	pthread_mutex_unlock(&gate_lock);
+	chain_log_start();
 	err = 0;
 	for (j = 0; j < ca->rounds && !ca->serial; j++)
 		CHECK_EQ((ca->helped ? helped_push : push)(r, cin, db[j]), 0);
@@ -2867,13 +2879,7 @@ static bool stream_batch_body(struct rig *r, void *arg)
 		CHECK(db[j]);
 		x[0] = sa->fail && j == bad ? 13 : 1000 * (j + 1);
 	}
-	pthread_mutex_lock(&completions_lock);
-	n_chain_log = n_chain_taken = 0;
-	log_chain = true;
-	pthread_mutex_unlock(&completions_lock);
-	pthread_mutex_lock(&gate_lock);
-	n_stamps = 0;
-	pthread_mutex_unlock(&gate_lock);
+	chain_log_start();
 	for (j = 0; j < sa->rounds; j++)
 		CHECK_EQ(push(r, cin, db[j]), 0);
 	for (j = 0; j < sa->rounds; j++) {
@@ -2940,6 +2946,31 @@ static bool stream_batch_body(struct rig *r, void *arg)
 }
 
 /*
+ * A 3-deep chain of test_stamp ptasks in graph @g, 4-byte datablocks:
+ * its ptasks in @pts, the channels in and out in @cin and @cout (a
+ * segment when the rig offers PTASK_TAKE_FUSE).  build_failed says
+ * whether it was built.
+ */
+static void line3_new(struct rig *r, uint32_t g, uint32_t pts[3],
+		      uint32_t *cin, uint32_t *cout)
+{
+	uint32_t t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL), in, out;
+	uint32_t prev = 0, i;
+
+	for (i = 0; i < 3; i++) {
+		pts[i] = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
+		in = port_new(r, pts[i], PTASK_PORT_INPUT, t, 0, 0, 0);
+		out = port_new(r, pts[i], PTASK_PORT_OUTPUT, t, 1, 0, 0);
+		if (!i)
+			*cin = chan_new(r, g, 0, in, 4);
+		else
+			chan_new(r, g, prev, in, 2);
+		prev = out;
+	}
+	*cout = chan_new(r, g, prev, 0, 4);
+}
+
+/*
  * A source that hands over a malformed segment (@arg: LIE_NO_MEMBERS,
  * LIE_CPU_MEMBER): ptaskd fails that invocation (-EIO for records that
  * make no run of ptasks, -EOPNOTSUPP for a member that is no GPU ptask),
@@ -2948,7 +2979,7 @@ static bool stream_batch_body(struct rig *r, void *arg)
  */
 static bool lying_segment_body(struct rig *r, void *arg)
 {
-	uint32_t g, t, pts[3], in, out, prev = 0, cin = 0, cout, d, dout, i;
+	uint32_t g, pts[3], cin, cout, d, dout;
 	struct pd_engine_stats st0, st;
 	uint32_t *x, *y;
 	int err;
@@ -2956,27 +2987,14 @@ static bool lying_segment_body(struct rig *r, void *arg)
 	CHECK(wrap_fuse);
 	pd_engine_get_stats(r->e, &st0);
 	g = graph_new(r, "lying");
-	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
-	for (i = 0; i < 3; i++) {
-		pts[i] = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
-		in = port_new(r, pts[i], PTASK_PORT_INPUT, t, 0, 0, 0);
-		out = port_new(r, pts[i], PTASK_PORT_OUTPUT, t, 1, 0, 0);
-		if (!i)
-			cin = chan_new(r, g, 0, in, 4);
-		else
-			chan_new(r, g, prev, in, 2);
-		prev = out;
-	}
-	cout = chan_new(r, g, prev, 0, 4);
+	line3_new(r, g, pts, &cin, &cout);
 	lie_cpu_ptask = ptask_new(r, g, PTASK_KIND_CPU, "cpu", 1);
 	CHECK(!build_failed);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
 	d = db_new(r, 4, (void **)&x);
 	CHECK(d);
 	x[0] = 7;
-	pthread_mutex_lock(&gate_lock);
-	n_stamps = 0;
-	pthread_mutex_unlock(&gate_lock);
+	stamps_reset();
 	lie_mode = *(const int *)arg;
 	CHECK_EQ(push(r, cin, d), 0);
 	err = pull(r, cout, &dout, (void **)&y);
@@ -3007,7 +3025,7 @@ static bool lying_segment_body(struct rig *r, void *arg)
 static bool kernels_forgotten_body(struct rig *r, void *arg)
 {
 	struct pd_device *dev = &r->e->dev[0];
-	uint32_t g, t, pts[3], in, out, prev = 0, cin = 0, cout, d, dout, i;
+	uint32_t g, pts[3], cin, cout, d, dout, i;
 	struct pd_member mb[3] = { { 0 } };
 	const struct pd_kernel_ref *ref;
 	struct pd_space *space;
@@ -3016,18 +3034,7 @@ static bool kernels_forgotten_body(struct rig *r, void *arg)
 
 	(void)arg;
 	g = graph_new(r, "forgotten");
-	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
-	for (i = 0; i < 3; i++) {
-		pts[i] = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
-		in = port_new(r, pts[i], PTASK_PORT_INPUT, t, 0, 0, 0);
-		out = port_new(r, pts[i], PTASK_PORT_OUTPUT, t, 1, 0, 0);
-		if (!i)
-			cin = chan_new(r, g, 0, in, 4);
-		else
-			chan_new(r, g, prev, in, 2);
-		prev = out;
-	}
-	cout = chan_new(r, g, prev, 0, 4);
+	line3_new(r, g, pts, &cin, &cout);
 	CHECK(!build_failed);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
 	d = db_new(r, 4, (void **)&x);
