@@ -17,6 +17,13 @@
  *   registered_memfd_h2d_gbps     64 MiB from a memfd mapping pinned with
  *                                 cuMemHostRegister (ptaskd's arenas)
  *   pageable_h2d_gbps             64 MiB from malloc'd (touched) memory
+ *   raw_b2b_threads_N_per_s       empty-kernel launches a second from N
+ *                                 threads at once (N = 1, 2, 4) into the
+ *                                 one primary context, each on its own
+ *                                 stream, B2B_BATCH launches back to back
+ *                                 then a synchronize, B2B_BATCHES times:
+ *                                 what more than one launching thread a
+ *                                 device (ptaskd's workers) could reach
  * GB/s are 10^9 bytes a second.  Exit 77 when there is no GPU.
  *
  * Built by tests/gpu/gpu.mk (build/gpu/gpu_raw); not a guest benchmark.
@@ -25,6 +32,7 @@
 #define _GNU_SOURCE	/* memfd_create */
 #endif
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +45,8 @@
 #define COPY_BYTES	(64u << 20)
 #define COPY_RUNS	20
 #define WARMUP		200
+#define B2B_BATCH	64
+#define B2B_BATCHES	500
 
 static struct pc_cuda_dev gpu;
 static struct pc_cuda_api *const cu = &gpu.cu;
@@ -139,6 +149,79 @@ static int bench_launch(const char *ptx, int runs)
 	return 0;
 }
 
+/* One launching thread of bench_b2b_threads. */
+struct b2b_thread {
+	pthread_t tid;
+	CUfunction fn;
+	pthread_barrier_t *start;
+	int failed;
+};
+
+static void *b2b_run(void *arg)
+{
+	struct b2b_thread *t = arg;
+	CUstream s = NULL;
+	int b, i;
+
+	t->failed = !ok(cu->CtxSetCurrent(gpu.ctx), "cuCtxSetCurrent") ||
+		    !ok(cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING),
+			"cuStreamCreate");
+	pthread_barrier_wait(t->start);
+	for (b = 0; !t->failed && b < B2B_BATCHES; b++) {
+		for (i = 0; !t->failed && i < B2B_BATCH; i++)
+			t->failed = !ok(cu->LaunchKernel(t->fn, 1, 1, 1, 1, 1, 1,
+							 0, s, NULL, NULL),
+					"cuLaunchKernel");
+		if (!t->failed)
+			t->failed = !ok(cu->StreamSynchronize(s),
+					"cuStreamSynchronize");
+	}
+	pthread_barrier_wait(t->start);
+	if (s)
+		cu->StreamDestroy(s);
+	return NULL;
+}
+
+/* raw_b2b_threads_N_per_s for N = 1, 2, 4 (see the top of the file). */
+static int bench_b2b_threads(const char *ptx)
+{
+	struct b2b_thread t[4];
+	pthread_barrier_t start;
+	CUmodule mod;
+	CUfunction fn;
+	double t0 = 0, t1;
+	int n, i, failed = 0;
+
+	if (!ok(cu->ModuleLoadDataEx(&mod, ptx, 0, NULL, NULL), "cuModuleLoadDataEx") ||
+	    !ok(cu->ModuleGetFunction(&fn, mod, "empty"), "cuModuleGetFunction"))
+		return -1;
+	for (n = 1; n <= 4 && !failed; n *= 2) {
+		pthread_barrier_init(&start, NULL, (unsigned int)n + 1);
+		for (i = 0; i < n; i++) {
+			t[i] = (struct b2b_thread){ .fn = fn, .start = &start };
+			if (pthread_create(&t[i].tid, NULL, b2b_run, &t[i])) {
+				fprintf(stderr, "gpu_raw: pthread_create failed\n");
+				return -1;
+			}
+		}
+		pthread_barrier_wait(&start);
+		t0 = now_us();
+		pthread_barrier_wait(&start);
+		t1 = now_us();
+		for (i = 0; i < n; i++) {
+			pthread_join(t[i].tid, NULL);
+			failed |= t[i].failed;
+		}
+		pthread_barrier_destroy(&start);
+		if (!failed)
+			printf("raw_b2b_threads_%d_per_s=%.0f\n", n,
+			       (double)n * B2B_BATCHES * B2B_BATCH * 1e6 /
+			       (t1 - t0));
+	}
+	cu->ModuleUnload(mod);
+	return failed ? -1 : 0;
+}
+
 static int bench_copies(void)
 {
 	void *pinned = NULL, *pageable = NULL, *mapped = MAP_FAILED;
@@ -212,7 +295,7 @@ int main(int argc, char **argv)
 	cu->DeviceGetCount(&n);
 	printf("machine=%s\ngpu=%s\ndriver=%d.%d\ndevices=%d\n", host,
 	       gpu.name, ver / 1000, ver % 1000 / 10, n);
-	if (bench_launch(ptx, runs) || bench_copies())
+	if (bench_launch(ptx, runs) || bench_b2b_threads(ptx) || bench_copies())
 		return 1;
 	pc_cuda_dev_close(&gpu);
 	free(ptx);
