@@ -439,6 +439,11 @@ static void report_p1b(const struct fp_results *r, const struct fp_opts *o)
 		if (p->st.n)
 			printf(" ptask_batch_med_us=%.1f ptask_batch_p99_us=%.1f",
 			       p->st.med, p->st.p99);
+		/* a batch's first output: what a cold pipeline costs */
+		b = fp_results_get(r, "ptask.p1b.%s.first", variants[v]);
+		if (b && b->st.n)
+			printf(" ptask_first_med_us=%.1f ptask_first_p99_us=%.1f",
+			       b->st.med, b->st.p99);
 		tab("  %-40s %10.0f/s\n", labels[v], p->per_s);
 		for (i = 0; i < 3; i++) {
 			b = fp_results_get(r, "raw.p1b.%s", bases[i]);

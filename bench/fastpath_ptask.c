@@ -441,12 +441,16 @@ out:
 
 /*
  * One batch: push @n inputs (queued without waiting with @async:
- * ptask_push_async), pull @n outputs, each matched to its input.
+ * ptask_push_async), pull @n outputs, each matched to its input.  The
+ * first output's latency (from the first push to its pull returning)
+ * into *@first_us.
  */
 static int p1b_batch(struct ptask_ctx *ctx, const struct chain *c, int n,
 		     bool async, struct ptask_db **in, uint32_t **pin,
-		     uint32_t *want, unsigned char *seen, uint32_t *seed)
+		     uint32_t *want, unsigned char *seen, uint32_t *seed,
+		     double *first_us)
 {
+	uint64_t t0 = fp_now_ns();
 	struct ptask_db *out;
 	int i, j, err = 0;
 	uint32_t *p;
@@ -468,6 +472,8 @@ static int p1b_batch(struct ptask_ctx *ctx, const struct chain *c, int n,
 		err = say(ptask_pull(ctx, c->out, FP_PULL_TIMEOUT_NS, &out), "ptask_pull");
 		if (err)
 			break;
+		if (!i)
+			*first_us = (double)(fp_now_ns() - t0) / 1e3;
 		err = say(ptask_datablock_map(ctx, out, (void **)&p), "ptask_datablock_map");
 		/* in order is the likely case; else any input not yet matched */
 		j = i;
@@ -497,31 +503,38 @@ static int p1b_batches(struct ptask_ctx *ctx, const struct fp_opts *o,
 	unsigned char *seen = calloc((size_t)n, 1);
 	uint32_t *want = calloc((size_t)n, sizeof(*want)), seed = o->seed;
 	double *us = calloc((size_t)o->batches, sizeof(*us));
+	double *first = calloc((size_t)o->batches, sizeof(*first)), f = 0;
+	const char *key = async ? "ptask.p1b.async" : "ptask.p1b.batch";
 	uint64_t t0, total = 0;
-	struct fp_series *s;
+	struct fp_series *s, *sf;
 
-	if (!seen || !want || !us)
+	if (!seen || !want || !us || !first)
 		err = -ENOMEM;
 	for (i = -warm; !err && i < o->batches; i++) {
 		t0 = fp_now_ns();
-		err = p1b_batch(ctx, c, n, async, in, pin, want, seen, &seed);
+		err = p1b_batch(ctx, c, n, async, in, pin, want, seen, &seed,
+				&f);
 		if (!err && i >= 0) {
 			us[i] = (double)(fp_now_ns() - t0) / 1e3;
 			total += fp_now_ns() - t0;
+			first[i] = f;
 		}
 	}
-	s = err ? NULL : fp_results_add(r, async ? "ptask.p1b.async" :
-					"ptask.p1b.batch");
-	if (!err && !s)
+	s = err ? NULL : fp_results_add(r, key);
+	sf = s ? fp_results_add(r, "%s.first", key) : NULL;
+	if (!err && (!s || !sf))
 		err = -ENOSPC;
 	if (!err) {
 		s->count = (long long)o->batches * n;
 		s->per_s = (double)s->count * 1e9 / (double)total;
 		err = fp_stats_of(us, o->batches, &s->st);
 	}
+	if (!err)
+		err = fp_stats_of(first, o->batches, &sf->st);
 	free(seen);
 	free(want);
 	free(us);
+	free(first);
 	return err;
 }
 
