@@ -605,14 +605,10 @@ void pd_jobs_make(struct pd_engine *e, const struct ptask_exec_take *take,
 
 		j = i + 1;
 		if (!records_fit(take, inv)) {
-			struct ptask_exec_complete bad = {
-				.size = sizeof(bad), .id = inv->id,
-				.status = -EIO,
-			};
-
 			pd_log_err("engine: invocation %llu: bad port records",
 				   (unsigned long long)inv->id);
-			e->src->ops->complete(e->src, &bad, NULL, defer);
+			/* one the core completed ahead is owed a settle */
+			invs_fail(e, inv, 1, -EIO, defer);
 			continue;
 		}
 		/* the ptask's next invocations, taken ahead behind it */

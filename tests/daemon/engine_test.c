@@ -172,16 +172,18 @@ static int logging_complete(struct pd_source *s,
 #define INNER(s) (((struct logging_source *)(s))->inner)
 
 /*
- * A lying source (lying_segment_body): LIE_NO_MEMBERS clears the member
- * of every record of a segment, LIE_CPU_MEMBER names lie_cpu_ptask as
- * its second ptask: what a broken module could hand ptaskd.
+ * A lying source (lying_segment_body, lying_ahead_body): LIE_NO_MEMBERS
+ * clears the member of every record of a segment, LIE_CPU_MEMBER names
+ * lie_cpu_ptask as its second ptask, LIE_BAD_RECORDS points the first
+ * invocation the core completed ahead at records past the take's (once):
+ * what a broken module could hand ptaskd.
  */
-enum { LIE_NONE, LIE_NO_MEMBERS, LIE_CPU_MEMBER };
+enum { LIE_NONE, LIE_NO_MEMBERS, LIE_CPU_MEMBER, LIE_BAD_RECORDS };
 static int lie_mode;
 static uint32_t lie_cpu_ptask;
 
 static void lie(const struct ptask_exec_take *arg,
-		const struct ptask_invocation *inv,
+		struct ptask_invocation *inv,
 		struct ptask_invocation_port *ports)
 {
 	uint32_t i, k;
@@ -190,6 +192,12 @@ static void lie(const struct ptask_exec_take *arg,
 		struct ptask_invocation_port *p = &ports[inv[i].first_port];
 		uint32_t second = 0;
 
+		if (lie_mode == LIE_BAD_RECORDS &&
+		    (inv[i].flags & PTASK_INV_AHEAD)) {
+			inv[i].first_port = arg->n_ports + 1;
+			lie_mode = LIE_NONE;
+			return;
+		}
 		if (!(inv[i].flags & PTASK_INV_SEGMENT))
 			continue;
 		for (k = 0; k < inv[i].n_ports; k++) {
@@ -2946,6 +2954,60 @@ static bool stream_batch_body(struct rig *r, void *arg)
 }
 
 /*
+ * A lying source hands over an invocation the core completed ahead with
+ * port records outside the take's: ptaskd fails it with the settle it is
+ * owed (not a plain completion, which the core refuses for an invocation
+ * completed ahead, leaving it settling for good and its pull waiting), so
+ * the graph fails and the pulls see -EIO well within their timeout.
+ */
+static bool lying_ahead_body(struct rig *r, void *arg)
+{
+	uint32_t g, t, pt, cin, cout, db[8], dout, j;
+	struct pd_engine_stats st0, st;
+	uint32_t *x, *y;
+	int err = 0;
+
+	(void)arg;
+	CHECK(wrap_take_ahead);
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "lying_ahead");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	pt = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
+	cin = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0),
+		       8);
+	cout = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0),
+			0, 8);
+	CHECK(!build_failed);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (j = 0; j < 8; j++) {
+		db[j] = db_new(r, 4, (void **)&x);
+		CHECK(db[j]);
+		x[0] = j;
+	}
+	lie_mode = LIE_BAD_RECORDS;
+	for (j = 0; j < 8; j++)
+		CHECK_EQ(push(r, cin, db[j]), 0);
+	for (j = 0; j < 8 && !err; j++) {
+		err = pull(r, cout, &dout, (void **)&y);
+		if (!err)
+			CHECK_EQ(db_release(r, dout), 0);
+	}
+	CHECK(wait_completed(r));
+	/* it lied once: a take ahead came */
+	CHECK_EQ(lie_mode, LIE_NONE);
+	lie_mode = LIE_NONE;
+	CHECK_EQ(err, -EIO);
+	pd_engine_get_stats(r->e, &st);
+	CHECK(st.failed - st0.failed >= 1);
+	diag("lied about an invocation taken ahead: %u pulled before -EIO",
+	     j - 1);
+	for (j = 0; j < 8; j++)
+		CHECK_EQ(db_release(r, db[j]), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
  * A 3-deep chain of test_stamp ptasks in graph @g, 4-byte datablocks:
  * its ptasks in @pts, the channels in and out in @cin and @cout (a
  * segment when the rig offers PTASK_TAKE_FUSE).  build_failed says
@@ -3950,6 +4012,8 @@ int main(void)
 	result(with_rig("sim", sim_2ms, &fifo, stream_batch_body,
 			&stream_fail),
 	       "sim: a batch with a member failing at its launch fails as a whole: -EIO, the outputs before it right");
+	result(with_rig("sim", sim_2ms, &fifo, lying_ahead_body, NULL),
+	       "sim: an invocation taken ahead with records outside the take (a lying source) is settled failed: -EIO, no pull left waiting");
 	result(with_rig("sim", sim_2ms, &fifo_no_batch, stream_batch_body,
 			&stream_nobatch),
 	       "sim: no_batch: the same stream, a job each, no batch");
