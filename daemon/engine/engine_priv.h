@@ -993,7 +993,12 @@ static inline uint32_t pd_job_runs(const struct pd_job *job)
 	return job->batch ? job->nmembers : 1;
 }
 
-/* How long a run the thread that took @job may wait for itself. */
+/*
+ * How long a run the thread that took @job may wait for itself: a
+ * segment's or a batch's (several launches) is compared with
+ * PD_INLINE_SEGMENT_RUN_NS, its members' expected runs together
+ * (pd_job_expected_run_ns).
+ */
 static inline double pd_inline_run_ns(const struct pd_job *job)
 {
 	return (double)(job->nmembers > 1 ? PD_INLINE_SEGMENT_RUN_NS :

@@ -136,9 +136,11 @@ static int take_ready(struct pd_engine *e, struct pd_wake_defer *defer)
 {
 	struct ptask_invocation invs[PD_HELP_TAKE];
 	/*
-	 * Room for a whole segment (56 KiB of stack; connection threads
-	 * have 1 MiB): with PTASK_MAX_PORTS records a 100-deep chain came
-	 * as four segments of 32 ptasks or fewer, four jobs a round.
+	 * Room for a whole segment (56 KiB of stack, 60 with the 64
+	 * invocations; connection threads have 1 MiB, the engine's own
+	 * threads the default 8): with PTASK_MAX_PORTS records a 100-deep
+	 * chain came as four segments of 32 ptasks or fewer, four jobs a
+	 * round.
 	 */
 	struct ptask_invocation_port ports[PTASK_TAKE_MAX_PORTS];
 	struct ptask_exec_take take = {
