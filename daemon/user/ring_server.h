@@ -41,8 +41,7 @@
  * @client: its namespace client
  * @defer: its held-back executor wake-ups
  * @help: help the engine after an answer (server.c's help_engine)
- * @help_arg: @help's and @wake's argument
- * @wake: wake the executor for work the held-back wake-ups were for
+ * @help_arg: @help's argument
  * @stopping: ptaskd stops
  * @spin_ns: how long to poll the SQ after the last entry
  * @spinners: threads polling now (shared with the socket's threads)
@@ -55,7 +54,6 @@ struct pd_ring_host {
 	struct pd_wake_defer *defer;
 	void (*help)(void *arg);
 	void *help_arg;
-	void (*wake)(void *arg);
 	const volatile bool *stopping;
 	uint64_t spin_ns;
 	uint32_t *spinners;

@@ -286,14 +286,6 @@ static void help_engine_cb(void *arg)
 	help_engine(arg);
 }
 
-/* A ring's wake-up of the executor (struct pd_ring_host.wake). */
-static void wake_executor_cb(void *arg)
-{
-	struct pd_conn *c = arg;
-
-	pd_ns_wake_executor(c->server->ns);
-}
-
 /*
  * PTASKD_OP_RING_SETUP: the connection becomes the ring's lifeline and
  * this thread the ring's (ring_server.h) until it ends, which ends the
@@ -306,7 +298,6 @@ static int handle_ring_setup(struct pd_conn *c, const void *payload,
 	struct pd_ring_host host = {
 		.fd = c->fd, .who = &c->who, .client = c->client,
 		.defer = &c->defer, .help = help_engine_cb, .help_arg = c,
-		.wake = wake_executor_cb,
 		.stopping = &c->server->stopping,
 		.spin_ns = c->server->spin_ns,
 		.spinners = &c->server->spinners,
