@@ -2837,6 +2837,24 @@ static bool chain_body(struct rig *r, void *arg)
 }
 
 /*
+ * One GPU ptask @entry (4-byte input and output) in graph @g, fed by
+ * channel @cin and read by @cout, each of @capacity: its handle.
+ * build_failed says whether it was built.
+ */
+static uint32_t one_ptask_new(struct rig *r, uint32_t g, const char *entry,
+			      uint32_t capacity, uint32_t *cin, uint32_t *cout)
+{
+	uint32_t t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	uint32_t pt = ptask_new(r, g, PTASK_KIND_GPU, entry, 2);
+
+	*cin = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0),
+			capacity);
+	*cout = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0),
+			 0, capacity);
+	return pt;
+}
+
+/*
  * struct stream_args - stream_batch_body's rounds
  * @rounds: pushed at once into one GPU ptask (test_stamp: out = in + 1)
  * @fail: test_fail13 instead, one round in the middle 13: it fails
@@ -2862,7 +2880,7 @@ struct stream_args {
 static bool stream_batch_body(struct rig *r, void *arg)
 {
 	const struct stream_args *sa = arg;
-	uint32_t g, t, pt, cin, cout, db[64], dout, j, i, settles = 0;
+	uint32_t g, pt, cin, cout, db[64], dout, j, i, settles = 0;
 	uint32_t bad = sa->rounds / 2, pulled = 0;
 	struct pd_engine_stats st0, st;
 	uint64_t sum = 0, charged0, charged;
@@ -2872,13 +2890,8 @@ static bool stream_batch_body(struct rig *r, void *arg)
 	CHECK(wrap_take_ahead && sa->rounds >= 4 && sa->rounds <= 64);
 	pd_engine_get_stats(r->e, &st0);
 	g = graph_new(r, "stream");
-	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
-	pt = ptask_new(r, g, PTASK_KIND_GPU,
-		       sa->fail ? "test_fail13" : "test_stamp", 2);
-	cin = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0),
-		       64);
-	cout = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0),
-			0, 64);
+	pt = one_ptask_new(r, g, sa->fail ? "test_fail13" : "test_stamp", 64,
+			   &cin, &cout);
 	CHECK(!build_failed);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
 	CHECK(proc_gpu_ns(r, &charged0));
@@ -2962,7 +2975,7 @@ static bool stream_batch_body(struct rig *r, void *arg)
  */
 static bool lying_ahead_body(struct rig *r, void *arg)
 {
-	uint32_t g, t, pt, cin, cout, db[8], dout, j;
+	uint32_t g, cin, cout, db[8], dout, j;
 	struct pd_engine_stats st0, st;
 	uint32_t *x, *y;
 	int err = 0;
@@ -2971,12 +2984,7 @@ static bool lying_ahead_body(struct rig *r, void *arg)
 	CHECK(wrap_take_ahead);
 	pd_engine_get_stats(r->e, &st0);
 	g = graph_new(r, "lying_ahead");
-	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
-	pt = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
-	cin = chan_new(r, g, 0, port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0),
-		       8);
-	cout = chan_new(r, g, port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0),
-			0, 8);
+	one_ptask_new(r, g, "test_stamp", 8, &cin, &cout);
 	CHECK(!build_failed);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
 	for (j = 0; j < 8; j++) {
