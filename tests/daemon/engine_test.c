@@ -2190,6 +2190,24 @@ static bool pipe_body(struct rig *r, void *arg)
 	return true;
 }
 
+/* Wait until the engine has no job in flight (10 s at most). */
+static bool wait_engine_idle(struct rig *r)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	uint32_t n;
+
+	do {
+		pd_engine_lock(r->e);
+		n = r->e->ninflight;
+		pd_engine_unlock(r->e);
+		if (!n)
+			return true;
+		usleep(100);
+	} while (now_ns() < deadline);
+	diag("%u jobs still in flight", n);
+	return false;
+}
+
 /*
  * A worker waiting for a lone short job yields to the next one
  * (completer.c, pd_job_wait_complete_locked): two independent ptasks on
@@ -2215,13 +2233,19 @@ static bool yield_body(struct rig *r, void *arg)
 		CHECK(db[k]);
 		x[0] = 10 * k;
 	}
-	/* one at a time first: each ptask's device time is then known */
+	/*
+	 * One at a time first: each ptask's device time is then known.  A
+	 * job is completed (its pull returns) before it leaves the engine's
+	 * count of jobs in flight, so each waits for that too: on a loaded
+	 * machine the next push was otherwise submitted beside it.
+	 */
 	for (round = 0; round < 2; round++)
 		for (k = 0; k < 2; k++) {
 			CHECK_EQ(push(r, cin[k], db[k]), 0);
 			CHECK_EQ(pull(r, cout[k], &dout, (void **)&y), 0);
 			CHECK_EQ(y[0], 10 * k + 1);
 			CHECK_EQ(db_release(r, dout), 0);
+			CHECK(wait_engine_idle(r));
 		}
 	pd_engine_get_stats(r->e, &st0);
 	if (st0.inflight_max != 1) {
