@@ -81,13 +81,17 @@ static int complete(int xfd, __u64 id, __u32 flags, __s32 status,
 	return pt_ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &a);
 }
 
-/* This process's GPU time as PTSched charged it. */
+/*
+ * This process's GPU time as PTSched charged it.  Its sysfs directory
+ * follows the process record from a workqueue: on the debug kernel the
+ * first read came before it (-ENOENT), so the read waits for it a while.
+ */
 static int my_gpu_ns(__u64 *v)
 {
 	char rel[64];
 
 	snprintf(rel, sizeof(rel), "procs/%d/gpu_ns", getpid());
-	return pt_sysfs_u64(rel, v);
+	return pt_sysfs_u64_wait(rel, v, 2000);
 }
 
 /*

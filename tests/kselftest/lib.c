@@ -518,6 +518,19 @@ int pt_sysfs_u64(const char *rel, __u64 *val)
 	return 0;
 }
 
+int pt_sysfs_u64_wait(const char *rel, __u64 *val, unsigned int ms)
+{
+	unsigned int waited;
+	int err;
+
+	for (waited = 0;; waited += 10) {
+		err = pt_sysfs_u64(rel, val);
+		if (err != -ENOENT || waited >= ms)
+			return err;
+		pt_sleep_ms(10);
+	}
+}
+
 int pt_counts_read(__u64 counts[__PTASK_COUNT_MAX])
 {
 	char rel[64];

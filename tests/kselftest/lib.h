@@ -138,6 +138,11 @@ int pt_fill_channel(int fd, __u32 channel, size_t bytes, __u32 seed0,
 /* --- sysfs --- */
 extern const char *const pt_count_names[__PTASK_COUNT_MAX];
 int pt_sysfs_u64(const char *rel, __u64 *val);
+/*
+ * pt_sysfs_u64, waiting up to @ms while the file is not there yet (a
+ * process's or ptask's directory follows its creation from a workqueue).
+ */
+int pt_sysfs_u64_wait(const char *rel, __u64 *val, unsigned int ms);
 int pt_counts_read(__u64 counts[__PTASK_COUNT_MAX]);
 int pt_executors_read(__u64 *val);
 /* Waits until counter @which equals @want; 0, or -ETIMEDOUT. */
