@@ -93,23 +93,48 @@ int e2e_chain_build(struct e2e_chain *ch, const char *entry)
 				    sizeof(ptask_test_code));
 }
 
+/*
+ * A new graph for @ch with the GPU chains' templates: "vec" (E2E_N
+ * floats, global) in *@vec, "n" (an int32 parameter) in *@n_tmpl.
+ */
+static int vec_graph_open(struct e2e_chain *ch, uint32_t *vec, uint32_t *n_tmpl)
+{
+	const uint32_t vec_dims[3] = { E2E_N, 1, 1 }, one[3] = { 1, 1, 1 };
+	struct ptask_ctx *ctx = ch->ctx;
+	int err;
+
+	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
+	err = err ?: ptask_template_open(ctx, ch->graph, "vec", PTASK_TEMPLATE_ARRAY,
+					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, vec);
+	return err ?: ptask_template_open(ctx, ch->graph, "n", PTASK_TEMPLATE_ARRAY,
+					  PTASK_BIND_PARAM, sizeof(int32_t), one, n_tmpl);
+}
+
+/* Hop @h's sticky "n" (parameter 3 of ptask @pt), fed E2E_N once. */
+static int sticky_n(struct e2e_chain *ch, uint32_t pt, uint32_t n_tmpl, int h)
+{
+	uint32_t pn, c;
+	char name[16];
+	int err;
+
+	err = ptask_port_open(ch->ctx, pt, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
+	snprintf(name, sizeof(name), "n%d", h);
+	err = err ?: ptask_channel_open(ch->ctx, ch->graph, name, 0, pn, 1, 0, &c);
+	return err ?: push_int(ch->ctx, n_tmpl, c, E2E_N);
+}
+
 int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops)
 {
 	const char *code = ptask_test_code;
 	const size_t len = sizeof(ptask_test_code);
-	const uint32_t vec_dims[3] = { E2E_N, 1, 1 }, one[3] = { 1, 1, 1 };
-	uint32_t vec, n_tmpl, pt, pa, pb, pout, pn, nch, prev_out = 0;
+	uint32_t vec, n_tmpl, pt, pa, pb, pout, prev_out = 0;
 	struct ptask_ctx *ctx = ch->ctx;
 	char name[16];
 	int err, h;
 
 	if (hops < 2 || hops > 8)
 		return -EINVAL;
-	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
-	err = err ?: ptask_template_open(ctx, ch->graph, "vec", PTASK_TEMPLATE_ARRAY,
-					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
-	err = err ?: ptask_template_open(ctx, ch->graph, "n", PTASK_TEMPLATE_ARRAY,
-					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
+	err = vec_graph_open(ch, &vec, &n_tmpl);
 	/* hop 0: c = a + b; each next hop: its input twice, so x 2 */
 	for (h = 0; !err && h < hops; h++) {
 		snprintf(name, sizeof(name), "add%d", h);
@@ -118,10 +143,7 @@ int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops)
 		err = err ?: ptask_port_open(ctx, pt, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &pa);
 		err = err ?: ptask_port_open(ctx, pt, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);
 		err = err ?: ptask_port_open(ctx, pt, "c", PTASK_PORT_OUTPUT, 0, vec, 2, 0, &pout);
-		err = err ?: ptask_port_open(ctx, pt, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
-		snprintf(name, sizeof(name), "n%d", h);
-		err = err ?: ptask_channel_open(ctx, ch->graph, name, 0, pn, 1, 0, &nch);
-		err = err ?: push_int(ctx, n_tmpl, nch, E2E_N);
+		err = err ?: sticky_n(ch, pt, n_tmpl, h);
 		if (!err && !h) {
 			err = ptask_channel_open(ctx, ch->graph, "a", 0, pa, 4, 0, &ch->in_a);
 			err = err ?: ptask_channel_open(ctx, ch->graph, "b", 0, pb, 4, 0, &ch->in_b);
@@ -142,8 +164,8 @@ int e2e_gpu_line_build(struct e2e_chain *ch, int hops)
 {
 	const char *code = ptask_test_code;
 	const size_t len = sizeof(ptask_test_code);
-	const uint32_t vec_dims[3] = { E2E_N, 1, 1 }, one[3] = { 1, 1, 1 };
-	uint32_t vec, n_tmpl, f_tmpl, pt, px, pb, pout, pn, pf, c, prev = 0;
+	const uint32_t one[3] = { 1, 1, 1 };
+	uint32_t vec, n_tmpl, f_tmpl, pt, px, pb, pout, pf, c, prev = 0;
 	const float alpha = 2.0f;
 	struct ptask_ctx *ctx = ch->ctx;
 	char name[16];
@@ -151,11 +173,7 @@ int e2e_gpu_line_build(struct e2e_chain *ch, int hops)
 
 	if (hops < 2 || hops > 8)
 		return -EINVAL;
-	err = ptask_graph_open(ctx, "", PTASK_GRAPH_CREATE, 0600, &ch->graph);
-	err = err ?: ptask_template_open(ctx, ch->graph, "vec", PTASK_TEMPLATE_ARRAY,
-					 PTASK_BIND_GLOBAL, sizeof(float), vec_dims, &vec);
-	err = err ?: ptask_template_open(ctx, ch->graph, "n", PTASK_TEMPLATE_ARRAY,
-					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
+	err = vec_graph_open(ch, &vec, &n_tmpl);
 	err = err ?: ptask_template_open(ctx, ch->graph, "f", PTASK_TEMPLATE_ARRAY,
 					 PTASK_BIND_PARAM, sizeof(float), one, &f_tmpl);
 	/* hop 0: c = a + b; each next hop: y = 2 x, alpha and n sticky */
@@ -174,10 +192,7 @@ int e2e_gpu_line_build(struct e2e_chain *ch, int hops)
 			err = err ?: ptask_channel_open(ctx, ch->graph, name, 0, pf, 1, 0, &c);
 			err = err ?: push_param(ctx, f_tmpl, c, &alpha, sizeof(alpha));
 		}
-		err = err ?: ptask_port_open(ctx, pt, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
-		snprintf(name, sizeof(name), "n%d", h);
-		err = err ?: ptask_channel_open(ctx, ch->graph, name, 0, pn, 1, 0, &c);
-		err = err ?: push_int(ctx, n_tmpl, c, E2E_N);
+		err = err ?: sticky_n(ch, pt, n_tmpl, h);
 		if (!err && !h) {
 			err = ptask_channel_open(ctx, ch->graph, "a", 0, px, 4, 0, &ch->in_a);
 			err = err ?: ptask_channel_open(ctx, ch->graph, "b", 0, pb, 4, 0, &ch->in_b);

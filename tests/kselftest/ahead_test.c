@@ -196,6 +196,40 @@ TEST_F(ahead, executor_leaves_settling)
 }
 
 /*
+ * A running graph of @n GPU ptasks in a line (at most 4), each with one
+ * input and one output of a 256-byte template: ptasks in @p, channels
+ * in @c (in, the @n - 1 links, out).  0 or the first call's -errno.
+ */
+static int line_open(int fd, __u32 n, __u32 *g, __u32 *p, __u32 *c)
+{
+	__u32 t, in[4], out[4], i;
+	char name[8];
+	int err;
+
+	if (n < 1 || n > 4)
+		return -EINVAL;
+	err = pt_graph_open(fd, NULL, PTASK_GRAPH_CREATE, 0600, g);
+	err = err ?: pt_template_open(fd, *g, PTASK_TEMPLATE_OPAQUE,
+				      PTASK_BIND_GLOBAL, 1, 256, 1, 1, "", &t);
+	for (i = 0; !err && i < n; i++) {
+		err = pt_ptask_open_gpu(fd, *g, 2, NULL, &p[i]);
+		err = err ?: pt_port_open(fd, p[i], PTASK_PORT_INPUT, 0, 0, 0,
+					  0, NULL, &in[i], NULL);
+		err = err ?: pt_port_open(fd, p[i], PTASK_PORT_OUTPUT, 0, t, 1,
+					  0, NULL, &out[i], NULL);
+	}
+	err = err ?: pt_channel_open(fd, *g, 0, in[0], 4, 0, "in", &c[0]);
+	for (i = 1; !err && i < n; i++) {
+		snprintf(name, sizeof(name), "l%u", i);
+		err = pt_channel_open(fd, *g, out[i - 1], in[i], 4, 0, name,
+				      &c[i]);
+	}
+	err = err ?: pt_channel_open(fd, *g, out[n - 1], 0, 4, 0, "out",
+				     &c[n]);
+	return err ?: pt_graph_run(fd, *g);
+}
+
+/*
  * PTASK_TAKE_AHEAD through the module: a two-stage chain whose output
  * ports have a 256-byte template.  One take returns both stages: stage0
  * completed ahead by the core, its output datablock named in its port
@@ -207,29 +241,12 @@ TEST_F(ahead, executor_leaves_settling)
  */
 TEST_F(ahead, take_ahead_chain)
 {
-	__u32 g, t, p[2], in[2], out[2], c[3], n_inv = 0, n_ports = 0, i;
+	__u32 g, p[2], c[3], n_inv = 0, n_ports = 0;
 	__u32 d, seed, s;
 	__u64 bytes, rec;
 	void *map;
 
-	ASSERT_PT(0, pt_graph_open(self->fd, NULL, PTASK_GRAPH_CREATE, 0600,
-				   &g));
-	ASSERT_PT(0, pt_template_open(self->fd, g, PTASK_TEMPLATE_OPAQUE,
-				      PTASK_BIND_GLOBAL, 1, 256, 1, 1, "", &t));
-	for (i = 0; i < 2; i++) {
-		ASSERT_PT(0, pt_ptask_open_gpu(self->fd, g, 2, NULL, &p[i]));
-		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_INPUT, 0,
-					  0, 0, 0, NULL, &in[i], NULL));
-		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_OUTPUT, 0,
-					  t, 1, 0, NULL, &out[i], NULL));
-	}
-	ASSERT_PT(0, pt_channel_open(self->fd, g, 0, in[0], 4, 0, "in",
-				     &c[0]));
-	ASSERT_PT(0, pt_channel_open(self->fd, g, out[0], in[1], 4, 0, "mid",
-				     &c[1]));
-	ASSERT_PT(0, pt_channel_open(self->fd, g, out[1], 0, 4, 0, "out",
-				     &c[2]));
-	ASSERT_PT(0, pt_graph_run(self->fd, g));
+	ASSERT_PT(0, line_open(self->fd, 2, &g, p, c));
 	ASSERT_PT(0, pt_push_seed(self->fd, c[0], 256, 3, 0, 0,
 				  pt_wait_deadline()));
 	ASSERT_PT(0, pt_exec_take(self->xfd, PTASK_TAKE_AHEAD,
@@ -273,30 +290,11 @@ TEST_F(ahead, take_ahead_chain)
  */
 TEST_F(ahead, fused_segment)
 {
-	__u32 g, t, p[3], in[3], out[3], c[4], n_inv = 0, n_ports = 0, i;
+	__u32 g, p[3], c[4], n_inv = 0, n_ports = 0, i;
 	__u32 d, s, round;
 	__u64 bytes, rec;
 
-	ASSERT_PT(0, pt_graph_open(self->fd, NULL, PTASK_GRAPH_CREATE, 0600,
-				   &g));
-	ASSERT_PT(0, pt_template_open(self->fd, g, PTASK_TEMPLATE_OPAQUE,
-				      PTASK_BIND_GLOBAL, 1, 256, 1, 1, "", &t));
-	for (i = 0; i < 3; i++) {
-		ASSERT_PT(0, pt_ptask_open_gpu(self->fd, g, 2, NULL, &p[i]));
-		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_INPUT, 0,
-					  0, 0, 0, NULL, &in[i], NULL));
-		ASSERT_PT(0, pt_port_open(self->fd, p[i], PTASK_PORT_OUTPUT, 0,
-					  t, 1, 0, NULL, &out[i], NULL));
-	}
-	ASSERT_PT(0, pt_channel_open(self->fd, g, 0, in[0], 4, 0, "in",
-				     &c[0]));
-	ASSERT_PT(0, pt_channel_open(self->fd, g, out[0], in[1], 4, 0, "l1",
-				     &c[1]));
-	ASSERT_PT(0, pt_channel_open(self->fd, g, out[1], in[2], 4, 0, "l2",
-				     &c[2]));
-	ASSERT_PT(0, pt_channel_open(self->fd, g, out[2], 0, 4, 0, "out",
-				     &c[3]));
-	ASSERT_PT(0, pt_graph_run(self->fd, g));
+	ASSERT_PT(0, line_open(self->fd, 3, &g, p, c));
 	for (round = 0; round < 2; round++) {
 		ASSERT_PT(0, pt_push_seed(self->fd, c[0], 256, 3, 0, 0,
 					  pt_wait_deadline()));
