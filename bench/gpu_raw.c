@@ -24,6 +24,25 @@
  *                                 then a synchronize, B2B_BATCHES times:
  *                                 what more than one launching thread a
  *                                 device (ptaskd's workers) could reach
+ *   lone_<path>_us, lone_<path>_<call>_cpu_us
+ *                                 one small invocation's GPU path, each way
+ *                                 ptaskd could take it (load_inc reading a
+ *                                 pinned word and writing another, as an
+ *                                 input and output read and written in
+ *                                 place): the median round from the launch
+ *                                 call to the host seeing its completion,
+ *                                 and the median time spent in each driver
+ *                                 call.  Paths: launch_sync (launch +
+ *                                 cuStreamSynchronize), launch_fence (launch
+ *                                 + cuStreamWriteValue32 of a ticket, host
+ *                                 polling it), launch_poll (the host polling
+ *                                 the output itself), graph_fence (a
+ *                                 one-kernel-node graph replayed, then the
+ *                                 fence), graph_patch_fence (the same with
+ *                                 the node's output patched every round),
+ *                                 graph_sync, capture_fence (kernel and
+ *                                 ticket write captured as one graph: a
+ *                                 fixed value, reset by the host each round)
  * GB/s are 10^9 bytes a second.  Exit 77 when there is no GPU.
  *
  * Built by tests/gpu/gpu.mk (build/gpu/gpu_raw); not a guest benchmark.
@@ -33,6 +52,7 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +288,273 @@ out:
 	return err;
 }
 
+/*
+ * One small invocation's GPU path, each way ptaskd could take it: what
+ * is left of a round when nothing but the driver is in it.  in, out and
+ * the fence word are pinned host words the kernel reads and writes in
+ * place (ptaskd's in-place inputs and outputs).
+ */
+enum lone_call { LC_PATCH, LC_LAUNCH, LC_FENCE, LC_WAIT, LC_N };
+static const char *const lone_call_name[LC_N] = {
+	"patch", "launch", "fence", "wait",
+};
+
+struct lone {
+	CUfunction fn;
+	CUstream s;
+	volatile uint32_t *w;	/* [0] in, [1] [2] outs, [16] fence */
+	CUdeviceptr dw;
+	CUgraph graph;		/* kept: its nodes name what a patch changes */
+	CUgraphExec exec;
+	CUgraphNode node;
+	int runs;
+	double *t, *c[LC_N];
+};
+
+#define LONE_IN		0
+#define LONE_OUT	1
+#define LONE_FENCE	16
+
+enum lone_path {
+	LP_LAUNCH_SYNC, LP_LAUNCH_FENCE, LP_LAUNCH_POLL, LP_GRAPH_FENCE,
+	LP_GRAPH_PATCH_FENCE, LP_GRAPH_SYNC, LP_CAPTURE_FENCE,
+};
+
+static void lone_params(struct lone *L, CUDA_KERNEL_NODE_PARAMS *p,
+			void **args, CUdeviceptr *in, CUdeviceptr *out, int o)
+{
+	*in = L->dw + LONE_IN * 4;
+	*out = L->dw + (LONE_OUT + o) * 4;
+	args[0] = in;
+	args[1] = out;
+	memset(p, 0, sizeof(*p));
+	p->func = L->fn;
+	p->gridDimX = p->gridDimY = p->gridDimZ = 1;
+	p->blockDimX = p->blockDimY = p->blockDimZ = 1;
+	p->kernelParams = args;
+}
+
+static int lone_graph(struct lone *L)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUdeviceptr in, out;
+	void *args[2];
+
+	lone_params(L, &p, args, &in, &out, 0);
+	if (!ok(cu->GraphCreate(&L->graph, 0), "cuGraphCreate") ||
+	    !ok(cu->GraphAddKernelNode(&L->node, L->graph, NULL, 0, &p),
+		"cuGraphAddKernelNode") ||
+	    !ok(cu->GraphInstantiate(&L->exec, L->graph, 0), "cuGraphInstantiate"))
+		return -1;
+	return 0;
+}
+
+static int lone_capture(struct lone *L)
+{
+	CUdeviceptr in, out;
+	void *args[2];
+	CUDA_KERNEL_NODE_PARAMS p;
+
+	lone_params(L, &p, args, &in, &out, 0);
+	if (!ok(cu->StreamBeginCapture(L->s, 2 /* RELAXED */),
+		"cuStreamBeginCapture") ||
+	    !ok(cu->LaunchKernel(L->fn, 1, 1, 1, 1, 1, 1, 0, L->s, args, NULL),
+		"cuLaunchKernel") ||
+	    !ok(cu->StreamWriteValue32(L->s, L->dw + LONE_FENCE * 4, 1, 0),
+		"cuStreamWriteValue32 (captured)") ||
+	    !ok(cu->StreamEndCapture(L->s, &L->graph), "cuStreamEndCapture") ||
+	    !ok(cu->GraphInstantiate(&L->exec, L->graph, 0), "cuGraphInstantiate"))
+		return -1;
+	return 0;
+}
+
+/* spin until *w == want; a second without it is an error, not a hang */
+static int lone_spin(volatile uint32_t *w, uint32_t want)
+{
+	unsigned long n = 0;
+	double t0 = 0;
+
+	while (*w != want)
+		if (++n % 4096 == 0) {
+			if (!t0)
+				t0 = now_us();
+			else if (now_us() - t0 > 1e6)
+				return -1;
+		}
+	return 0;
+}
+
+static inline double lone_mark(double *t0, double *slot)
+{
+	double t = now_us();
+
+	*slot = t - *t0;
+	*t0 = t;
+	return t;
+}
+
+static int lone_round(struct lone *L, enum lone_path path, int i,
+		      uint32_t v, double *c)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUdeviceptr in, out;
+	void *args[2];
+	int o = path == LP_GRAPH_PATCH_FENCE ? (i & 1) : 0;
+	uint32_t ticket = (uint32_t)i + 100000u * (uint32_t)path + 2;
+	int spun = 0;
+	double t0;
+
+	lone_params(L, &p, args, &in, &out, o);
+	L->w[LONE_IN] = v;
+	L->w[LONE_OUT + o] = 0;
+	if (path == LP_CAPTURE_FENCE)
+		L->w[LONE_FENCE] = 0;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	t0 = now_us();
+	c[LC_PATCH] = 0;
+	if (path == LP_GRAPH_PATCH_FENCE) {
+		if (!ok(cu->GraphExecKernelNodeSetParams(L->exec, L->node, &p),
+			"cuGraphExecKernelNodeSetParams"))
+			return -1;
+		lone_mark(&t0, &c[LC_PATCH]);
+	}
+	if (path <= LP_LAUNCH_POLL) {
+		if (!ok(cu->LaunchKernel(L->fn, 1, 1, 1, 1, 1, 1, 0, L->s, args,
+					 NULL), "cuLaunchKernel"))
+			return -1;
+	} else if (!ok(cu->GraphLaunch(L->exec, L->s), "cuGraphLaunch")) {
+		return -1;
+	}
+	lone_mark(&t0, &c[LC_LAUNCH]);
+	c[LC_FENCE] = 0;
+	if (path == LP_LAUNCH_FENCE || path == LP_GRAPH_FENCE ||
+	    path == LP_GRAPH_PATCH_FENCE) {
+		if (!ok(cu->StreamWriteValue32(L->s, L->dw + LONE_FENCE * 4,
+					       ticket, 0),
+			"cuStreamWriteValue32"))
+			return -1;
+		lone_mark(&t0, &c[LC_FENCE]);
+	}
+	switch (path) {
+	case LP_LAUNCH_SYNC:
+	case LP_GRAPH_SYNC:
+		if (!ok(cu->StreamSynchronize(L->s), "cuStreamSynchronize"))
+			return -1;
+		break;
+	case LP_LAUNCH_POLL:
+		spun = lone_spin(&L->w[LONE_OUT], v + 1);
+		break;
+	case LP_CAPTURE_FENCE:
+		spun = lone_spin(&L->w[LONE_FENCE], 1);
+		break;
+	default:
+		spun = lone_spin(&L->w[LONE_FENCE], ticket);
+	}
+	if (spun) {
+		fprintf(stderr, "gpu_raw: lone path %d round %d: no completion in 1 s\n",
+			path, i);
+		return -1;
+	}
+	lone_mark(&t0, &c[LC_WAIT]);
+	if (L->w[LONE_OUT + o] != v + 1) {
+		fprintf(stderr, "gpu_raw: lone path %d round %d: out %u, want %u\n",
+			path, i, L->w[LONE_OUT + o], v + 1);
+		return -1;
+	}
+	return 0;
+}
+
+static int lone_path_run(struct lone *L, enum lone_path path, const char *name)
+{
+	double c[LC_N];
+	int i, k;
+
+	if (path >= LP_GRAPH_FENCE && L->exec) {
+		cu->GraphExecDestroy(L->exec);
+		cu->GraphDestroy(L->graph);
+		L->exec = NULL;
+		L->graph = NULL;
+	}
+	if (path >= LP_GRAPH_FENCE && path != LP_CAPTURE_FENCE && lone_graph(L))
+		return -1;
+	if (path == LP_CAPTURE_FENCE && lone_capture(L)) {
+		printf("lone_capture_fence_us=unsupported\n");
+		return 0;
+	}
+	for (i = -WARMUP; i < L->runs; i++) {
+		if (lone_round(L, path, i + WARMUP, (uint32_t)(i + WARMUP) * 7 + 3,
+			       c))
+			return -1;
+		if (i < 0)
+			continue;
+		L->t[i] = c[LC_PATCH] + c[LC_LAUNCH] + c[LC_FENCE] + c[LC_WAIT];
+		for (k = 0; k < LC_N; k++)
+			L->c[k][i] = c[k];
+	}
+	printf("lone_%s_us=%.2f\n", name, median(L->t, L->runs));
+	for (k = 0; k < LC_N; k++)
+		if (median(L->c[k], L->runs) > 0)
+			printf("lone_%s_%s_cpu_us=%.2f\n", name, lone_call_name[k],
+			       median(L->c[k], L->runs));
+	return 0;
+}
+
+static int bench_lone(const char *ptx, int runs)
+{
+	static const struct { enum lone_path p; const char *name; } paths[] = {
+		{ LP_LAUNCH_SYNC, "launch_sync" },
+		{ LP_LAUNCH_FENCE, "launch_fence" },
+		{ LP_LAUNCH_POLL, "launch_poll" },
+		{ LP_GRAPH_FENCE, "graph_fence" },
+		{ LP_GRAPH_PATCH_FENCE, "graph_patch_fence" },
+		{ LP_GRAPH_SYNC, "graph_sync" },
+		{ LP_CAPTURE_FENCE, "capture_fence" },
+		{ LP_LAUNCH_FENCE, "launch_fence_again" },
+		{ LP_GRAPH_PATCH_FENCE, "graph_patch_fence_again" },
+	};
+	struct lone L = { .runs = runs };
+	CUmodule mod;
+	void *host = NULL;
+	size_t i;
+	int k, err = -1;
+
+	if (!cu->GraphCreate || !cu->GraphAddKernelNode ||
+	    !cu->GraphExecKernelNodeSetParams || !cu->StreamWriteValue32 ||
+	    !cu->StreamBeginCapture) {
+		printf("lone=unsupported\n");
+		return 0;
+	}
+	L.t = calloc((size_t)runs, sizeof(double));
+	for (k = 0; k < LC_N; k++)
+		L.c[k] = calloc((size_t)runs, sizeof(double));
+	if (!L.t || !L.c[LC_N - 1] ||
+	    !ok(cu->ModuleLoadDataEx(&mod, ptx, 0, NULL, NULL), "cuModuleLoadDataEx") ||
+	    !ok(cu->ModuleGetFunction(&L.fn, mod, "load_inc"), "cuModuleGetFunction") ||
+	    !ok(cu->StreamCreate(&L.s, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+	    !ok(cu->MemHostAlloc(&host, 4096, 0x01 | 0x02 /* PORTABLE | DEVICEMAP */),
+		"cuMemHostAlloc") ||
+	    !ok(cu->MemHostGetDevicePointer(&L.dw, host, 0),
+		"cuMemHostGetDevicePointer"))
+		goto out;
+	L.w = host;
+	memset(host, 0, 4096);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (lone_path_run(&L, paths[i].p, paths[i].name))
+			goto out;
+	err = 0;
+out:
+	if (L.exec)
+		cu->GraphExecDestroy(L.exec);
+	if (L.graph)
+		cu->GraphDestroy(L.graph);
+	if (host)
+		cu->MemFreeHost(host);
+	for (k = 0; k < LC_N; k++)
+		free(L.c[k]);
+	free(L.t);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	char host[256] = "";
@@ -295,7 +582,8 @@ int main(int argc, char **argv)
 	cu->DeviceGetCount(&n);
 	printf("machine=%s\ngpu=%s\ndriver=%d.%d\ndevices=%d\n", host,
 	       gpu.name, ver / 1000, ver % 1000 / 10, n);
-	if (bench_launch(ptx, runs) || bench_b2b_threads(ptx) || bench_copies())
+	if (bench_launch(ptx, runs) || bench_lone(ptx, runs) ||
+	    bench_b2b_threads(ptx) || bench_copies())
 		return 1;
 	pc_cuda_dev_close(&gpu);
 	free(ptx);
