@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -274,6 +275,11 @@ static int cuda_init(struct pd_backend *be, const char *config)
 		goto err_clear;
 	}
 	cb->info = be->info;
+	cb->lone_graphs = pd_cuda_lone_usable(cb) &&
+			  !getenv("PTASKD_NO_LONE_GRAPH");
+	pd_log_info("cuda: launches that are not held %s",
+		    cb->lone_graphs ? "replay one-node graphs" :
+		    "are cuLaunchKernel (PTASKD_NO_LONE_GRAPH, or no graphs)");
 	be->priv = cb;
 	for (i = 0; i < cb->ndev; i++) {
 		/* a device that cannot be measured still runs, copying */
@@ -301,6 +307,9 @@ static void cuda_fini(struct pd_backend *be)
 
 	if (!cb)
 		return;
+	if (cb->lone_graphs)
+		pd_log_info("cuda: %llu launches replayed from one-node graphs",
+			    (unsigned long long)atomic_load(&cb->lone_replays));
 	for (i = 0; i < cb->ndev; i++) {
 		if (!cb->primary[i].ctx)
 			continue;

@@ -73,6 +73,9 @@ struct cuda_ctx {
  *	for good when a write says CUDA_ERROR_NOT_SUPPORTED
  * @regs: the ranges given to host_register, @nregs of them (@lock)
  * @nregs: entries in @regs
+ * @lone_graphs: launches that are not held go through one-node graphs
+ *	(cuda_lone.c; off with PTASKD_NO_LONE_GRAPH=1 or fences=events)
+ * @lone_replays: launches that did, counted (any thread reads it)
  */
 struct cuda_be {
 	struct pc_cuda_api cu;
@@ -92,6 +95,8 @@ struct cuda_be {
 		CUdeviceptr dbase;	/* @base's device address */
 	} regs[PD_CUDA_MAX_HOSTREGS];
 	uint32_t nregs;
+	bool lone_graphs;
+	_Atomic uint64_t lone_replays;
 };
 
 /**
@@ -179,6 +184,40 @@ struct cuda_fence {
 	uint32_t batch_n;
 };
 
+#define PD_CUDA_LONE		4	/* one-node graphs per lane (cuda_lone.c) */
+
+/**
+ * struct cuda_lone - a kernel's one-node graph on one lane (cuda_lone.c)
+ * @kernel: whose (NULL: the slot is free)
+ * @grid: the geometry it was built for, with @block and @shared_bytes
+ * @block: see @grid
+ * @shared_bytes: see @grid
+ * @g: the graph
+ * @x: its instantiation
+ * @node: its kernel node
+ * @nparams: the parameters @vals holds
+ * @vals: the values the node was given last, back to back (@vals_len
+ *	bytes of @vals_cap): a launch with the same ones needs no patch
+ * @vals_len: see @vals
+ * @vals_cap: see @vals
+ * @used: the lane's @lone_clock at its last launch (least recently used
+ *	goes first)
+ */
+struct cuda_lone {
+	const struct cuda_kernel *kernel;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t shared_bytes;
+	CUgraph g;
+	CUgraphExec x;
+	CUgraphNode node;
+	uint32_t nparams;
+	unsigned char *vals;
+	size_t vals_len;
+	size_t vals_cap;
+	uint64_t used;
+};
+
 /**
  * struct cuda_lane - one lane of a space: a stream and its fences
  * @stream: the non-blocking stream
@@ -199,6 +238,8 @@ struct cuda_fence {
  * @lock: protects the slots' @ticket and @taken, and their event times
  * @ring: the fences
  * @held: launches held until the lane is flushed (owner thread)
+ * @lone: its kernels' one-node graphs (owner thread; cuda_lone.c)
+ * @lone_clock: counts their launches, for @lone's @used
  */
 struct cuda_lane {
 	CUstream stream;
@@ -216,6 +257,8 @@ struct cuda_lane {
 	pthread_mutex_t lock;
 	struct cuda_fence ring[PD_CUDA_FENCE_RING];
 	struct pd_held_lane held;
+	struct cuda_lone lone[PD_CUDA_LONE];
+	uint64_t lone_clock;
 };
 
 /**
@@ -348,6 +391,29 @@ int pd_cuda_held_queue(struct cuda_be *cb, struct cuda_space *s,
 		       struct cuda_lane *l);
 /* Free a shape's graph (struct pd_shapes.free_unit). */
 void pd_cuda_graph_free(void *ctx, struct pd_shape *shape);
+
+/* --- cuda_lone.c ------------------------------------------------------ */
+
+/* Has the driver what one-node graphs need? */
+bool pd_cuda_lone_usable(const struct cuda_be *cb);
+/*
+ * Launch @l of @k on @ln through its one-node graph (context current,
+ * after the lane's held launches): 1 when the graph was launched, 0 when
+ * there is none (or it failed and was dropped): launch it as usual.
+ */
+int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
+			struct cuda_lane *ln, const struct cuda_kernel *k,
+			const struct pd_launch *l);
+/*
+ * @l of @k was launched on @ln with the geometry @k's last launch had:
+ * build its graph there (context current); a failure is logged, and the
+ * kernel goes on being launched as usual.
+ */
+void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
+			const struct cuda_kernel *k, const struct pd_launch *l);
+/* Drop @k's graphs on every lane of @s (@k NULL: all of them). */
+void pd_cuda_lone_drop(struct cuda_be *cb, struct cuda_space *s,
+		       const struct cuda_kernel *k);
 
 /* --- cuda_fence.c ----------------------------------------------------- */
 

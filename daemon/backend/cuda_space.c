@@ -129,6 +129,7 @@ static void space_release(struct cuda_be *cb, struct cuda_space *s)
 
 	/* graphs name the functions of the modules about to go */
 	pd_shapes_free(&s->shapes);
+	pd_cuda_lone_drop(cb, s, NULL);
 	pd_cuda_code_release(cb, s);
 	/* an own context frees its memory as it goes; a shared one does not */
 	pd_cuda_mem_release(cb, s, s->primary);

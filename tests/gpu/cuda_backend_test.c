@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "daemon/backend/backend.h"
+#include "daemon/backend/cuda_priv.h"
 #include "daemon/backend/held.h"
 #include "daemon/fatal.h"
 #include "daemon/log.h"
@@ -932,6 +933,90 @@ out:
 	unload_kernels(sp, k, 1);
 }
 
+/* launches replayed from one-node graphs so far (cuda_lone.c) */
+static uint64_t lone_replays(void)
+{
+	return atomic_load(&((struct cuda_be *)be.priv)->lone_replays);
+}
+
+/* graphs @k has on the lanes of space @sp */
+static uint32_t lone_graphs_of(void *sp, const void *k)
+{
+	struct cuda_space *s = sp;
+	uint32_t i, j, n = 0;
+
+	for (i = 0; i < s->nlanes; i++)
+		for (j = 0; j < PD_CUDA_LONE; j++)
+			n += s->lane[i].lone[j].kernel == k;
+	return n;
+}
+
+/*
+ * Launches that are not held replay a one-node graph from a kernel's
+ * third launch in one geometry, patched for other buffers, each result
+ * right; another geometry is launched plainly and does not evict it; a
+ * kernel's unload drops its graphs.
+ */
+static void test_lone(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
+{
+	static const char *const names[] = { "load_inc" };
+	static const uint32_t inc_bytes[2] = { 8, 8 };
+	uint32_t round, in, out, wrong = 0, lane = 1 % be.info[dev].lanes;
+	uint64_t d = 0, src, dst, t, before, replayed = 0, wide = 0;
+	void *k[1] = { NULL }, *params[2] = { &src, &dst };
+	struct pd_launch l;
+	int err;
+
+	if (!((struct cuda_be *)be.priv)->lone_graphs) {
+		printf("# lone graphs off (PTASKD_NO_LONE_GRAPH or no graphs)\n");
+		return;
+	}
+	err = load_kernels(sp, ptx, ptx_len, names, k, 1) ?:
+	      be.ops->mem_alloc(&be, sp, 1 << 16, &d);
+	check(!err, "dev %u: lone: kernel and memory (%d)", dev, err);
+	if (err)
+		goto out;
+	for (round = 0; round < 10 && !err; round++) {
+		/* three buffers in turn: the node is patched most rounds */
+		src = d + 4096 * (round % 3);
+		dst = src + 256;
+		in = 1000 * round + 7;
+		out = 0;
+		one_launch(&l, 2, params, inc_bytes);
+		l.untimed = round % 2;	/* timed spans replay too */
+		/* round 6: two blocks, another geometry, launched plainly */
+		l.grid[0] = round == 6 ? 2 : 1;
+		before = lone_replays();
+		err = be.ops->copy_h2d(&be, sp, lane, src, &in, 4) ?:
+		      be.ops->launch(&be, sp, lane, k[0], &l) ?:
+		      be.ops->copy_d2h(&be, sp, lane, &out, dst, 4) ?:
+		      be.ops->fence(&be, sp, lane, &t);
+		if (!err && wait_ns(sp, lane, t) < 0)
+			err = -EIO;
+		replayed += lone_replays() - before;
+		wide += round == 6 && lone_replays() != before;
+		wrong += out != in + 1;
+	}
+	/* rounds 2-5 and 7-9: the wide one left the narrow graph alone */
+	check(!err && !wrong,
+	      "dev %u: lone: 10 launches of one kernel, 3 buffers and 2 geometries: every result right (%u wrong, %d)",
+	      dev, wrong, err);
+	check(replayed == 7 && !wide && lone_graphs_of(sp, k[0]) == 1,
+	      "dev %u: lone: replayed from the third launch in one geometry, patched, not for another (%llu replays, %llu wide, %u graphs)",
+	      dev, (unsigned long long)replayed, (unsigned long long)wide,
+	      lone_graphs_of(sp, k[0]));
+out:
+	if (d)
+		be.ops->mem_free(&be, sp, d);
+	if (k[0]) {
+		void *gone = k[0];
+
+		unload_kernels(sp, k, 1);
+		check(!lone_graphs_of(sp, gone),
+		      "dev %u: lone: a kernel's unload drops its graphs", dev);
+	}
+}
+
 struct poller {
 	void *sp;
 	uint32_t lane;
@@ -1319,6 +1404,7 @@ int main(int argc, char **argv)
 		test_fences(sp[i], i, ptx, ptx_len);
 		test_lane_wait(sp[i], i, ptx, ptx_len);
 		test_held(sp[i], i, ptx, ptx_len);
+		test_lone(sp[i], i, ptx, ptx_len);
 		test_poller_thread(sp[i], i, ptx, ptx_len);
 	}
 
