@@ -275,7 +275,7 @@ static int cuda_init(struct pd_backend *be, const char *config)
 		goto err_clear;
 	}
 	cb->info = be->info;
-	cb->lone_graphs = pd_cuda_lone_usable(cb) &&
+	cb->lone_graphs = pd_cuda_graphs_usable(cb) &&
 			  !getenv("PTASKD_NO_LONE_GRAPH");
 	pd_log_info("cuda: launches that are not held %s",
 		    cb->lone_graphs ? "replay one-node graphs" :

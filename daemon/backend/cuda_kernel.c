@@ -360,18 +360,7 @@ struct cuda_graph {
 static void graph_node_params(const struct pd_held_launch *h,
 			      CUDA_KERNEL_NODE_PARAMS *p)
 {
-	const struct cuda_kernel *k = h->kernel;
-
-	memset(p, 0, sizeof(*p));
-	p->func = k->fn;
-	p->gridDimX = h->l.grid[0];
-	p->gridDimY = h->l.grid[1];
-	p->gridDimZ = h->l.grid[2];
-	p->blockDimX = h->l.block[0];
-	p->blockDimY = h->l.block[1];
-	p->blockDimZ = h->l.block[2];
-	p->sharedMemBytes = h->l.shared_bytes;
-	p->kernelParams = (void **)h->l.params;
+	pd_cuda_node_params(h->kernel, &h->l, p);
 }
 
 /* Remember @h's parameter values as node @i's (false: -ENOMEM). */
@@ -520,14 +509,6 @@ static void held_spans_start(struct cuda_lane *l)
 	pthread_mutex_unlock(&l->lock);
 }
 
-static bool graphs_usable(const struct cuda_be *cb)
-{
-	return cb->cu.GraphCreate && cb->cu.GraphAddKernelNode &&
-	       cb->cu.GraphExecKernelNodeSetParams && cb->cu.GraphInstantiate &&
-	       cb->cu.GraphLaunch && cb->cu.GraphExecDestroy &&
-	       cb->cu.GraphDestroy;
-}
-
 int pd_cuda_held_queue(struct cuda_be *cb, struct cuda_space *s,
 		       struct cuda_lane *l)
 {
@@ -539,7 +520,7 @@ int pd_cuda_held_queue(struct cuda_be *cb, struct cuda_space *s,
 	if (!h->n)
 		return 0;
 	held_spans_start(l);
-	if (h->n >= 2 && graphs_usable(cb))
+	if (h->n >= 2 && pd_cuda_graphs_usable(cb))
 		shape = pd_shapes_see(&s->shapes, h);
 	if (shape && !shape->unit && shape->seen > PD_SHAPE_BUILD_AFTER)
 		graph_build(cb, shape, h);

@@ -48,7 +48,7 @@
 #include "daemon/backend/cuda_priv.h"
 #include "daemon/log.h"
 
-bool pd_cuda_lone_usable(const struct cuda_be *cb)
+bool pd_cuda_graphs_usable(const struct cuda_be *cb)
 {
 	return cb->cu.GraphCreate && cb->cu.GraphAddKernelNode &&
 	       cb->cu.GraphExecKernelNodeSetParams && cb->cu.GraphInstantiate &&
@@ -122,8 +122,8 @@ static bool keep_vals(struct cuda_lone *g, const struct pd_launch *l)
 	return true;
 }
 
-static void node_params(const struct cuda_kernel *k, const struct pd_launch *l,
-			CUDA_KERNEL_NODE_PARAMS *p)
+void pd_cuda_node_params(const struct cuda_kernel *k, const struct pd_launch *l,
+			 CUDA_KERNEL_NODE_PARAMS *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->func = k->fn;
@@ -163,7 +163,7 @@ int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
 	if (!g)
 		return 0;
 	if (!same_vals(g, l)) {
-		node_params(k, l, &p);
+		pd_cuda_node_params(k, l, &p);
 		r = cb->cu.GraphExecKernelNodeSetParams(g->x, g->node, &p);
 		if (r != CUDA_SUCCESS || !keep_vals(g, l)) {
 			if (r != CUDA_SUCCESS)
@@ -203,7 +203,7 @@ void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
 			g = &ln->lone[i];
 	}
 	lone_free(cb, g);
-	node_params(k, l, &p);
+	pd_cuda_node_params(k, l, &p);
 	r = cb->cu.GraphCreate(&g->g, 0);
 	if (r == CUDA_SUCCESS) {
 		what = "cuGraphAddKernelNode";

@@ -394,8 +394,11 @@ void pd_cuda_graph_free(void *ctx, struct pd_shape *shape);
 
 /* --- cuda_lone.c ------------------------------------------------------ */
 
-/* Has the driver what one-node graphs need? */
-bool pd_cuda_lone_usable(const struct cuda_be *cb);
+/* Has the driver what graphs built node by node need (held and lone)? */
+bool pd_cuda_graphs_usable(const struct cuda_be *cb);
+/* @l of @k as a kernel node's parameters (its params, not copied) */
+void pd_cuda_node_params(const struct cuda_kernel *k, const struct pd_launch *l,
+			 CUDA_KERNEL_NODE_PARAMS *p);
 /*
  * Launch @l of @k on @ln through its one-node graph (context current,
  * after the lane's held launches): 1 when the graph was launched, 0 when
