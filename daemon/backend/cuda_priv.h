@@ -165,6 +165,8 @@ struct cuda_kernel {
  * @batch_n: estimated spans flushed together with this one (0: not
  *	flushed with others): its estimate is a 1/@batch_n share of the
  *	time from the flush (@submit_ns) to its being seen
+ * @evented: @done was recorded with its mark; else its word write was
+ *	queued alone (cuda_fence.c, "fences"), and the word says it passed
  *
  * The events are made on the slot's first use and kept.  The lane's
  * owner thread fills a slot; @ticket, @taken and reading the events'
@@ -182,6 +184,7 @@ struct cuda_fence {
 	bool deferred;
 	uint64_t cover;
 	uint32_t batch_n;
+	bool evented;
 };
 
 #define PD_CUDA_LONE		4	/* one-node graphs per lane (cuda_lone.c) */
