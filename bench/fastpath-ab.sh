@@ -29,13 +29,17 @@ cd "$ROOT" || exit 1
 ROUNDS=3 BACKEND=cuda
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-n) ROUNDS=${2:-}; shift 2 || exit 2 ;;
-	-b) BACKEND=${2:-}; shift 2 || exit 2 ;;
+	-n) ROUNDS=${2:-}; shift 2 || shift ;;
+	-b) BACKEND=${2:-}; shift 2 || shift ;;
 	*) break ;;
 	esac
 done
 case "$ROUNDS" in
-''|*[!0-9]*|0) echo "fastpath-ab.sh: -n ROUNDS: a whole number from 1" >&2; exit 2 ;;
+''|*[!0-9]*|0) echo "fastpath-ab.sh: -n ROUNDS: a whole number from 1, not '$ROUNDS'" >&2; exit 2 ;;
+esac
+case "$BACKEND" in
+cuda|cpu) ;;
+*) echo "fastpath-ab.sh: -b cuda|cpu, not '$BACKEND'" >&2; exit 2 ;;
 esac
 if [ $# -lt 1 ]; then
 	echo "usage: fastpath-ab.sh [-n ROUNDS] NAME=PTASKD[:VAR=VAL] ..." >&2
@@ -57,6 +61,12 @@ for a in "$@"; do
 		echo "fastpath-ab.sh: '$a': the environment must be VAR=VALUE" >&2
 		exit 2
 	fi
+	for o in "${names[@]}"; do
+		if [ "$o" = "$name" ]; then
+			echo "fastpath-ab.sh: build '$name' named twice" >&2
+			exit 2
+		fi
+	done
 	names+=("$name") bins+=("$bin") envs+=("$env")
 done
 

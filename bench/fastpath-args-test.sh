@@ -4,7 +4,7 @@
 # bench/fastpath-args-test.sh - build/bin/fastpath refuses every bad
 # option with a message naming it (exit 2), says clearly when there is no
 # ptaskd to measure (exit 1), and runs its no-GPU baseline alone (exit 0,
-# result lines present).  Needs no GPU and no ptaskd: `make
+# result lines present); bench/fastpath-ab.sh refuses its bad arguments.  Needs no GPU and no ptaskd: `make
 # bench-fastpath-check`, and `make check-daemon` through
 # tests/daemon/fastpath_args_test.sh).  TAP (tests/tap.sh); last line
 # "N passed, M failed, K skipped".
@@ -89,5 +89,29 @@ else
 	notok "socket baseline alone -> exit $st"
 	cat "$T/out" "$T/err" | sed 's/^/#    /'
 fi
+
+# bench/fastpath-ab.sh: every bad argument refused (exit 2) before a run
+ab_bad() {
+	local want=$1
+
+	shift
+	bash bench/fastpath-ab.sh "$@" >"$T/out" 2>"$T/err"
+	local st=$?
+	if [ "$st" = 2 ] && grep -q -- "$want" "$T/err"; then
+		ok "fastpath-ab.sh $* refused: '$want'"
+	else
+		notok "fastpath-ab.sh $* -> exit $st, stderr:"
+		sed 's/^/#    /' "$T/err"
+	fi
+}
+
+ab_bad "usage" -n 2
+ab_bad "-n ROUNDS" -n 0 a=build/bin/ptaskd
+ab_bad "-n ROUNDS" -n x a=build/bin/ptaskd
+ab_bad "-b cuda|cpu" -b opencl a=build/bin/ptaskd
+ab_bad "not an executable" a="$T/no-such-ptaskd"
+ab_bad "NAME of letters" "a b=build/bin/ptaskd"
+ab_bad "VAR=VALUE" a=build/bin/ptaskd:novalue
+ab_bad "twice" a=build/bin/ptaskd a=build/bin/ptaskd
 
 finish
