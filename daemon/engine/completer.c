@@ -209,6 +209,10 @@ static int sleep_poll(struct pd_engine *e, struct pd_job *job,
  * thread's wake-up added.)  Not where fence_wait runs the lane's work
  * (pd_backend.wait_runs_work).
  *
+ * While it waits, the owner of @defer may do its own work there
+ * (@defer->idle): a ring's releases, held back so that they run beside
+ * the kernel instead of before the round's push (ring_server.c).
+ *
  * Locked on entry and exit; dropped while waiting.  Return: true when
  * the job was completed (by this thread or the one reaping its lane),
  * false when it was left to the completion thread.
@@ -239,6 +243,12 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	 */
 	poll = (job->after_held || yield_to) && until != UINT64_MAX;
 	pd_engine_unlock(e);
+	/*
+	 * The owner's own work fits in the kernel's run (a ring's releases),
+	 * unless this thread is the one that runs it (cpu: fence_wait).
+	 */
+	if (defer && defer->idle && !e->be->wait_runs_work)
+		defer->idle(defer->idle_arg);
 	if (poll) {
 		uint64_t now = pd_now_ns(), cap = now + PD_WAIT_POLL_MAX_NS;
 

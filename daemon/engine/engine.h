@@ -38,6 +38,11 @@ struct pd_source;
  * struct pd_wake_defer - executor wake-ups one thread holds back
  * @deferred: a call made with this record made work ready, and the
  *	executor (the engine's taker) was not woken for it
+ * @idle: NULL, or work of the owner's that the engine runs on the
+ *	owner's thread while it waits for the fence of a job the owner
+ *	runs (pd_job_wait_complete_locked, the engine's lock not held):
+ *	a ring's releases held back from a round's path (ring_server.c)
+ * @idle_arg: @idle's argument
  *
  * The thread that made ptasks ready runs them itself where it can:
  * waking the taker as well would only cost a context switch on the
@@ -59,6 +64,8 @@ struct pd_source;
  */
 struct pd_wake_defer {
 	bool deferred;
+	void (*idle)(void *arg);
+	void *idle_arg;
 };
 
 /* Was an executor wake-up held back in @d since last asked?  Forgets it. */

@@ -31,6 +31,12 @@
  * with what they made ready (help_later): one help for a batch.
  */
 #define HELP_BATCH		64
+/*
+ * Fire-and-forget releases held back (hold_release): at most this many,
+ * and with nothing else queued behind them for this long (ns), they run.
+ */
+#define HELD_MAX		16
+#define HELD_GRACE_NS		(5ULL * 1000)
 
 /**
  * struct pd_ring - one client ring
@@ -46,6 +52,10 @@
  * @unhelped: pushes in a row run without helping after them (help_later)
  * @data: the ring's data area (PTASKD_RING_DATA), NULL without one
  * @data_bytes: its size
+ * @held: fire-and-forget releases read but not run yet (hold_release),
+ *	@nheld of them, in order
+ * @nheld: see @held
+ * @in_idle: run_held is running from the engine's wait (no recursion)
  */
 struct pd_ring {
 	struct pd_ring_host host;
@@ -59,6 +69,9 @@ struct pd_ring {
 	unsigned int last_kind;
 	struct pc_spin_hist hist;
 	unsigned int unhelped;
+	struct ptask_sqe held[HELD_MAX];
+	unsigned int nheld;
+	bool in_idle;
 };
 
 /* Has the lifeline hung up, or carried something (not allowed)? */
@@ -355,6 +368,103 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
 }
 
 /*
+ * DOC: releases held back
+ *
+ * A client that reuses its input writes, each round, the release of the
+ * last round's output and then its push: the release ran first, 0.8 us
+ * of the ring thread's on the round's path (a trace of P1 on an H200,
+ * 2026-12-01), though its completion is posted only if it fails.  So a
+ * fire-and-forget release (PTASK_SQE_NO_CQE_ON_SUCCESS) is held here
+ * instead, and runs (run_held, in order):
+ *   - while this thread waits for the fence of a job it runs as a
+ *     helper (pd_wake_defer.idle, called by the engine with its lock
+ *     dropped): beside the kernel, off the round's path; the releases
+ *     queued at the head of the SQ meanwhile run there too;
+ *   - before any entry but a push, and before a push of a datablock
+ *     held for release, so that whatever may depend on a release (a
+ *     pull waiting for memory, a create, a ptask's take) sees it done;
+ *   - when HELD_MAX are held, when nothing else came for HELD_GRACE_NS
+ *     (a client that released its last datablock and went on with
+ *     other things), and when the ring ends.
+ * A release that fails posts its error completion when it runs, which
+ * libptask counts whenever it sees one (ctx->release_failed).
+ */
+static bool is_held_release(const struct ptask_sqe *sqe)
+{
+	return _IOC_NR(sqe->cmd) == _IOC_NR(PTASK_IOC_DATABLOCK_RELEASE) &&
+	       sqe->flags == PTASK_SQE_NO_CQE_ON_SUCCESS;
+}
+
+/* Run one held release: the ring goes on whatever it answers. */
+static void run_release(struct pd_ring *r, const struct ptask_sqe *sqe)
+{
+	struct pd_call_ctx ctx = {
+		.cancel = ring_gone, .cancel_arg = r, .defer = r->host.defer,
+	};
+	struct pd_request req;
+	struct ptask_cqe cqe;
+	int err;
+
+	err = pd_ring_entry_parse(sqe, &req);
+	if (err)
+		complain_once(r, sqe, err);
+	else
+		err = pd_ns_call(r->host.client, r->host.who, req.cmd, &req.arg,
+				 &req.io, &ctx);
+	pd_ring_entry_answer(sqe, &req, err, &cqe);
+	pd_request_free(&req);
+	if (pd_ring_entry_posts(sqe, err))
+		post(r, &cqe);
+}
+
+static void run_held(struct pd_ring *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nheld; i++)
+		run_release(r, &r->held[i]);
+	r->nheld = 0;
+}
+
+/*
+ * The engine waits for a job this ring's thread runs (pd_wake_defer
+ * .idle): the held releases, and those queued at the SQ's head by now.
+ */
+static void ring_idle(void *arg)
+{
+	struct pd_ring *r = arg;
+	struct ptask_sqe sqe;
+
+	if (r->in_idle)
+		return;
+	r->in_idle = true;
+	run_held(r);
+	while (pc_ring_q_ready(&r->ring.sq) > 0) {
+		pc_ring_q_peek(&r->ring.sq, &sqe);
+		if (!is_held_release(&sqe))
+			break;
+		pc_ring_q_consume(&r->ring.sq);
+		run_release(r, &sqe);
+	}
+	r->in_idle = false;
+}
+
+/* Must the held releases run before @sqe (DOC: releases held back)? */
+static bool held_first(const struct pd_ring *r, const struct ptask_sqe *sqe)
+{
+	unsigned int i;
+
+	if (!r->nheld)
+		return false;
+	if (_IOC_NR(sqe->cmd) != _IOC_NR(PTASK_IOC_PUSH))
+		return true;
+	for (i = 0; i < r->nheld; i++)
+		if (r->held[i].arg.release.handle == sqe->arg.push.datablock)
+			return true;
+	return false;
+}
+
+/*
  * Wait for entries: poll for what is left of spin_ns since the last
  * entry (if no more than max_spinners threads poll), then sleep a slice.
  * Returns entries ready, 0 (none: look at the lifeline), or -EPROTO.
@@ -385,7 +495,14 @@ static void serve(struct pd_ring *r);
 
 void pd_ring_serve(struct pd_ring *r)
 {
+	r->host.defer->idle = ring_idle;
+	r->host.defer->idle_arg = r;
 	serve(r);
+	r->host.defer->idle = NULL;
+	r->host.defer->idle_arg = NULL;
+	/* the client may live on through its other connections */
+	if (!*r->host.stopping)
+		run_held(r);
 	/* What the last pushes made ready, if it was not helped with yet. */
 	if (!*r->host.stopping && pd_wake_defer_take(r->host.defer))
 		r->host.help(r->host.help_arg);
@@ -402,6 +519,12 @@ static void serve(struct pd_ring *r)
 		uint64_t gap = 0;
 
 		n = pc_ring_q_ready(sq);
+		/* held releases wait a little for a push to go before them */
+		if (!n && r->nheld) {
+			n = pc_ring_q_wait(sq, HELD_GRACE_NS, true, 0);
+			if (!n)
+				run_held(r);
+		}
 		if (!n) {
 			pd_trace(PD_TR_WAIT);
 			n = wait_entries(r);
@@ -422,6 +545,14 @@ static void serve(struct pd_ring *r)
 		pc_ring_q_peek(sq, &sqe);	/* a private copy */
 		pc_ring_q_consume(sq);
 		pd_trace(PD_TR_SQE);
+		if (is_held_release(&sqe)) {
+			if (r->nheld == HELD_MAX)
+				run_held(r);
+			r->held[r->nheld++] = sqe;
+			continue;
+		}
+		if (held_first(r, &sqe))
+			run_held(r);
 		if (run_entry(r, &sqe))
 			return;
 		r->last_ns = pc_ring_now_ns();

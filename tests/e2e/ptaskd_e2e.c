@@ -1105,6 +1105,70 @@ static struct ptask_sqe create_sqe(uint64_t user_data, uint64_t bytes)
 	return sqe;
 }
 
+static struct ptask_sqe release_sqe(uint64_t user_data, uint32_t handle)
+{
+	struct ptask_sqe sqe = {
+		.user_data = user_data, .cmd = PTASK_IOC_DATABLOCK_RELEASE,
+		.flags = PTASK_SQE_NO_CQE_ON_SUCCESS,
+	};
+
+	sqe.arg.release.size = sizeof(sqe.arg.release);
+	sqe.arg.release.handle = handle;
+	return sqe;
+}
+
+/*
+ * ptaskd holds a ring's fire-and-forget releases back until a push has
+ * gone or the ring idles (ring_server.c, "releases held back"): they
+ * still run in their order before any other entry (a failing one's
+ * completion comes before the create behind it), and one with nothing
+ * behind it runs soon (the datablocks are gone while the ring is open).
+ */
+TEST_F(e2e, held_releases_run_in_order_and_soon)
+{
+	__u64 base[__PTASK_COUNT_MAX], *dbs = &base[PTASK_COUNT_DATABLOCKS];
+	struct e2e_ring er;
+	struct ptask_sqe sqe;
+	struct ptask_cqe cqe;
+	uint32_t db[2];
+	int i;
+
+	NEED_RINGS();
+	START(NULL);
+	ASSERT_PT(0, e2e_counts_read(&self->d, base));
+	ASSERT_PT(0, e2e_ring_open(self->d.socket, 8, &er));
+	for (i = 0; i < 2; i++) {
+		sqe = create_sqe(1 + i, 4096);
+		ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+		ASSERT_PT(0, e2e_ring_reap(&er, &cqe, PT_WAIT_MS));
+		ASSERT_EQ(0, cqe.res);
+		db[i] = cqe.arg.create.handle;
+	}
+	/* release, the same again (fails), then a create behind them */
+	sqe = release_sqe(10, db[0]);
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	sqe = release_sqe(11, db[0]);
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	sqe = create_sqe(12, 4096);
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	ASSERT_PT(0, e2e_ring_reap(&er, &cqe, PT_WAIT_MS));
+	EXPECT_EQ(11ULL, cqe.user_data) TH_LOG("the failed release's completion comes first");
+	EXPECT_EQ(-ENOENT, cqe.res);
+	ASSERT_PT(0, e2e_ring_reap(&er, &cqe, PT_WAIT_MS));
+	EXPECT_EQ(12ULL, cqe.user_data);
+	ASSERT_EQ(0, cqe.res);
+	/* the last two released with nothing behind them: gone soon */
+	sqe = release_sqe(13, db[1]);
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	sqe = release_sqe(14, cqe.arg.create.handle);
+	ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	EXPECT_EQ(0, e2e_count_wait(&self->d, PTASK_COUNT_DATABLOCKS, *dbs,
+				    PT_WAIT_MS))
+		TH_LOG("held releases never ran while the ring idled");
+	EXPECT_EQ(-ETIMEDOUT, e2e_ring_reap(&er, &cqe, 100));
+	e2e_ring_close(&er);
+}
+
 /*
  * A ring's client that fills its CQ (never reaping) and its SQ behind
  * it, so ptaskd's ring thread waits on a full CQ with entries queued;
