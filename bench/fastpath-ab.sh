@@ -19,7 +19,8 @@
 # $OUT/ab-logs.tar.gz every run's logs.
 #
 # Build here (e.g. a worktree of the parent commit: make build/bin/ptaskd),
-# copy the binaries into a folder that .git/info/exclude ignores, carry it
+# copy the binaries (and each one's .commit beside it, which the build
+# writes) into a folder that .git/info/exclude ignores, carry it
 # with build/bin build/gpu build/lib build/gpulibs, and run there:
 #   bash bench/fastpath-ab.sh -n 3 base=build-ab/ptaskd.base new=build-ab/ptaskd.new
 set -u
@@ -74,7 +75,11 @@ OUTDIR=${OUT:-$ROOT/build/bench/fastpath-ab}
 mkdir -p "$OUTDIR" || exit 1
 WORK=$(mktemp -d /tmp/fastpath-ab.XXXXXX) || exit 1
 cp build/bin/ptaskd "$WORK/ptaskd.orig" || exit 1
-restore() { cp "$WORK/ptaskd.orig" build/bin/ptaskd; }
+cp build/bin/ptaskd.commit "$WORK/ptaskd.orig.commit" 2>/dev/null
+restore() {
+	cp "$WORK/ptaskd.orig" build/bin/ptaskd
+	cp "$WORK/ptaskd.orig.commit" build/bin/ptaskd.commit 2>/dev/null
+}
 trap restore EXIT
 : >"$OUTDIR/ab-results.txt"
 export FASTPATH_MPS=0
@@ -85,6 +90,9 @@ for r in $(seq 1 "$ROUNDS"); do
 	for i in "${!names[@]}"; do
 		n=${names[$i]}
 		cp "${bins[$i]}" build/bin/ptaskd || exit 1
+		# what fastpath-run.sh records as the build (scripts/build-commit.sh)
+		cat "${bins[$i]}.commit" 2>/dev/null >build/bin/ptaskd.commit ||
+			echo "$n" >build/bin/ptaskd.commit
 		dir=$WORK/$n-$r
 		if [ -n "${envs[$i]}" ]; then
 			env "${envs[$i]}" OUT="$dir" bash bench/fastpath-run.sh \

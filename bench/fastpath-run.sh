@@ -77,6 +77,12 @@ if [ "$BACKEND" = cpu ] && [ ! -e build/twins/bench.so ]; then
 	exit 1
 fi
 
+# The commit ptaskd was built from, as its build recorded it: the GPU
+# machine's copy of .git may be older than the tree it was sent.
+built_from() {
+	cat "$PTASKD.commit" 2>/dev/null || echo unknown
+}
+
 OUTDIR=${OUT:-$ROOT/build/bench/fastpath-$BACKEND}
 mkdir -p "$OUTDIR"
 W=$(mktemp -d /tmp/fastpath-run.XXXXXX)
@@ -125,7 +131,7 @@ CPU_ARGS=()
 		nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,compute_mode \
 			--format=csv,noheader 2>&1
 	fi
-	echo "git=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "git=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) ptaskd_built_from=$(built_from)"
 } | tee "$S"
 [ "$BACKEND" = cuda ] && nvidia-smi >"$W/nvidia-smi.txt" 2>&1
 
@@ -291,7 +297,7 @@ digest | tee "$OUTDIR/headline.txt"
 # here: python3 bench/fastpath_plot.py fastpath-results.txt fastpath.png).
 if python3 -c 'import matplotlib' 2>/dev/null; then
 	python3 "$ROOT/bench/fastpath_plot.py" "$R" "$OUTDIR/fastpath.png" \
-		"fastpath: $(date -u '+%Y-%m-%d %H:%M UTC') $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)" ||
+		"fastpath: $(date -u '+%Y-%m-%d %H:%M UTC') ptaskd $(built_from)" ||
 		echo "fastpath-run.sh: no plot (bench/fastpath_plot.py failed)" >&2
 fi
 echo "== fastpath-run.sh: exit $rc; results in $OUTDIR"
