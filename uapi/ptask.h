@@ -1520,7 +1520,11 @@ struct ptask_proc_info {
  * that is no ioctl, -EOPNOTSUPP for an ioctl that rings do not carry,
  * -EINVAL for unknown PTASK_SQE_* flags.  Blocking calls block the
  * ring: its entries run in order, one at a time; a program that wants
- * a pull and a push in flight together uses two rings.
+ * a pull and a push in flight together uses two rings.  The one
+ * exception: a fire-and-forget release (below) may run after pushes
+ * queued behind it, while their work runs (user mode does so), but never
+ * after a push of the same datablock nor after any other entry behind
+ * it, and soon when nothing follows it.
  *
  * A struct ptask_cqe answers one entry: the entry's @user_data, @res (0
  * or the -errno the ioctl returns) and @arg, the struct as the ioctl
