@@ -531,6 +531,18 @@ int pt_sysfs_u64_wait(const char *rel, __u64 *val, unsigned int ms)
 	}
 }
 
+int pt_path_wait(const char *path, bool want, unsigned int ms)
+{
+	unsigned int waited;
+
+	for (waited = 0; waited <= ms; waited += 10) {
+		if ((access(path, F_OK) == 0) == want)
+			return 0;
+		pt_sleep_ms(10);
+	}
+	return -ETIMEDOUT;
+}
+
 int pt_counts_read(__u64 counts[__PTASK_COUNT_MAX])
 {
 	char rel[64];

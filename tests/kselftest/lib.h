@@ -143,6 +143,8 @@ int pt_sysfs_u64(const char *rel, __u64 *val);
  * process's or ptask's directory follows its creation from a workqueue).
  */
 int pt_sysfs_u64_wait(const char *rel, __u64 *val, unsigned int ms);
+/* Waits up to @ms until @path exists (@want) or not: 0 or -ETIMEDOUT. */
+int pt_path_wait(const char *path, bool want, unsigned int ms);
 int pt_counts_read(__u64 counts[__PTASK_COUNT_MAX]);
 int pt_executors_read(__u64 *val);
 /* Waits until counter @which equals @want; 0, or -ETIMEDOUT. */

@@ -245,19 +245,6 @@ static bool proc_dir_exists(pid_t pid)
 	return path_exists(path);
 }
 
-/* Waits until @path exists (@want) or not; 0 or -ETIMEDOUT. */
-static int path_wait(const char *path, bool want)
-{
-	int waited;
-
-	for (waited = 0; waited <= 2000; waited += 10) {
-		if (path_exists(path) == want)
-			return 0;
-		pt_sleep_ms(10);
-	}
-	return -ETIMEDOUT;
-}
-
 /*
  * Waits until procs/<pid>/ exists with its files (@want) or is gone.
  * Present: its last file (held_ns, kmod/sysfs_objs.c), not the
@@ -269,7 +256,7 @@ static int proc_dir_wait(pid_t pid, bool want)
 
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/procs/%d%s", pid,
 		 want ? "/held_ns" : "");
-	return path_wait(path, want);
+	return pt_path_wait(path, want, 2000);
 }
 
 /* "key:\t<n>" of /proc/<pid>/fdinfo/<fd>, or a value below -1000000. */
@@ -350,13 +337,13 @@ TEST_F(pidns, two_namespace_inits_get_two_records)
 	/* each ptask's last file first (name), as for the procs */
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/name",
 		 a->client.ptask);
-	EXPECT_EQ(0, path_wait(path, true));
+	EXPECT_EQ(0, pt_path_wait(path, true, 2000));
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/owner_pid",
 		 a->client.ptask);
 	EXPECT_EQ(a->global_pid, read_ll(path));
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/name",
 		 b->client.ptask);
-	EXPECT_EQ(0, path_wait(path, true));
+	EXPECT_EQ(0, pt_path_wait(path, true, 2000));
 	snprintf(path, sizeof(path), PTASK_SYSFS_DIR "/ptasks/%u/owner_pid",
 		 b->client.ptask);
 	EXPECT_EQ(b->global_pid, read_ll(path));

@@ -71,19 +71,6 @@ static long long proc_file(pid_t pid, const char *name)
 	return sysfs_ll(path);
 }
 
-/* Wait until @path exists (@want) or not: 0, or -ETIMEDOUT. */
-static int path_wait(const char *path, bool want, unsigned int ms)
-{
-	unsigned int waited;
-
-	for (waited = 0; waited <= ms; waited += 10) {
-		if ((access(path, F_OK) == 0) == want)
-			return 0;
-		pt_sleep_ms(10);
-	}
-	return -ETIMEDOUT;
-}
-
 FIXTURE(sched) {
 	struct pt_env env;
 	int fd;		/* the client */
@@ -259,7 +246,7 @@ TEST_F(sched, negative_budget_holds_until_replenished)
 	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
 	/* its last file, not the directory (see below: kobject_add) */
 	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/procs/%d/held_ns", me);
-	ASSERT_EQ(0, path_wait(dir, true, PT_WAIT_MS));
+	ASSERT_EQ(0, pt_path_wait(dir, true, PT_WAIT_MS));
 	ASSERT_PT(0, pt_push_seed(self->fd, g.in_chan[0], 64, 1, 0,
 				  PTASK_NONBLOCK, 0));
 	ASSERT_PT(0, take_one(self->xfd, 0, &id, &policy));
@@ -319,7 +306,7 @@ TEST_F(sched, process_exit_releases_its_accounting)
 	 * and the debug kernel's guest once read "ptasks" in between.
 	 */
 	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/procs/%d/held_ns", pid);
-	ASSERT_EQ(0, path_wait(dir, true, PT_WAIT_MS));
+	ASSERT_EQ(0, pt_path_wait(dir, true, PT_WAIT_MS));
 	EXPECT_EQ(1, proc_file(pid, "ptasks"));
 	EXPECT_EQ(0, proc_file(pid, "nice"));
 	EXPECT_EQ(1024, proc_file(pid, "weight"));
@@ -336,7 +323,7 @@ TEST_F(sched, process_exit_releases_its_accounting)
 	close(pipefd[1]);
 	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/procs/%d", pid);
-	EXPECT_EQ(0, path_wait(dir, false, PT_WAIT_MS));
+	EXPECT_EQ(0, pt_path_wait(dir, false, PT_WAIT_MS));
 }
 
 TEST_F(sched, ptask_directory_priority)
@@ -352,7 +339,7 @@ TEST_F(sched, ptask_directory_priority)
 	 * the directory and before it made the files (-999999 here).
 	 */
 	snprintf(path, sizeof(path), "%s/name", dir);
-	ASSERT_EQ(0, path_wait(path, true, PT_WAIT_MS));
+	ASSERT_EQ(0, pt_path_wait(path, true, PT_WAIT_MS));
 	snprintf(path, sizeof(path), "%s/priority", dir);
 	EXPECT_EQ(PTASK_PRIO_DEFAULT, sysfs_ll(path));
 	EXPECT_EQ(0, sysfs_write(path, "90"));
@@ -368,7 +355,7 @@ TEST_F(sched, ptask_directory_priority)
 	ASSERT_EQ(0, sysfs_read(path, buf, sizeof(buf)));
 	EXPECT_STREQ("0", buf);
 	ASSERT_PT(0, pt_graph_close(self->fd, g.graph));
-	EXPECT_EQ(0, path_wait(dir, false, PT_WAIT_MS));
+	EXPECT_EQ(0, pt_path_wait(dir, false, PT_WAIT_MS));
 }
 
 /* The value of "key:\t<value>" in fdinfo text, or -1. */
