@@ -293,8 +293,13 @@ int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 		err = pd_cuda_span_before(cb, s, ln, l->untimed);
 	if (err)
 		return err;
-	if (pd_cuda_lone_launch(cb, s, ln, k, l) == 1)
+	if (pd_cuda_lone_launch(cb, s, ln, k, l) == 1) {
+		/* the geometry launched last, as may_hold compares it */
+		memcpy(k->grid, l->grid, sizeof(k->grid));
+		memcpy(k->block, l->block, sizeof(k->block));
+		k->shared_bytes = l->shared_bytes;
 		return pd_cuda_span_after(cb, ln);
+	}
 	r = cb->cu.LaunchKernel(k->fn, l->grid[0], l->grid[1], l->grid[2],
 				l->block[0], l->block[1], l->block[2],
 				l->shared_bytes, ln->stream,
@@ -320,8 +325,8 @@ int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
 	memcpy(k->block, l->block, sizeof(k->block));
 	k->shared_bytes = l->shared_bytes;
 	err = pd_cuda_span_after(cb, ln);
-	if (!err && again)
-		pd_cuda_lone_learn(cb, ln, k, l);
+	if (!err)
+		pd_cuda_lone_learn(cb, ln, k, l, again);
 	return err;
 }
 

@@ -26,10 +26,16 @@
  * launched twice in a row with the same geometry (a kernel launched once
  * is not worth an instantiation, tens of us), and only then: the first
  * launch proves the geometry (a graph's launch errors would show at the
- * replay).  A graph that cannot be built, patched or launched is dropped
- * and the launch goes through cuLaunchKernel, whose error is the one
- * reported.  Graphs name their kernels' functions: unloading a kernel
- * drops its graphs first, and closing a space drops them all.
+ * replay).  It takes a free slot, or the least recently used one if that
+ * was not launched for PD_CUDA_LONE_IDLE of the lane's launches: with
+ * more kernels in turn than slots, the ones without a graph go on being
+ * launched plainly instead of each evicting the graph the next needs (a
+ * build on every launch).  A graph that cannot be built, patched or
+ * launched is dropped, the launch goes through cuLaunchKernel, whose
+ * error is the one reported, and the lane builds none for
+ * PD_CUDA_LONE_BACKOFF launches.  Graphs name their kernels' functions:
+ * unloading a kernel drops its graphs first, and closing a space drops
+ * them all.
  *
  * PTASKD_NO_LONE_GRAPH=1 in ptaskd's environment launches every such
  * kernel with cuLaunchKernel (for comparison); ptaskd's start says which,
@@ -46,7 +52,6 @@
 #include <string.h>
 
 #include "daemon/backend/cuda_priv.h"
-#include "daemon/log.h"
 
 bool pd_cuda_graphs_usable(const struct cuda_be *cb)
 {
@@ -169,6 +174,7 @@ int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
 			if (r != CUDA_SUCCESS)
 				pd_cuda_fail(cb, r, "cuGraphExecKernelNodeSetParams (lone)");
 			lone_free(cb, g);
+			ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
 			return 0;
 		}
 	}
@@ -176,6 +182,7 @@ int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
 	if (r != CUDA_SUCCESS) {
 		pd_cuda_queue_fail(cb, s, r, "cuGraphLaunch (lone)");
 		lone_free(cb, g);
+		ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
 		return 0;
 	}
 	g->used = ++ln->lone_clock;
@@ -184,7 +191,8 @@ int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
 }
 
 void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
-			const struct cuda_kernel *k, const struct pd_launch *l)
+			const struct cuda_kernel *k, const struct pd_launch *l,
+			bool again)
 {
 	struct cuda_lone *g = &ln->lone[0];
 	CUDA_KERNEL_NODE_PARAMS p;
@@ -192,7 +200,9 @@ void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
 	CUresult r;
 	uint32_t i;
 
-	if (!cb->lone_graphs || lone_find(ln, k, l))
+	ln->lone_clock++;
+	if (!again || !cb->lone_graphs || ln->lone_clock < ln->lone_backoff ||
+	    lone_find(ln, k, l))
 		return;
 	for (i = 0; i < PD_CUDA_LONE; i++) {	/* a free slot, else the LRU */
 		if (!ln->lone[i].kernel) {
@@ -202,6 +212,9 @@ void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
 		if (ln->lone[i].used < g->used)
 			g = &ln->lone[i];
 	}
+	/* every graph in use lately: this kernel goes on plainly */
+	if (g->kernel && g->used + PD_CUDA_LONE_IDLE > ln->lone_clock)
+		return;
 	lone_free(cb, g);
 	pd_cuda_node_params(k, l, &p);
 	r = cb->cu.GraphCreate(&g->g, 0);
@@ -219,13 +232,14 @@ void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
 			pd_cuda_fail(cb, r, what);
 		}
 		lone_free(cb, g);
+		ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
 		return;
 	}
 	g->kernel = k;
 	memcpy(g->grid, l->grid, sizeof(g->grid));
 	memcpy(g->block, l->block, sizeof(g->block));
 	g->shared_bytes = l->shared_bytes;
-	g->used = ++ln->lone_clock;
+	g->used = ln->lone_clock;
 }
 
 void pd_cuda_lone_drop(struct cuda_be *cb, struct cuda_space *s,

@@ -74,7 +74,7 @@ struct cuda_ctx {
  * @regs: the ranges given to host_register, @nregs of them (@lock)
  * @nregs: entries in @regs
  * @lone_graphs: launches that are not held go through one-node graphs
- *	(cuda_lone.c; off with PTASKD_NO_LONE_GRAPH=1 or fences=events)
+ *	(cuda_lone.c; off with PTASKD_NO_LONE_GRAPH in the environment)
  * @lone_replays: launches that did, counted (any thread reads it)
  */
 struct cuda_be {
@@ -188,6 +188,10 @@ struct cuda_fence {
 };
 
 #define PD_CUDA_LONE		4	/* one-node graphs per lane (cuda_lone.c) */
+/* a lane's graph is replaced only after this many launches unused */
+#define PD_CUDA_LONE_IDLE	(4 * PD_CUDA_LONE)
+/* after a graph failed, a lane builds none for this many launches */
+#define PD_CUDA_LONE_BACKOFF	1024
 
 /**
  * struct cuda_lone - a kernel's one-node graph on one lane (cuda_lone.c)
@@ -204,7 +208,7 @@ struct cuda_fence {
  * @vals_len: see @vals
  * @vals_cap: see @vals
  * @used: the lane's @lone_clock at its last launch (least recently used
- *	goes first)
+ *	goes first, once idle for PD_CUDA_LONE_IDLE launches)
  */
 struct cuda_lone {
 	const struct cuda_kernel *kernel;
@@ -242,7 +246,10 @@ struct cuda_lone {
  * @ring: the fences
  * @held: launches held until the lane is flushed (owner thread)
  * @lone: its kernels' one-node graphs (owner thread; cuda_lone.c)
- * @lone_clock: counts their launches, for @lone's @used
+ * @lone_clock: counts the lane's launches that are not held, for @lone's
+ *	@used
+ * @lone_backoff: no graph is built before @lone_clock reaches it (one
+ *	failed)
  */
 struct cuda_lane {
 	CUstream stream;
@@ -262,6 +269,7 @@ struct cuda_lane {
 	struct pd_held_lane held;
 	struct cuda_lone lone[PD_CUDA_LONE];
 	uint64_t lone_clock;
+	uint64_t lone_backoff;
 };
 
 /**
@@ -411,12 +419,14 @@ int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
 			struct cuda_lane *ln, const struct cuda_kernel *k,
 			const struct pd_launch *l);
 /*
- * @l of @k was launched on @ln with the geometry @k's last launch had:
- * build its graph there (context current); a failure is logged, and the
- * kernel goes on being launched as usual.
+ * @l of @k was launched plainly on @ln (context current): count it, and
+ * if @again (@k's last launch had the same geometry) build its graph
+ * there, in a free slot or one unused for PD_CUDA_LONE_IDLE launches; a
+ * failure is logged, and the kernel goes on being launched as usual.
  */
 void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
-			const struct cuda_kernel *k, const struct pd_launch *l);
+			const struct cuda_kernel *k, const struct pd_launch *l,
+			bool again);
 /* Drop @k's graphs on every lane of @s (@k NULL: all of them). */
 void pd_cuda_lone_drop(struct cuda_be *cb, struct cuda_space *s,
 		       const struct cuda_kernel *k);
