@@ -9,8 +9,8 @@
  *
  * A fence of ticket t queues cuStreamWriteValue32(t's low 32 bits) into
  * the lane's word, a u32 in a pinned host page of the space
- * (cuMemHostAlloc, DEVICEMAP | PORTABLE), then records the slot's "done"
- * event.  The write's default flags put a memory barrier before it, so
+ * (cuMemHostAlloc, DEVICEMAP | PORTABLE), and nothing else (see below
+ * for the slot's "done" event).  The write's default flags put a memory barrier before it, so
  * once a poller's acquire load sees the word reach t, everything the
  * lane did before (a kernel's in-place writes to host memory, a d2h
  * copy) is visible too.  The comparison is wrap-safe:
@@ -104,10 +104,11 @@
  * fence_defer makes a ticket without queuing its mark: the slot is
  * claimed and marked @deferred, and the lane holds it with its held
  * launches (held.h, cuda_kernel.c).  A flush queues the held launches,
- * then one cuStreamWriteValue32 of the last deferred ticket and its done
- * event; the word reaching that ticket passes every deferred one before
- * it (the comparison is by order), and their slots name it as their
- * @cover, whose done event lane_wait then waits on.  Holding needs the
+ * then one cuStreamWriteValue32 of the last deferred ticket (and its
+ * done event where events are recorded); the word reaching that ticket
+ * passes every deferred one before it (the comparison is by order), and
+ * their slots name it as their @cover, whose mark polls and lane_wait
+ * then look at.  Holding needs the
  * word: without stream memory operations a launch is never held and
  * fence_defer is a plain fence.  At most PD_CUDA_FENCE_RING / 2 tickets
  * are deferred at once on a lane (the lane is flushed first), so a slot
@@ -308,7 +309,8 @@ static int stall_check(struct cuda_be *cb, struct cuda_space *s,
 
 /*
  * Has ticket @t (issued) of @l passed?  1, 0, or -errno.  Without
- * stream memory operations, queries the slot's done event.
+ * stream memory operations, queries the slot's done event (its cover's,
+ * for a deferred fence), or the word for a fence marked by it alone.
  */
 static int lane_passed(struct cuda_be *cb, struct cuda_space *s,
 		       struct cuda_lane *l, uint64_t t)
@@ -325,13 +327,20 @@ static int lane_passed(struct cuda_be *cb, struct cuda_space *s,
 	} else if (atomic_load_explicit(&s->memops, memory_order_relaxed)) {
 		ret = 0;
 	} else {
+		uint64_t u = t;
+
 		f = &l->ring[t % PD_CUDA_FENCE_RING];
 		pthread_mutex_lock(&l->lock);
-		if (f->ticket != t) {
+		/* a deferred fence passes with the mark that covered it */
+		if (f->ticket == t && !f->evented && f->cover && f->cover != t) {
+			u = f->cover;
+			f = &l->ring[u % PD_CUDA_FENCE_RING];
+		}
+		if (f->ticket != u) {
 			ret = 1;	/* reused: it passed first */
 		} else if (!f->evented) {
 			/* marked by the word before the writes stopped working */
-			ret = word_passed(l, t);
+			ret = word_passed(l, u);
 		} else {
 			err = pd_cuda_ctx_use(cb, &s->c);
 			if (err) {
@@ -461,7 +470,10 @@ int pd_cuda_span_after(struct cuda_be *cb, struct cuda_lane *l)
 	return 0;
 }
 
-/* Queue the mark of ticket @t on @l: the word's write, the done event. */
+/*
+ * Queue the mark of ticket @t on @l: the word's write, and the done
+ * event only where the word cannot serve polls and lane_wait.
+ */
 static int mark_queue(struct cuda_be *cb, struct cuda_space *s,
 		      struct cuda_lane *l, uint64_t t)
 {
@@ -746,8 +758,11 @@ int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 	 * makes the GPU read the host's word first (a 3-deep chain's round,
 	 * whose pooled intermediates a lane_wait orders behind the last
 	 * round's readers, took 20 us instead of 16 on an H200 without this).
+	 * A fence marked by the word alone is looked at there even once the
+	 * writes stopped working (then only the host can wait for it).
 	 */
-	if (atomic_load_explicit(&s->memops, memory_order_relaxed) &&
+	if ((!f->evented ||
+	     atomic_load_explicit(&s->memops, memory_order_relaxed)) &&
 	    word_passed(fl, ticket)) {
 		atomic_max_u64(&fl->passed, ticket);
 		return 0;
@@ -761,6 +776,8 @@ int pd_cuda_lane_wait(struct pd_backend *be, void *space, uint32_t lane,
 			return pd_cuda_queue_fail(cb, s, r, "cuStreamWaitEvent");
 		return 0;
 	}
+	if (!atomic_load_explicit(&s->memops, memory_order_relaxed))
+		return lane_wait_passed(cb, s, fl, ticket);
 	r = cb->cu.StreamWaitValue32(l->stream, fl->word_dev,
 				     (unsigned int)ticket,
 				     CU_STREAM_WAIT_VALUE_GEQ);
