@@ -37,6 +37,11 @@
  */
 #define HELD_MAX		16
 #define HELD_GRACE_NS		(5ULL * 1000)
+/*
+ * Releases run in one call from the engine's wait at most: the job it
+ * waits for may be another client's, whose completion waits meanwhile.
+ */
+#define IDLE_RELEASES_MAX	4
 
 /**
  * struct pd_ring - one client ring
@@ -379,7 +384,12 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
  *   - while this thread waits for the fence of a job it runs as a
  *     helper (pd_wake_defer.idle, called by the engine with its lock
  *     dropped): beside the kernel, off the round's path; the releases
- *     queued at the head of the SQ meanwhile run there too;
+ *     queued at the head of the SQ meanwhile run there too.  At most
+ *     IDLE_RELEASES_MAX a wait, and only while the CQ has room for their
+ *     failures: the job waited for may be another client's (a helper
+ *     takes whatever is ready), and neither a client that queues
+ *     releases without end nor one that never reaps may hold up its
+ *     completion;
  *   - before any entry but a push, and before a push of a datablock
  *     held for release, so that whatever may depend on a release (a
  *     pull waiting for memory, a create, a ptask's take) sees it done;
@@ -391,7 +401,7 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
  */
 static bool is_held_release(const struct ptask_sqe *sqe)
 {
-	return _IOC_NR(sqe->cmd) == _IOC_NR(PTASK_IOC_DATABLOCK_RELEASE) &&
+	return sqe->cmd == PTASK_IOC_DATABLOCK_RELEASE &&
 	       sqe->flags == PTASK_SQE_NO_CQE_ON_SUCCESS;
 }
 
@@ -426,25 +436,39 @@ static void run_held(struct pd_ring *r)
 	r->nheld = 0;
 }
 
+/* May the engine's wait run one more release (its failure has room)? */
+static bool idle_room(struct pd_ring *r, unsigned int done)
+{
+	return done < IDLE_RELEASES_MAX && pc_ring_q_space(&r->ring.cq) > 0;
+}
+
 /*
  * The engine waits for a job this ring's thread runs (pd_wake_defer
- * .idle): the held releases, and those queued at the SQ's head by now.
+ * .idle): the held releases, then those queued at the SQ's head by now,
+ * within IDLE_RELEASES_MAX and the CQ's room; the rest stay held.
  */
 static void ring_idle(void *arg)
 {
 	struct pd_ring *r = arg;
 	struct ptask_sqe sqe;
+	unsigned int done = 0, i;
 
 	if (r->in_idle)
 		return;
 	r->in_idle = true;
-	run_held(r);
-	while (pc_ring_q_ready(&r->ring.sq) > 0) {
+	for (; done < r->nheld && idle_room(r, done); done++)
+		run_release(r, &r->held[done]);
+	for (i = done; i < r->nheld; i++)
+		r->held[i - done] = r->held[i];
+	r->nheld -= done;
+	while (!r->nheld && idle_room(r, done) &&
+	       pc_ring_q_ready(&r->ring.sq) > 0) {
 		pc_ring_q_peek(&r->ring.sq, &sqe);
 		if (!is_held_release(&sqe))
 			break;
 		pc_ring_q_consume(&r->ring.sq);
 		run_release(r, &sqe);
+		done++;
 	}
 	r->in_idle = false;
 }
@@ -519,9 +543,16 @@ static void serve(struct pd_ring *r)
 		uint64_t gap = 0;
 
 		n = pc_ring_q_ready(sq);
-		/* held releases wait a little for a push to go before them */
+		/*
+		 * Held releases wait a little for a push to go before them,
+		 * spinning within the bound every poller keeps.
+		 */
 		if (!n && r->nheld) {
-			n = pc_ring_q_wait(sq, HELD_GRACE_NS, true, 0);
+			if (__atomic_add_fetch(r->host.spinners, 1,
+					       __ATOMIC_RELAXED) <=
+			    r->host.max_spinners)
+				n = pc_ring_q_wait(sq, HELD_GRACE_NS, true, 0);
+			__atomic_sub_fetch(r->host.spinners, 1, __ATOMIC_RELAXED);
 			if (!n)
 				run_held(r);
 		}

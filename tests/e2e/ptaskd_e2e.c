@@ -1121,8 +1121,9 @@ static struct ptask_sqe release_sqe(uint64_t user_data, uint32_t handle)
  * ptaskd holds a ring's fire-and-forget releases back until a push has
  * gone or the ring idles (ring_server.c, "releases held back"): they
  * still run in their order before any other entry (a failing one's
- * completion comes before the create behind it), and one with nothing
- * behind it runs soon (the datablocks are gone while the ring is open).
+ * completion comes before the create behind it), one with nothing
+ * behind it runs soon (the datablocks are gone while the ring is open),
+ * and more than ptaskd holds at once still fail one by one, in order.
  */
 TEST_F(e2e, held_releases_run_in_order_and_soon)
 {
@@ -1136,7 +1137,7 @@ TEST_F(e2e, held_releases_run_in_order_and_soon)
 	NEED_RINGS();
 	START(NULL);
 	ASSERT_PT(0, e2e_counts_read(&self->d, base));
-	ASSERT_PT(0, e2e_ring_open(self->d.socket, 8, &er));
+	ASSERT_PT(0, e2e_ring_open(self->d.socket, 32, &er));
 	for (i = 0; i < 2; i++) {
 		sqe = create_sqe(1 + i, 4096);
 		ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
@@ -1166,6 +1167,16 @@ TEST_F(e2e, held_releases_run_in_order_and_soon)
 				    PT_WAIT_MS))
 		TH_LOG("held releases never ran while the ring idled");
 	EXPECT_EQ(-ETIMEDOUT, e2e_ring_reap(&er, &cqe, 100));
+	/* more failing releases than ptaskd holds: each fails, in order */
+	for (i = 0; i < 20; i++) {
+		sqe = release_sqe(100 + i, 0x7fff0000u + i);
+		ASSERT_PT(0, e2e_ring_submit(&er, &sqe));
+	}
+	for (i = 0; i < 20; i++) {
+		ASSERT_PT(0, e2e_ring_reap(&er, &cqe, PT_WAIT_MS));
+		EXPECT_EQ(100ULL + i, cqe.user_data);
+		EXPECT_EQ(-ENOENT, cqe.res);
+	}
 	e2e_ring_close(&er);
 }
 
