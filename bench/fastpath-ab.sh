@@ -10,8 +10,8 @@
 #
 # Each round runs every build once, in the order given, each with the
 # same FASTPATH_CONFIGS (default "client:default:p1,p1b
-# shared:default:p1,p1b") and FASTPATH_ARGS; a build named NAME:VAR=VAL
-# runs with VAR=VAL in ptaskd's environment (e.g. the same binary with
+# shared:default:p1,p1b") and FASTPATH_ARGS; a build given as
+# NAME=PTASKD:VAR=VAL runs with VAR=VAL in ptaskd's environment (e.g. the same binary with
 # PTASKD_NO_LONE_GRAPH=1).  build/bin/ptaskd is swapped for each run and
 # put back at the end.  Prints one line per run and result (the fields
 # the goals name) and, last, each build's medians over the rounds;
@@ -78,7 +78,11 @@ cp build/bin/ptaskd "$WORK/ptaskd.orig" || exit 1
 cp build/bin/ptaskd.commit "$WORK/ptaskd.orig.commit" 2>/dev/null
 restore() {
 	cp "$WORK/ptaskd.orig" build/bin/ptaskd
-	cp "$WORK/ptaskd.orig.commit" build/bin/ptaskd.commit 2>/dev/null
+	if [ -e "$WORK/ptaskd.orig.commit" ]; then
+		cp "$WORK/ptaskd.orig.commit" build/bin/ptaskd.commit
+	else
+		rm -f build/bin/ptaskd.commit
+	fi
 }
 trap restore EXIT
 : >"$OUTDIR/ab-results.txt"
@@ -108,7 +112,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 tar czf "$OUTDIR/ab-logs.tar.gz" -C "$WORK" . 2>/dev/null
 # every build's median over the rounds, per result and field
-awk '
+awk -v order="${names[*]}" '
 function field(k,   i, kv) {
 	for (i = 1; i <= NF; i++) {
 		split($i, kv, "=")
@@ -128,10 +132,9 @@ function field(k,   i, kv) {
 		id = key " " want[j]
 		if (!(id in seen)) {
 			seen[id] = 1
-			order[++nid] = id
+			ids[++nid] = id
 		}
 		vals[id, b] = vals[id, b] " " v
-		builds[b] = 1
 	}
 }
 function median(s,   a, m, i, j, t) {
@@ -143,11 +146,12 @@ function median(s,   a, m, i, j, t) {
 	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 END {
+	nb = split(order, bs, " ")	# the builds in the order given
 	for (i = 1; i <= nid; i++) {
-		line = order[i]
-		for (b in builds)
-			if ((order[i], b) in vals)
-				line = line "  " b "=" median(vals[order[i], b]) " [" substr(vals[order[i], b], 2) "]"
+		line = ids[i]
+		for (j = 1; j <= nb; j++)
+			if ((ids[i], bs[j]) in vals)
+				line = line "  " bs[j] "=" median(vals[ids[i], bs[j]]) " [" substr(vals[ids[i], bs[j]], 2) "]"
 		print line
 	}
 }' "$OUTDIR/ab-results.txt" | tee "$OUTDIR/ab-summary.txt"
