@@ -3108,6 +3108,31 @@ static bool lying_segment_body(struct rig *r, void *arg)
 }
 
 /*
+ * Wait until @dev's worker has nothing left to make ready ahead and is
+ * not tidying, so that a test may call what only the device's holder
+ * calls (its spaces' kernel lists): the graph's open queued its ptasks
+ * for the worker to load between jobs (prewarm.c), and a CI run here saw
+ * that load race the test's own (ASan: use after free in sweep_dead).
+ */
+static bool worker_quiet(struct rig *r, struct pd_device *dev)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	bool quiet;
+
+	do {
+		pd_engine_lock(r->e);
+		quiet = !r->e->nprewarm && !dev->tidying && !dev->job &&
+			!dev->ninflight;
+		pd_engine_unlock(r->e);
+		if (quiet)
+			return true;
+		usleep(1000);
+	} while (now_ns() < deadline);
+	diag("the device's worker never went quiet");
+	return false;
+}
+
+/*
  * A segment whose ptasks were all forgotten (their client went) while
  * it waited: their kernels are loaded again for it, and none of them may
  * be unloaded by the sweep of forgotten ptasks' kernels that loading the
@@ -3139,6 +3164,7 @@ static bool kernels_forgotten_body(struct rig *r, void *arg)
 	CHECK_EQ(y[0], 10);
 	CHECK_EQ(db_release(r, dout), 0);
 	CHECK(wait_completed(r));
+	CHECK(worker_quiet(r, dev));
 	for (i = 0; i < 3; i++)
 		CHECK_EQ(pd_info_get(r->e, pts[i], &mb[i].info), 0);
 	/* the client's space, per-client isolation: its pid's */
