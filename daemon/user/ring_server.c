@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -399,6 +400,15 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
  * A release that fails posts its error completion when it runs, which
  * libptask counts whenever it sees one (ctx->release_failed).
  */
+/* Every ring's, for ptaskd's last line (pd_ring_stats). */
+static _Atomic uint64_t releases_held, releases_beside;
+
+void pd_ring_stats(uint64_t *held, uint64_t *beside)
+{
+	*held = atomic_load_explicit(&releases_held, memory_order_relaxed);
+	*beside = atomic_load_explicit(&releases_beside, memory_order_relaxed);
+}
+
 static bool is_held_release(const struct ptask_sqe *sqe)
 {
 	return sqe->cmd == PTASK_IOC_DATABLOCK_RELEASE &&
@@ -458,6 +468,7 @@ static void ring_idle(void *arg)
 	r->in_idle = true;
 	for (; done < r->nheld && idle_room(r, done); done++)
 		run_release(r, &r->held[done]);
+	atomic_fetch_add_explicit(&releases_beside, done, memory_order_relaxed);
 	for (i = done; i < r->nheld; i++)
 		r->held[i - done] = r->held[i];
 	r->nheld -= done;
@@ -468,6 +479,8 @@ static void ring_idle(void *arg)
 			break;
 		pc_ring_q_consume(&r->ring.sq);
 		run_release(r, &sqe);
+		atomic_fetch_add_explicit(&releases_beside, 1,
+					  memory_order_relaxed);
 		done++;
 	}
 	r->in_idle = false;
@@ -580,6 +593,8 @@ static void serve(struct pd_ring *r)
 			if (r->nheld == HELD_MAX)
 				run_held(r);
 			r->held[r->nheld++] = sqe;
+			atomic_fetch_add_explicit(&releases_held, 1,
+						  memory_order_relaxed);
 			continue;
 		}
 		if (held_first(r, &sqe))

@@ -75,5 +75,11 @@ int pd_ring_create(const struct pd_ring_host *host, const void *payload,
 void pd_ring_serve(struct pd_ring *r);
 /* Unmap and free it. */
 void pd_ring_destroy(struct pd_ring *r);
+/*
+ * Fire-and-forget releases every ring held back so far, and how many of
+ * them ran while their thread waited for a fence (ring_server.c,
+ * "releases held back"); any thread.
+ */
+void pd_ring_stats(uint64_t *held, uint64_t *beside);
 
 #endif /* PTASKD_RING_SERVER_H */

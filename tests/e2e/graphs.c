@@ -132,7 +132,7 @@ int e2e_gpu_chain_hops_build(struct e2e_chain *ch, int hops)
 	char name[16];
 	int err, h;
 
-	if (hops < 2 || hops > 8)
+	if (hops < 1 || hops > 8)
 		return -EINVAL;
 	err = vec_graph_open(ch, &vec, &n_tmpl);
 	/* hop 0: c = a + b; each next hop: its input twice, so x 2 */
