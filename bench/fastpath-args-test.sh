@@ -17,20 +17,22 @@ PTX=build/gpu/bench_kernels.ptx
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# bad WANT_IN_MESSAGE ARGS...: exit 2 and the message names the problem
-bad() {
+# refused WANT_IN_MESSAGE COMMAND...: exit 2, the message names the problem
+refused() {
 	local want=$1
 
 	shift
-	"$FP" --ptx "$PTX" "$@" >"$T/out" 2>"$T/err"
+	"$@" >"$T/out" 2>"$T/err"
 	local st=$?
 	if [ "$st" = 2 ] && grep -q -- "$want" "$T/err"; then
-		ok "fastpath $* refused: '$want'"
+		ok "$* refused: '$want'"
 	else
-		notok "fastpath $* -> exit $st, stderr:"
+		notok "$* -> exit $st, stderr:"
 		sed 's/^/#    /' "$T/err"
 	fi
 }
+
+bad() { local want=$1; shift; refused "$want" "$FP" --ptx "$PTX" "$@"; }
 
 bad "--rounds '99'" --rounds 99
 bad "--rounds 'x'" --rounds x
@@ -91,19 +93,7 @@ else
 fi
 
 # bench/fastpath-ab.sh: every bad argument refused (exit 2) before a run
-ab_bad() {
-	local want=$1
-
-	shift
-	bash bench/fastpath-ab.sh "$@" >"$T/out" 2>"$T/err"
-	local st=$?
-	if [ "$st" = 2 ] && grep -q -- "$want" "$T/err"; then
-		ok "fastpath-ab.sh $* refused: '$want'"
-	else
-		notok "fastpath-ab.sh $* -> exit $st, stderr:"
-		sed 's/^/#    /' "$T/err"
-	fi
-}
+ab_bad() { local want=$1; shift; refused "$want" bash bench/fastpath-ab.sh "$@"; }
 
 ab_bad "usage" -n 2
 ab_bad "-n ROUNDS" -n 0 a=build/bin/ptaskd
