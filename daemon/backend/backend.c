@@ -10,6 +10,7 @@
 #include <time.h>
 #include "daemon/backend/host.h"
 #include "daemon/backend/twins.h"
+#include "daemon/log.h"
 
 /*
  * Weak: a program that links the engine without backend/cuda*.c (the
@@ -56,6 +57,11 @@ uint64_t pd_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t pd_debug_now_ns(void)
+{
+	return pd_log_level >= PD_LOG_DEBUG ? pd_now_ns() : 0;
 }
 
 void pd_sleep_until(uint64_t deadline_ns)

@@ -117,6 +117,13 @@ void pd_twin_call_init(struct ptask_twin_call *call,
 
 /* CLOCK_MONOTONIC now, in ns. */
 uint64_t pd_now_ns(void);
+/*
+ * The same, or 0 unless -vv: for times only the debug log reports (a
+ * clock read costs 40-45 ns on the GPU machines, and a small
+ * invocation's path made about twenty of them; PTask's P1 round trip is
+ * about 12 us there).
+ */
+uint64_t pd_debug_now_ns(void);
 /* Sleep until CLOCK_MONOTONIC reaches @deadline_ns (no-op if past). */
 void pd_sleep_until(uint64_t deadline_ns);
 

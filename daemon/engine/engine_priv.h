@@ -536,7 +536,8 @@ struct pd_member {
  * @jp: per port, run state (inv.n_ports, stored after @ports)
  * @alloc_ns: time spent getting device buffers (pools, backend, eviction)
  * @source_ns: time spent in the source's db_map and db_create
- * @copy_ns: time spent queueing copies before the launch
+ * @copy_ns: time spent queueing copies before the launch (these three
+ *	for the -vv log alone: 0 without it, pd_debug_now_ns)
  * @lane: the lane of @space it runs on
  * @ticket: its fence (0: none: it never reached its space)
  * @lnode: in its lane's in-flight list

@@ -86,6 +86,7 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
 {
 	struct pd_engine *e = dev->e;
 	struct pd_job *job;
+	uint64_t now;
 	bool mine;
 	int d;
 
@@ -100,11 +101,12 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
 		e->stats.helped++;
 		dev->job = NULL;
 		dev->claimed = false;
-		if (pd_now_ns() >= dev->tidy_ns)
+		now = pd_now_ns();	/* one read: 40-45 ns each on the GPU VMs */
+		if (now >= dev->tidy_ns)
 			pthread_cond_signal(&dev->cond);
-		d = !mine && pd_now_ns() - start < PD_HELP_NS ?
+		d = !mine && now - start < PD_HELP_NS ?
 		    pd_sched_dispatch_claim_locked(e) : -1;
-		if (d < 0 && (mine || pd_now_ns() - start >= PD_HELP_NS))
+		if (d < 0 && (mine || now - start >= PD_HELP_NS))
 			pd_sched_dispatch_locked(e);
 		pthread_cond_broadcast(&e->idle_cond);
 		pd_engine_unlock(e);

@@ -74,12 +74,12 @@ int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
 
 	if (jp->host)
 		return 0;
-	t = pd_now_ns();
+	t = pd_debug_now_ns();
 	pd_engine_unlock(e);
 	err = e->src->ops->db_map(e->src, p->datablock, p->mmap_offset,
 				  p->bytes, &addr);
 	pd_engine_lock(e);
-	job->source_ns += pd_now_ns() - t;
+	job->source_ns += pd_debug_now_ns() - t;
 	if (err) {
 		pd_log_err("engine: mapping datablock %u: %d", p->datablock,
 			   err);
@@ -124,11 +124,11 @@ static void map_batch(struct pd_device *dev, struct pd_job *job)
 	}
 	if (n < 2)
 		return;
-	t = pd_now_ns();
+	t = pd_debug_now_ns();
 	pd_engine_unlock(e);
 	e->src->ops->db_map_many(e->src, n, reqs, data);
 	pd_engine_lock(e);
-	job->source_ns += pd_now_ns() - t;
+	job->source_ns += pd_debug_now_ns() - t;
 	for (i = 0; i < n; i++)
 		job->jp[at[i]].host = data[i];
 }
@@ -283,10 +283,10 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 	int err;
 
 	if (!v) {
-		t = pd_now_ns();
+		t = pd_debug_now_ns();
 		err = pd_devmem_alloc_locked(dev, space, rec->bytes, &dptr,
 					     &cap);
-		job->alloc_ns += pd_now_ns() - t;
+		job->alloc_ns += pd_debug_now_ns() - t;
 		if (err)
 			return err;
 		/* Only the device's holder adds views to its spaces. */
@@ -315,12 +315,12 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 		err = pd_job_map_input_locked(e, job, i);
 		if (err)
 			return err;
-		t = pd_now_ns();
+		t = pd_debug_now_ns();
 		pd_engine_unlock(e);
 		err = ops->copy_h2d(e->be, space->be_space, job->lane, v->dptr,
 				    jp->host, rec->bytes);
 		pd_engine_lock(e);
-		job->copy_ns += pd_now_ns() - t;
+		job->copy_ns += pd_debug_now_ns() - t;
 		if (err)
 			return err;
 		e->stats.bytes_h2d += rec->bytes;
@@ -338,7 +338,7 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 		 */
 		src->pins++;
 		jp->src_view = src;
-		t = pd_now_ns();
+		t = pd_debug_now_ns();
 		pd_engine_unlock(e);
 		err = ops->copy_d2d(e->be, space->be_space, job->lane, v->dptr,
 				    src->space->be_space,
@@ -349,7 +349,7 @@ static int make_valid(struct pd_device *dev, struct pd_job *job, uint32_t i)
 		pd_engine_lock(e);
 		src->pins--;
 		jp->src_view = NULL;
-		job->copy_ns += pd_now_ns() - t;
+		job->copy_ns += pd_debug_now_ns() - t;
 		if (err)
 			return err;
 		e->stats.bytes_d2d += rec->bytes;
@@ -436,7 +436,7 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 			   job->inv.ptask, p->index);
 		return -EINVAL;
 	}
-	t = pd_now_ns();
+	t = pd_debug_now_ns();
 	pd_engine_unlock(e);
 	/* Taken ahead: the core made it (its invocation holds it). */
 	if (job->taken_ahead && p->datablock && jp->host) {
@@ -452,7 +452,7 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 					     &handle, &addr, defer);
 	}
 	pd_engine_lock(e);
-	job->source_ns += pd_now_ns() - t;
+	job->source_ns += pd_debug_now_ns() - t;
 	if (err)
 		return err;
 	jp->created = handle;
@@ -482,9 +482,9 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 			return 0;
 		}
 	}
-	t = pd_now_ns();
+	t = pd_debug_now_ns();
 	err = pd_devmem_alloc_locked(dev, job->space, p->bytes, &dptr, &cap);
-	job->alloc_ns += pd_now_ns() - t;
+	job->alloc_ns += pd_debug_now_ns() - t;
 	if (err)
 		return err;
 	v = pd_view_add_locked(e, jp->rec, job->space, dptr, cap);
@@ -590,9 +590,9 @@ static int make_links(struct pd_device *dev, struct pd_job *job)
 	}
 	if (first == UINT32_MAX)
 		return 0;
-	t = pd_now_ns();
+	t = pd_debug_now_ns();
 	err = pd_devmem_alloc_locked(dev, job->space, bytes, &dptr, &cap);
-	job->alloc_ns += pd_now_ns() - t;
+	job->alloc_ns += pd_debug_now_ns() - t;
 	if (err)
 		return err;
 	job->jp[first].scratch_cap = cap;

@@ -385,7 +385,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	struct pd_engine *e = dev->e;
 	const struct pd_backend_ops *ops = e->be->ops;
 	struct pd_launch launch = { 0 };
-	uint64_t t0 = pd_now_ns(), ticket = 0, now;
+	uint64_t t0 = pd_debug_now_ns(), ticket = 0, now;
 	struct pd_lane *lane;
 	void *kernel = NULL;
 	bool ahead, hold = false, will_ahead = false, held_other;

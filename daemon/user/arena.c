@@ -53,6 +53,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * A spare's age, read at every allocation and free (two on a small
+ * invocation's path): the coarse clock, a few ms fine against
+ * PD_ARENA_SPARE_NS's minute, costs 6 ns against 40-45 for the exact one
+ * on the GPU machines.
+ */
+static uint64_t coarse_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static void arena_destroy(struct pd_arenas *as, struct pd_arena *a)
 {
 	struct pd_extent *e, *next;
@@ -246,7 +260,7 @@ int pd_arenas_alloc(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 	uint64_t size = page_round(bytes ? bytes : 1);
 	int err;
 
-	expire_spares(as, now_ns());
+	expire_spares(as, coarse_now_ns());
 	/* Arenas in use first: spares stay whole for large datablocks. */
 	for (a = as->list; a; a = a->next) {
 		if (a->uid == uid && a->used &&
@@ -306,14 +320,14 @@ void pd_arenas_free(struct pd_arenas *as, struct pd_arena *a,
 	}
 	if (!a->used) {
 		/* A spare, within its uid's budget (arena.h). */
-		a->idle_ns = now_ns();
+		a->idle_ns = coarse_now_ns();
 		if (spare_bytes(as, a->uid, a) + a->bytes > as->spare_max &&
 		    !uid_keeps(as, a)) {
 			arena_unlink(as, a);
 			arena_destroy(as, a);
 		}
 	}
-	expire_spares(as, now_ns());
+	expire_spares(as, coarse_now_ns());
 }
 
 struct pd_arena *pd_arenas_find(struct pd_arenas *as, uint64_t id)
