@@ -770,6 +770,8 @@ static void engine_free(struct pd_engine *e)
 	pthread_cond_destroy(&e->idle_cond);
 	pthread_cond_destroy(&e->hk_cond);
 	pthread_mutex_destroy(&e->lock);
+	pthread_mutex_destroy(&e->forget_lock);
+	free(e->forget_q);
 	pc_hash_fini(&e->infos);
 	pc_hash_fini(&e->recs);
 	free(e);
@@ -835,6 +837,11 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	err = pd_mutex_init_adaptive(&e->lock);
 	if (err)
 		goto err_fini_infos;
+	err = -pthread_mutex_init(&e->forget_lock, NULL);
+	if (err) {
+		pthread_mutex_destroy(&e->lock);
+		goto err_fini_infos;
+	}
 	cond_init(&e->hk_cond);
 	cond_init(&e->idle_cond);
 	cond_init(&e->taker_cond);

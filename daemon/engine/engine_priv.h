@@ -106,6 +106,7 @@
 #define PTASKD_ENGINE_PRIV_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -752,6 +753,13 @@ struct pd_device {
  * @nprewarm: entries in @prewarm
  * @few_cores: at most PD_FEW_CORES CPUs online: a helper's hops completed
  *	ahead do not wake the completion thread (worker.c, help.c)
+ * @forget_lock: guards @forget_q, @forget_n and @forget_cap (taken
+ *	under @lock or alone, never the other way round)
+ * @forget_q: handles pd_engine_forget queued while @lock was taken,
+ *	forgotten by the next pd_engine_lock (views.c)
+ * @forget_n: handles in @forget_q
+ * @forget_cap: its room
+ * @forgets_queued: @forget_n is not 0 (read without @forget_lock)
  */
 struct pd_engine {
 	struct pd_source *src;
@@ -797,13 +805,26 @@ struct pd_engine {
 	struct pd_prewarm prewarm[PD_PREWARM_MAX];
 	uint32_t nprewarm;
 	bool few_cores;
+	pthread_mutex_t forget_lock;
+	uint32_t *forget_q;
+	uint32_t forget_n;
+	uint32_t forget_cap;
+	_Atomic bool forgets_queued;
 };
 
+void pd_engine_forget_drain_locked(struct pd_engine *e);
+
+/*
+ * The engine's lock; its holder first forgets the handles
+ * pd_engine_forget queued while the lock was taken (views.c).
+ */
 static inline void pd_engine_lock(struct pd_engine *e)
 {
 	pthread_mutex_lock(&e->lock);
 	e->lock_owner = pthread_self();
 	e->locked = true;
+	if (atomic_load_explicit(&e->forgets_queued, memory_order_relaxed))
+		pd_engine_forget_drain_locked(e);
 }
 
 static inline void pd_engine_unlock(struct pd_engine *e)

@@ -1058,6 +1058,52 @@ static bool idle_space_body(struct rig *r, void *arg)
 	return true;
 }
 
+/* pd_engine_forget from a thread of its own (the engine's lock is held) */
+static void *forget_thread(void *arg)
+{
+	struct rig *r = arg;
+
+	pd_engine_forget(r->e, 0x7ffffff1);
+	return NULL;
+}
+
+/*
+ * A datablock released while the engine's lock is taken: the release
+ * does not wait for it (it queues the handle), and the next holder of
+ * the lock forgets the record before it can see it.
+ */
+static bool forget_queued_body(struct rig *r, void *arg)
+{
+	struct pd_engine *e = r->e;
+	pthread_t t;
+	bool queued;
+
+	(void)arg;
+	pd_engine_lock(e);
+	CHECK(pd_rec_get_locked(e, 0x7ffffff1, 64));
+	CHECK_EQ(pthread_create(&t, NULL, forget_thread, r), 0);
+	/* returns with the lock still ours: it did not wait for it */
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	queued = atomic_load(&e->forgets_queued);
+	CHECK(pd_rec_find_locked(e, 0x7ffffff1));
+	pd_engine_unlock(e);
+	CHECK(queued);
+	pd_engine_lock(e);
+	queued = atomic_load(&e->forgets_queued);
+	CHECK(!pd_rec_find_locked(e, 0x7ffffff1));
+	pd_engine_unlock(e);
+	CHECK(!queued);
+	/* not held: forgotten at once */
+	pd_engine_lock(e);
+	CHECK(pd_rec_get_locked(e, 0x7ffffff2, 64));
+	pd_engine_unlock(e);
+	pd_engine_forget(e, 0x7ffffff2);
+	pd_engine_lock(e);
+	CHECK(!pd_rec_find_locked(e, 0x7ffffff2));
+	pd_engine_unlock(e);
+	return true;
+}
+
 /*
  * Three test_inc ptasks in a row, each updating its input in place
  * (PTASK_PORT_INOUT) and emitting it on its peer output: the client gets
@@ -3979,6 +4025,8 @@ int main(void)
 	       "vec_add on the cpu backend");
 	result(with_rig("sim", "", &idle, idle_space_body, NULL),
 	       "idle client spaces close, and open again on demand");
+	result(with_rig("sim", "devices=1", &fifo, forget_queued_body, NULL),
+	       "a release while the engine is locked is queued, forgotten by the next lock");
 	result(with_rig("sim", "devices=1", &fifo, prewarm_body, "one"),
 	       "a client's GPU ptasks are made ready when opened: one space, kernels loaded");
 	result(with_rig("sim", "devices=2", &fifo, prewarm_body, NULL),
