@@ -323,7 +323,8 @@ static bool upstream_failed_locked(const struct pd_job *job)
 	return false;
 }
 
-bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job)
+bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job,
+			     bool waiter)
 {
 	uint32_t i;
 
@@ -344,12 +345,18 @@ bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job)
 		/*
 		 * Host code reads it: only where clients alone read it, by
 		 * pulls, which wait for the settle; and only when the ptask's
-		 * next invocation waits for this one (a stream of pushes):
-		 * a lone invocation's waiter completes it sooner itself.
+		 * next invocation waits for this one (a stream of pushes), or
+		 * when the thread that submitted it waits for its fence and
+		 * settles it itself (@waiter, the lone invocation: the
+		 * completion's namespace work is done while the kernel runs,
+		 * and only the settle is left after it; handed to the
+		 * completion thread instead, the pull would wait for a
+		 * thread that may sleep).
 		 */
 		if (p->flags & PTASK_INVP_TO_CLIENT) {
 			if (!(p->flags & PTASK_INVP_PULLED_ONLY) ||
-			    !(job->inv.flags & PTASK_INV_BACKLOG))
+			    (!(job->inv.flags & PTASK_INV_BACKLOG) &&
+			     (!waiter || e->cfg.no_lone_ahead)))
 				return false;
 			continue;
 		}

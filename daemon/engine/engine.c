@@ -816,6 +816,8 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 	/* Chains as before issue 12, to measure both in one run (P11). */
 	if (getenv("PTASKD_NO_AHEAD"))
 		e->cfg.no_ahead = true;
+	if (getenv("PTASKD_NO_LONE_AHEAD"))
+		e->cfg.no_lone_ahead = true;
 	if (getenv("PTASKD_NO_HOLD"))
 		e->cfg.no_hold = true;
 	if (getenv("PTASKD_NO_TAKE_AHEAD"))

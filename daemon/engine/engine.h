@@ -213,6 +213,9 @@ const char *pd_policy_name(int policy);
  *	wait for the host at every hop, as before issue 12: for comparison)
  * @no_hold: never hold a chain's launches for one flush (each hop is
  *	launched and fenced on its own: for comparison)
+ * @no_lone_ahead: never complete ahead a lone invocation pulled by a
+ *	client (its waiting submitter completes it after its fence, as
+ *	before 2026-12-02: for comparison)
  * @no_take_ahead: never ask the core to complete ahead what it takes
  *	(each hop is taken, then completed ahead, one call each: for
  *	comparison)
@@ -231,6 +234,7 @@ struct pd_engine_config {
 	bool inplace_set;
 	uint64_t inplace_max;
 	bool no_ahead;
+	bool no_lone_ahead;
 	bool no_hold;
 	bool no_take_ahead;
 	bool no_fuse;

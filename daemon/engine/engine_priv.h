@@ -39,7 +39,9 @@
  * that work uses its buffers.
  *
  * Chains ahead (Documentation/ptaskd.md, "Chains"): a job whose
- * outputs all go on to GPU ptasks (none PTASK_INVP_TO_CLIENT) is
+ * outputs all go on to GPU ptasks (none PTASK_INVP_TO_CLIENT), or go
+ * to pulls alone while its next invocation waits or its submitter waits
+ * for its fence (pd_job_can_ahead_locked), is
  * completed at once when its fence is queued (pd_job_ahead: commit, then
  * EXEC_COMPLETE with PTASK_EXEC_COMPLETE_AHEAD), before it joins its
  * lane, so the ptasks downstream are taken, placed and queued behind its
@@ -1073,8 +1075,13 @@ int pd_job_after_launch(struct pd_device *dev, struct pd_job *job);
  * it reads become its upstream (referenced).  Locked.
  */
 void pd_job_link_upstream_locked(struct pd_engine *e, struct pd_job *job);
-/* May @job, fenced, be completed ahead (engine_priv.h)?  Locked. */
-bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job);
+/*
+ * May @job, fenced, be completed ahead (engine_priv.h)?  @waiter: its
+ * submitter waits for its fence and settles it (pd_job_run's @wait).
+ * Locked.
+ */
+bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job,
+			     bool waiter);
 /*
  * Complete @job ahead: commit, then EXEC_COMPLETE with
  * PTASK_EXEC_COMPLETE_AHEAD.  On the thread holding the device, after

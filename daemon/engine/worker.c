@@ -342,7 +342,7 @@ static bool hold_launch_locked(struct pd_device *dev, const struct pd_job *job,
 	*ahead = false;
 	if (!pd_engine_may_hold(e))
 		return false;
-	*ahead = pd_job_can_ahead_locked(e, job);
+	*ahead = pd_job_can_ahead_locked(e, job, false);
 	/*
 	 * A stream's invocation taken ahead with more queued behind it
 	 * (the same take brought them): their launches go together too.
@@ -388,7 +388,7 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	uint64_t t0 = pd_debug_now_ns(), ticket = 0, now;
 	struct pd_lane *lane;
 	void *kernel = NULL;
-	bool ahead, hold = false, will_ahead = false, held_other;
+	bool ahead, lone, hold = false, will_ahead = false, held_other;
 	uint32_t m;
 	int err;
 
@@ -501,7 +501,9 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	job->ticket = ticket;
 	job->submit_ns = now;
 	pd_job_mark_views_locked(e, job);
-	ahead = pd_job_can_ahead_locked(e, job);
+	ahead = pd_job_can_ahead_locked(e, job, wait);
+	/* ahead only because this thread settles it: it still waits */
+	lone = ahead && wait && !pd_job_can_ahead_locked(e, job, false);
 	pd_engine_unlock(e);
 	/* Before it joins its lane: nobody settles it before this returns. */
 	if (ahead)
@@ -517,8 +519,11 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		pd_dev_flush_held(dev);
 	}
 	pd_engine_lock(e);
-	/* Completed ahead: the next hop is taken now, not after the fence. */
-	if (job->ahead)
+	/*
+	 * Completed ahead: the next hop is taken now, not after the fence;
+	 * a lone one's pull waits for the settle, which this thread makes.
+	 */
+	if (job->ahead && !lone)
 		wait = false;
 	job->waiter = wait;
 	lane = &job->space->lanes[job->lane];

@@ -2618,12 +2618,14 @@ static uint32_t chain_aheads(const struct chain_args *ca)
 
 /*
  * The most of the last hop's (a client pulls its output) completed
- * ahead: only with rounds queued behind them (PTASK_INV_BACKLOG), so
- * never the last round's, nor any when the rounds go one at a time.
+ * ahead: those with rounds queued behind them (PTASK_INV_BACKLOG), and
+ * those whose submitting thread waits for their fence and so settles
+ * them itself (a helper, or a worker waiting for a short job alone:
+ * pd_job_can_ahead_locked's @waiter), one round at a time too.
  */
 static uint32_t chain_last_aheads_max(const struct chain_args *ca)
 {
-	return ca->no_ahead || ca->serial ? 0 : ca->rounds - 1;
+	return ca->no_ahead ? 0 : ca->rounds;
 }
 
 static uint32_t chain_ptask_of(uint64_t id)
