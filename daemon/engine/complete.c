@@ -474,6 +474,21 @@ static void settle(struct pd_device *dev, struct pd_job *job,
 	arg->flags = PTASK_EXEC_COMPLETE_SETTLE;
 	arg->status = err;
 	arg->gpu_ns /= runs;
+	/* A batch's members in one lock round of the source's. */
+	if (job->batch && runs > 1 && runs <= PD_BATCH_MAX &&
+	    e->src->ops->settle_many) {
+		uint64_t ids[PD_BATCH_MAX];
+		int errs[PD_BATCH_MAX];
+
+		for (m = 0; m < runs; m++)
+			ids[m] = job->members[m].id;
+		e->src->ops->settle_many(e->src, arg, ids, runs, errs, defer);
+		for (m = 0; m < runs; m++)
+			if (errs[m] && errs[m] != -ECANCELED)
+				pd_log_err("engine: settling invocation %llu: %d",
+					   (unsigned long long)ids[m], errs[m]);
+		return;
+	}
 	for (m = 0; m < runs; m++) {
 		if (job->batch)
 			arg->id = job->members[m].id;

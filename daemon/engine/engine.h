@@ -91,6 +91,10 @@ struct pd_map_req {
  *	one invocation; fills @inv and @ports; -ETIMEDOUT, -EINTR after
  *	@interrupt, other -errno on failure
  * @complete: EXEC_COMPLETE; @outs has @arg->n_outputs entries
+ * @settle_many: @complete of @arg (a settle, no outputs) for each of the
+ *	@n invocation ids @ids (@arg->id is overwritten), in one lock round
+ *	of the source's; @errs gets each one's result.  NULL for a source
+ *	without it (the engine calls @complete for each)
  * @ptask_info: EXEC_PTASK_INFO; @code may be NULL to learn the size
  * @db_map: host address of datablock @handle (an input of an invocation
  *	the engine took, or one it created); valid until @db_unmap
@@ -111,7 +115,8 @@ struct pd_map_req {
  * @caps: PD_SOURCE_* the source supports
  *
  * The ops that change the source's state, and so may make work ready
- * (@take, @complete, @db_create, @db_release), carry @defer: the
+ * (@take, @complete, @settle_many, @db_create, @db_release), carry
+ * @defer: the
  * helper's record when the engine calls them for a helper
  * (pd_engine_help) or for a worker or the completion thread (their own
  * records: pd_engine_take_made), NULL from the taker.
@@ -124,6 +129,10 @@ struct pd_source_ops {
 	int (*complete)(struct pd_source *s, struct ptask_exec_complete *arg,
 			const struct ptask_exec_output *outs,
 			struct pd_wake_defer *defer);
+	void (*settle_many)(struct pd_source *s,
+			    struct ptask_exec_complete *arg,
+			    const uint64_t *ids, uint32_t n, int *errs,
+			    struct pd_wake_defer *defer);
 	int (*ptask_info)(struct pd_source *s,
 			  struct ptask_exec_ptask_info *arg, void *code);
 	int (*db_map)(struct pd_source *s, uint32_t handle,

@@ -465,6 +465,22 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	return err;
 }
 
+void pd_ns_complete_many(struct pd_client *c, const struct ptask_caller *who,
+			 struct ptask_exec_complete *arg, const uint64_t *ids,
+			 uint32_t n, struct pd_wake_defer *defer, int *errs)
+{
+	struct ptask_call_io io = { 0 };
+	uint32_t i;
+
+	pd_ns_lock_deferring(c->ns, defer);
+	for (i = 0; i < n; i++) {
+		arg->id = ids[i];
+		errs[i] = call_locked(c, who, PTASK_IOC_EXEC_COMPLETE, arg,
+				      &io, NULL, NULL);
+	}
+	pd_ns_unlock(c->ns);
+}
+
 void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX])
 {
 	pd_ns_lock(ns);

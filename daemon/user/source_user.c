@@ -85,6 +85,24 @@ static int us_complete(struct pd_source *s, struct ptask_exec_complete *arg,
 			  &io, &ctx);
 }
 
+static void us_settle_many(struct pd_source *s,
+			   struct ptask_exec_complete *arg, const uint64_t *ids,
+			   uint32_t n, int *errs, struct pd_wake_defer *defer)
+{
+	struct user_source *us = to_us(s);
+	uint32_t i;
+	int err;
+
+	arg->size = sizeof(*arg);
+	err = ptask_core_args_check(PTASK_IOC_EXEC_COMPLETE, arg);
+	if (err) {
+		for (i = 0; i < n; i++)
+			errs[i] = err;
+		return;
+	}
+	pd_ns_complete_many(us->client, &us->who, arg, ids, n, defer, errs);
+}
+
 static int us_ptask_info(struct pd_source *s,
 			 struct ptask_exec_ptask_info *arg, void *code)
 {
@@ -268,6 +286,7 @@ static void us_wake(struct pd_source *s)
 static const struct pd_source_ops user_source_ops = {
 	.take = us_take,
 	.complete = us_complete,
+	.settle_many = us_settle_many,
 	.ptask_info = us_ptask_info,
 	.db_map = us_db_map,
 	.db_map_many = us_db_map_many,

@@ -168,6 +168,41 @@ static int logging_complete(struct pd_source *s,
 	return ret;
 }
 
+/*
+ * A batch's settles in one call: each logged as logging_complete logs
+ * it, then the namespace's settle_many, so stream_batch_body checks what
+ * ptaskd's source does (counted in settle_many_calls).
+ */
+static uint32_t settle_many_calls;
+
+static void logging_settle_many(struct pd_source *s,
+				struct ptask_exec_complete *arg,
+				const uint64_t *ids, uint32_t n, int *errs,
+				struct pd_wake_defer *defer)
+{
+	struct logging_source *ls = (struct logging_source *)s;
+	uint32_t i, first = CHAIN_LOG_MAX;
+	uint64_t t = now_ns();
+
+	pthread_mutex_lock(&completions_lock);
+	settle_many_calls++;
+	for (i = 0; log_chain && i < n && n_chain_log < CHAIN_LOG_MAX; i++) {
+		if (i == 0)
+			first = n_chain_log;
+		chain_log[n_chain_log++] = (struct chain_event){
+			.id = ids[i], .flags = arg->flags,
+			.status = arg->status, .gpu_ns = arg->gpu_ns, .t_ns = t,
+		};
+	}
+	pthread_mutex_unlock(&completions_lock);
+	ls->inner->ops->settle_many(ls->inner, arg, ids, n, errs, defer);
+	pthread_mutex_lock(&completions_lock);
+	for (i = 0; first != CHAIN_LOG_MAX && i < n &&
+	     first + i < n_chain_log; i++)
+		chain_log[first + i].ret = errs[i];
+	pthread_mutex_unlock(&completions_lock);
+}
+
 /* The other operations go to the namespace's source as they are. */
 #define INNER(s) (((struct logging_source *)(s))->inner)
 
@@ -288,6 +323,7 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 {
 	static const struct pd_source_ops ops = {
 		.take = lw_take, .complete = logging_complete,
+		.settle_many = logging_settle_many,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
 		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
@@ -295,6 +331,7 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 	};
 	static const struct pd_source_ops ops_take_ahead = {
 		.take = lw_take, .complete = logging_complete,
+		.settle_many = logging_settle_many,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
 		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
@@ -302,6 +339,7 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 	};
 	static const struct pd_source_ops ops_fuse = {
 		.take = lw_take, .complete = logging_complete,
+		.settle_many = logging_settle_many,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
 		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
@@ -2953,7 +2991,7 @@ static bool stream_batch_body(struct rig *r, void *arg)
 {
 	const struct stream_args *sa = arg;
 	uint32_t g, pt, cin, cout, db[64], dout, j, i, settles = 0;
-	uint32_t bad = sa->rounds / 2, pulled = 0;
+	uint32_t bad = sa->rounds / 2, pulled = 0, calls0;
 	struct pd_engine_stats st0, st;
 	uint64_t sum = 0, charged0, charged;
 	uint32_t *x, *y;
@@ -2973,6 +3011,9 @@ static bool stream_batch_body(struct rig *r, void *arg)
 		x[0] = sa->fail && j == bad ? 13 : 1000 * (j + 1);
 	}
 	chain_log_start();
+	pthread_mutex_lock(&completions_lock);
+	calls0 = settle_many_calls;
+	pthread_mutex_unlock(&completions_lock);
 	for (j = 0; j < sa->rounds; j++)
 		CHECK_EQ(push(r, cin, db[j]), 0);
 	for (j = 0; j < sa->rounds; j++) {
@@ -3011,6 +3052,11 @@ static bool stream_batch_body(struct rig *r, void *arg)
 	CHECK(settles >= st.taken_ahead - st0.taken_ahead);
 	if (sa->batches) {
 		CHECK(st.batches - st0.batches >= 1);
+		/* a batch's members settled in one call of the source's */
+		pthread_mutex_lock(&completions_lock);
+		calls0 = settle_many_calls - calls0;
+		pthread_mutex_unlock(&completions_lock);
+		CHECK(calls0 >= 1);
 		CHECK(st.batched - st0.batched >= 2 * (st.batches - st0.batches));
 		CHECK(st.batched - st0.batched <= settles);
 	} else {
