@@ -317,8 +317,10 @@ int ptask_core_channel_pull(struct ptask_client *c, struct ptask_pull *arg)
 		return -EAGAIN;
 	db = ch->slots[ch->head];
 	/* Completed ahead: its bytes are there once its writer settles. */
-	if (db->writer)
+	if (db->writer) {
+		c->waits_settle = true;
 		return -EAGAIN;
+	}
 	/* The hold takes over the channel slot's reference. */
 	err = ptask_client_hold(c, db);
 	if (err)

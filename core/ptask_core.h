@@ -208,6 +208,9 @@ struct ptask_ns {
  * @executor: registered as an executor
  * @n_accels: devices in its inventory
  * @wake_seq: bumped whenever something it may wait or poll for changes
+ * @waits_settle: its last pull that would block found its datablock
+ *	completed ahead, the kernel writing it in flight (the shell may
+ *	poll for it rather than sleep; the caller clears it)
  * @id: unique in the namespace, never reused (fdinfo's drm-client-id)
  * @created: the ptasks it created (struct ptask_ptask.creator_node)
  * @gpu_ns: GPU time of the invocations of ptasks it created
@@ -223,6 +226,7 @@ struct ptask_client {
 	struct ptask_list self_ptasks;
 	struct ptask_list self_ready;
 	bool executor;
+	bool waits_settle;
 	u32 n_accels;
 	u64 wake_seq;
 	u64 id;

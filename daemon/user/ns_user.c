@@ -404,6 +404,7 @@ static int call_locked(struct pd_client *c, const struct ptask_caller *who,
 	int err;
 
 	for (;;) {
+		c->core->waits_settle = false;
 		err = ptask_core_call(c->core, who, cmd, arg, io);
 		if (err != -EAGAIN || !may_block)
 			break;
@@ -413,9 +414,16 @@ static int call_locked(struct pd_client *c, const struct ptask_caller *who,
 		if (c->ns->wake_defer && c->ns->wake_defer->deferred)
 			exec_wake_now_locked(c->ns);
 		seq = c->core->wake_seq;
-		/* Not the executor's take: its sleep is off the critical path. */
+		/*
+		 * Not the executor's take: its sleep is off the critical path.
+		 * A pull whose datablock's kernel is in flight polls whatever
+		 * the last wait of its kind was: it will not wait a frame's
+		 * time but a kernel's (P1b's 64 pulls behind their batches
+		 * each slept and were woken by a futex, on an H200).
+		 */
 		if (c->ns->call_spin_ns && !c->core->executor &&
-		    pc_spin_worth(&c->waits, kind) && spin_for_wake(c, seq))
+		    (c->core->waits_settle || pc_spin_worth(&c->waits, kind)) &&
+		    spin_for_wake(c, seq))
 			continue;
 		while (c->core->wake_seq == seq) {
 			if (!wait_slice(c, deadline)) {
