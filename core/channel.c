@@ -316,8 +316,12 @@ int ptask_core_channel_pull(struct ptask_client *c, struct ptask_pull *arg)
 	if (!ch->count)
 		return -EAGAIN;
 	db = ch->slots[ch->head];
-	/* Completed ahead: its bytes are there once its writer settles. */
-	if (db->writer) {
+	/*
+	 * Completed ahead: its bytes are there once its writer settles, or
+	 * once its fence passed where the shell sees that fence itself.
+	 */
+	if (db->writer && (!c->pull_ahead_of ||
+			   db->writer->id != c->pull_ahead_of)) {
 		c->waits_settle = true;
 		return -EAGAIN;
 	}
@@ -325,6 +329,7 @@ int ptask_core_channel_pull(struct ptask_client *c, struct ptask_pull *arg)
 	err = ptask_client_hold(c, db);
 	if (err)
 		return err;
+	c->pulled_ahead = !!db->writer;
 	ptask_channel_take(ch);
 	arg->datablock = db->obj.handle;
 	arg->mmap_offset = ptask_datablock_mmap_offset(db);

@@ -211,6 +211,11 @@ struct ptask_ns {
  * @waits_settle: its last pull that would block found its datablock
  *	completed ahead, the kernel writing it in flight (the shell may
  *	poll for it rather than sleep; the caller clears it)
+ * @pull_ahead_of: set by the shell around a pull: the id of an
+ *	invocation completed ahead whose fence the shell is about to see;
+ *	a datablock it writes is pulled before its settle (0: never)
+ * @pulled_ahead: that pull took such a datablock: the shell answers it
+ *	only once that fence passed (the caller clears it)
  * @id: unique in the namespace, never reused (fdinfo's drm-client-id)
  * @created: the ptasks it created (struct ptask_ptask.creator_node)
  * @gpu_ns: GPU time of the invocations of ptasks it created
@@ -227,6 +232,8 @@ struct ptask_client {
 	struct ptask_list self_ready;
 	bool executor;
 	bool waits_settle;
+	bool pulled_ahead;
+	u64 pull_ahead_of;
 	u32 n_accels;
 	u64 wake_seq;
 	u64 id;

@@ -63,6 +63,10 @@
  *   peer_bandwidth   bytes/s (default 20G)
  *   peer_latency_ns  (default 5000)
  *   lanes            lanes per space (1..PD_MAX_LANES; default 4)
+ *   fault_launch     N: the machine's Nth launch faults, as a CUDA kernel
+ *                    that faults: it is accepted, and the first fence
+ *                    after it on its lane fails (-EIO); 0: never (the
+ *                    default).  For tests of what a fault leaves.
  *   name, cores, core_khz, mem_khz, memory, flops_per_cycle,
  *   mem_bus_bytes, peer
  *                    per device: bare, they set every device's default;
@@ -134,6 +138,8 @@ struct sim_dev_cfg {
  * @peer_bandwidth: bytes/s between two devices
  * @peer_latency_ns: fixed cost of a peer copy
  * @lanes: lanes per space
+ * @fault_launch: the launch (counted from 1 over the machine) that
+ *	faults; 0: none
  * @def: device defaults (bare keys)
  * @dev: each device
  * @dev_set: per device, a bit per field of struct sim_dev_cfg set by a
@@ -149,6 +155,7 @@ struct sim_cfg {
 	double peer_bandwidth;
 	double peer_latency_ns;
 	unsigned int lanes;
+	double fault_launch;
 	struct sim_dev_cfg def;
 	struct sim_dev_cfg dev[PD_MAX_DEVICES];
 	uint32_t dev_set[PD_MAX_DEVICES];
@@ -164,11 +171,13 @@ enum sim_engine { SE_H2D, SE_D2H, SE_COMPUTE, __SE_MAX };
  * @cfg: the configuration
  * @used: device memory allocated on each device, over all its spaces
  * @free_ns: when each engine of each device is free (wall ns)
+ * @launches: launches run so far (cfg.fault_launch)
  */
 struct sim_state {
 	struct pd_hostreg reg;
 	pthread_mutex_t lock;
 	struct sim_cfg cfg;
+	uint64_t launches;
 	uint64_t used[PD_MAX_DEVICES];
 	uint64_t free_ns[PD_MAX_DEVICES][__SE_MAX];
 };
@@ -203,6 +212,7 @@ struct sim_fence {
  * @last: the last ticket given
  * @ring: fences by ticket % SIM_FENCE_RING (allocated on first fence)
  * @held: launches held until a flush (the space's queuing thread's)
+ * @faulted: a launch since its last fence faulted (cfg.fault_launch)
  */
 struct sim_lane {
 	uint64_t done_ns;
@@ -210,6 +220,7 @@ struct sim_lane {
 	uint64_t last;
 	struct sim_fence *ring;
 	struct pd_held_lane held;
+	bool faulted;
 };
 
 /**
@@ -347,6 +358,7 @@ static int sim_set(struct sim_cfg *c, const char *key, const char *value)
 		{ "h2d_latency_ns", &c->h2d_latency_ns },
 		{ "peer_bandwidth", &c->peer_bandwidth },
 		{ "peer_latency_ns", &c->peer_latency_ns },
+		{ "fault_launch", &c->fault_launch },
 	};
 	unsigned long n;
 	char *end;
@@ -839,6 +851,8 @@ static int launch_now(struct pd_backend *be, struct sim_space *s,
 	pthread_mutex_lock(&sim->lock);
 	model_locked(sim, s, lane, SE_COMPUTE, model_ns, NULL, 0);
 	s->lanes[lane].pending_gpu_ns += (uint64_t)model_ns;
+	if (++sim->launches == (uint64_t)sim->cfg.fault_launch)
+		s->lanes[lane].faulted = true;
 	pthread_mutex_unlock(&sim->lock);
 	return 0;
 }
@@ -884,7 +898,8 @@ static void deferred_pass_locked(struct sim_lane *ln, uint32_t done,
 		if (f->ticket != t || !f->deferred || f->upto != done)
 			continue;
 		f->deferred = false;
-		f->failed = failed;
+		f->failed = failed || ln->faulted;
+		ln->faulted = false;
 		f->pass_ns = ln->done_ns;
 		f->gpu_ns = ln->pending_gpu_ns;
 		ln->pending_gpu_ns = 0;
@@ -1014,6 +1029,10 @@ static int fence_make(struct pd_backend *be, struct sim_space *s,
 		f->reported = false;
 		f->deferred = deferred;
 		f->failed = false;
+		if (!deferred) {
+			f->failed = ln->faulted;
+			ln->faulted = false;
+		}
 		if (deferred) {
 			f->pass_ns = UINT64_MAX;
 			f->gpu_ns = 0;

@@ -323,6 +323,18 @@ static bool upstream_failed_locked(const struct pd_job *job)
 	return false;
 }
 
+bool pd_job_result_at_fence_locked(struct pd_engine *e,
+				   const struct pd_job *job)
+{
+	uint32_t i;
+
+	pd_assert_locked(e);
+	for (i = 0; i < job->inv.n_ports; i++)
+		if (job->jp[i].upstream && !job->jp[i].upstream->settled)
+			return false;
+	return !upstream_failed_locked(job);
+}
+
 bool pd_job_can_ahead_locked(struct pd_engine *e, const struct pd_job *job,
 			     bool waiter)
 {

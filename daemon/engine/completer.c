@@ -223,7 +223,7 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 {
 	struct pd_space *space = job->space;
 	uint32_t lane = job->lane;
-	uint64_t ticket = job->ticket, gpu_ns = 0;
+	uint64_t ticket = job->ticket, gpu_ns = 0, ahead_id;
 	uint64_t until = job->due_ns;
 	bool poll;
 	int rc = 0;
@@ -242,13 +242,24 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	 * polling would delay.
 	 */
 	poll = (job->after_held || yield_to) && until != UINT64_MAX;
+	/*
+	 * A lone invocation completed ahead whose fence this thread sees
+	 * (no yield_to: it never hands the job over): its owner may answer
+	 * the pull of its output when the fence passes, before the settle.
+	 */
+	ahead_id = !yield_to && job->ahead && !job->ahead_gone &&
+		   !job->err && pd_job_runs(job) == 1 &&
+		   !pd_job_is_segment(job) &&
+		   pd_job_result_at_fence_locked(e, job) ? job->inv.id : 0;
 	pd_engine_unlock(e);
 	/*
 	 * The owner's own work fits in the kernel's run (a ring's releases),
 	 * unless this thread is the one that runs it (cpu: fence_wait).
 	 */
+	if (!defer || e->be->wait_runs_work)
+		ahead_id = 0;
 	if (defer && defer->idle && !e->be->wait_runs_work)
-		defer->idle(defer->idle_arg);
+		defer->idle(defer->idle_arg, ahead_id, until);
 	if (poll) {
 		uint64_t now = pd_now_ns(), cap = now + PD_WAIT_POLL_MAX_NS;
 
@@ -270,6 +281,9 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 		rc = e->be->ops->fence_wait(e->be, space->be_space, lane,
 					    ticket, &gpu_ns);
 	pd_trace(PD_TR_FENCE_SEEN);
+	/* First thing: the client waiting for its output goes on. */
+	if (ahead_id && defer->seen)
+		defer->seen(defer->idle_arg, ahead_id, rc < 0 ? rc : 0);
 	pd_engine_lock(e);
 	job->fenced = true;
 	job->waiter = false;

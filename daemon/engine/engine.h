@@ -59,12 +59,24 @@ struct pd_source;
  * (pd_ns_wake_executor, the source's @wake).  A source that never holds
  * one back (kernel mode: the module wakes the taker) ignores it.
  *
+ * While the engine waits on the owner's thread for a job's fence
+ * (pd_job_wait_complete_locked), it calls @idle first, then @seen once
+ * the fence passed or failed (@err: 0 or -errno), both with @idle_arg
+ * and no lock held: the owner's own work beside the kernel (a ring's
+ * held releases; its pull of the job's output, answered the moment the
+ * fence passes: ring_server.c).  @ahead_id is the invocation's id when
+ * it is a lone invocation completed ahead, whose fence this thread is
+ * sure to see itself, else 0; @seen is called only then.  @due_ns: when
+ * the fence is expected to pass (CLOCK_MONOTONIC; UINT64_MAX: unknown),
+ * which bounds whatever @idle waits for.  Either may be NULL.
+ *
  * Locking: none.  Only its owner's calls see it, so only its owner's
  * thread reads or writes it.
  */
 struct pd_wake_defer {
 	bool deferred;
-	void (*idle)(void *arg);
+	void (*idle)(void *arg, uint64_t ahead_id, uint64_t due_ns);
+	void (*seen)(void *arg, uint64_t ahead_id, int err);
 	void *idle_arg;
 };
 

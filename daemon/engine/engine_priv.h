@@ -1076,6 +1076,12 @@ int pd_job_after_launch(struct pd_device *dev, struct pd_job *job);
  */
 void pd_job_link_upstream_locked(struct pd_engine *e, struct pd_job *job);
 /*
+ * Is @job's result known good once its own fence passes: nothing it read
+ * was written by a job that failed or has not settled yet?  Locked.
+ */
+bool pd_job_result_at_fence_locked(struct pd_engine *e,
+				   const struct pd_job *job);
+/*
  * May @job, fenced, be completed ahead (engine_priv.h)?  @waiter: its
  * submitter waits for its fence and settles it (pd_job_run's @wait).
  * Locked.

@@ -473,6 +473,24 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	return err;
 }
 
+int pd_ns_pull_ahead(struct pd_client *c, const struct ptask_caller *who,
+		     struct ptask_pull *arg, const struct ptask_call_io *io,
+		     uint64_t writer, bool *ahead, struct pd_wake_defer *defer)
+{
+	int err;
+
+	pd_ns_lock_deferring(c->ns, defer);
+	c->core->pull_ahead_of = writer;
+	c->core->pulled_ahead = false;
+	err = ptask_core_call(c->core, who, PTASK_IOC_PULL, arg, io);
+	*ahead = !err && c->core->pulled_ahead;
+	c->core->pull_ahead_of = 0;
+	c->core->pulled_ahead = false;
+	c->core->waits_settle = false;
+	pd_ns_unlock(c->ns);
+	return err;
+}
+
 void pd_ns_complete_many(struct pd_client *c, const struct ptask_caller *who,
 			 struct ptask_exec_complete *arg, const uint64_t *ids,
 			 uint32_t n, struct pd_wake_defer *defer, int *errs)

@@ -113,6 +113,18 @@ int pd_ns_call(struct pd_client *c, const struct ptask_caller *who,
 	       const struct pd_call_ctx *ctx);
 
 /*
+ * PULL @arg (checked with ptask_core_args_check()) once, never blocking
+ * (-EAGAIN where pd_ns_call would wait), from the client's ring thread
+ * while it waits for the fence of invocation @writer, completed ahead:
+ * a datablock @writer writes is taken before @writer settles, and
+ * *@ahead says so (its bytes are there once that fence passed, which
+ * the caller waits for before it answers).  0 or -errno.
+ */
+int pd_ns_pull_ahead(struct pd_client *c, const struct ptask_caller *who,
+		     struct ptask_pull *arg, const struct ptask_call_io *io,
+		     uint64_t writer, bool *ahead, struct pd_wake_defer *defer);
+
+/*
  * EXEC_COMPLETE @arg (checked with ptask_core_args_check(), no outputs:
  * a settle) for each of the @n invocations @ids in turn, in one hold of
  * the namespace's lock; @errs gets each one's 0 or -errno.  For a

@@ -43,6 +43,12 @@
  * waits for may be another client's, whose completion waits meanwhile.
  */
 #define IDLE_RELEASES_MAX	4
+/*
+ * How long the ring's thread, waiting for a fence, waits for the pull
+ * that usually follows a push (DOC: pulls answered at the fence), at
+ * most: never past the fence's due time either.
+ */
+#define PULL_WAIT_NS		(10ULL * 1000)
 
 /**
  * struct pd_ring - one client ring
@@ -62,6 +68,14 @@
  *	@nheld of them, in order
  * @nheld: see @held
  * @in_idle: run_held is running from the engine's wait (no recursion)
+ * @ahead_sqe: a pull run ahead (DOC: pulls answered at the fence), its
+ *	answer @ahead_cqe posted when the fence of invocation @ahead_of
+ *	passes (ring_seen); @ahead_of 0: none waits
+ * @ahead_cqe: see @ahead_sqe
+ * @ahead_of: see @ahead_sqe
+ * @ahead_failed: that fence failed: the datablock @ahead_handle the pull
+ *	took is let go and the pull runs again, plainly (redo_ahead)
+ * @ahead_handle: see @ahead_failed
  */
 struct pd_ring {
 	struct pd_ring_host host;
@@ -78,6 +92,11 @@ struct pd_ring {
 	struct ptask_sqe held[HELD_MAX];
 	unsigned int nheld;
 	bool in_idle;
+	struct ptask_sqe ahead_sqe;
+	struct ptask_cqe ahead_cqe;
+	uint64_t ahead_of;
+	bool ahead_failed;
+	uint32_t ahead_handle;
 };
 
 /* Has the lifeline hung up, or carried something (not allowed)? */
@@ -401,12 +420,16 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
  * libptask counts whenever it sees one (ctx->release_failed).
  */
 /* Every ring's, for ptaskd's last line (pd_ring_stats). */
-static _Atomic uint64_t releases_held, releases_beside;
+static _Atomic uint64_t releases_held, releases_beside, pulls_ahead,
+	pulls_redone;
 
-void pd_ring_stats(uint64_t *held, uint64_t *beside)
+void pd_ring_stats(uint64_t *held, uint64_t *beside, uint64_t *ahead,
+		   uint64_t *redone)
 {
 	*held = atomic_load_explicit(&releases_held, memory_order_relaxed);
 	*beside = atomic_load_explicit(&releases_beside, memory_order_relaxed);
+	*ahead = atomic_load_explicit(&pulls_ahead, memory_order_relaxed);
+	*redone = atomic_load_explicit(&pulls_redone, memory_order_relaxed);
 }
 
 static bool is_held_release(const struct ptask_sqe *sqe)
@@ -453,11 +476,160 @@ static bool idle_room(struct pd_ring *r, unsigned int done)
 }
 
 /*
+ * DOC: pulls answered at the fence
+ *
+ * A client that pushes and then pulls one invocation's output (P1)
+ * queues the pull while this thread, as the invocation's helper, waits
+ * for its fence.  The invocation was completed ahead, so its output
+ * already sits in the graph's output channel, its writer unsettled; the
+ * pull used to run after the fence passed and after the settle, 1.5-2
+ * us of this thread's after the kernel's end (a trace on an H200,
+ * 2026-12-02: the settle 0.7, the next entry 0.2, the pull 0.3, its
+ * completion 0.4).  Now, while the engine waits (pd_wake_defer.idle with
+ * the invocation's id), a pull at the SQ's head runs ahead, never
+ * blocking (pd_ns_pull_ahead): if the channel's head is that
+ * invocation's output, the pull takes it and its answer waits here,
+ * posted the moment the fence passes (pd_wake_defer.seen), before the
+ * settle; the bytes are in the client's pages then (the kernel wrote
+ * them in place, or their copy was queued before the fence).  If the
+ * fence fails, the datablock is let go and the pull runs again after
+ * the settle, plainly, and meets the graph's failure as it would have.
+ * A pull that would block on anything else stays queued, untouched;
+ * one that succeeds or fails at once is answered at once.  Where the
+ * ring's entries come soon after a push (its spin history), the thread
+ * waits for the pull up to PULL_WAIT_NS, never past the fence's due
+ * time.  A pull that came only later is run the same way when the
+ * fence passed, and answered at once, still before the settle.  Only
+ * with room in the CQ for the answer.  Fire-and-forget releases queued
+ * before the pull are held (DOC: releases held back) and run later:
+ * held releases go before any other entry so that what may depend on
+ * them sees them done, and a pull that takes a datablock already in its
+ * channel depends on none (one that would wait, say for memory, stays
+ * queued behind them); a release's failure, if any, is then posted
+ * after the pull's answer instead of before it.
+ */
+static void pull_ahead(struct pd_ring *r, uint64_t writer, uint64_t due_ns)
+{
+	struct pd_request req;
+	struct ptask_sqe sqe;
+	struct ptask_cqe cqe;
+	bool ahead, waited = !due_ns;
+	uint64_t now;
+	int err;
+
+	if (r->ahead_of || r->ahead_failed ||
+	    pc_ring_q_space(&r->ring.cq) <= 0)
+		return;
+	/* fire-and-forget releases before it are held, as serve holds them */
+	for (;;) {
+		if (pc_ring_q_ready(&r->ring.sq) <= 0) {
+			/*
+			 * Not queued yet, where entries come soon after a
+			 * push: wait for it a little, not past the fence's
+			 * due time.
+			 */
+			now = pc_ring_now_ns();
+			if (waited || now >= due_ns ||
+			    !pc_spin_worth(&r->hist,
+					   pc_spin_kind(PTASK_IOC_PUSH)))
+				return;
+			waited = true;
+			if (pc_ring_q_wait(&r->ring.sq,
+					   due_ns - now < PULL_WAIT_NS ?
+					   due_ns - now : PULL_WAIT_NS,
+					   true, 0) <= 0)
+				return;
+			continue;
+		}
+		pc_ring_q_peek(&r->ring.sq, &sqe);	/* a private copy */
+		if (!is_held_release(&sqe) || r->nheld == HELD_MAX)
+			break;
+		pc_ring_q_consume(&r->ring.sq);
+		r->held[r->nheld++] = sqe;
+		atomic_fetch_add_explicit(&releases_held, 1,
+					  memory_order_relaxed);
+	}
+	if (sqe.cmd != PTASK_IOC_PULL || sqe.flags & PTASK_SQE_DATA)
+		return;
+	/* a bad one is serve's to refuse, and to log */
+	if (pd_ring_entry_parse(&sqe, &req))
+		return;
+	err = pd_ns_pull_ahead(r->host.client, r->host.who, &req.arg.pull,
+			       &req.io, writer, &ahead, r->host.defer);
+	if (err == -EAGAIN) {
+		pd_request_free(&req);
+		return;
+	}
+	pc_ring_q_consume(&r->ring.sq);
+	pd_trace(PD_TR_SQE);
+	pd_ring_entry_answer(&sqe, &req, err, &cqe);
+	if (!err)
+		add_mem(r, &req, &cqe);
+	if (!err && ahead) {
+		r->ahead_sqe = sqe;
+		r->ahead_cqe = cqe;
+		r->ahead_of = writer;
+		r->ahead_handle = req.arg.pull.datablock;
+		atomic_fetch_add_explicit(&pulls_ahead, 1,
+					  memory_order_relaxed);
+	} else if (pd_ring_entry_posts(&sqe, err)) {
+		post(r, &cqe);
+	}
+	pd_request_free(&req);
+}
+
+/*
+ * The fence of invocation @writer passed (@err 0) or failed.  A pull
+ * that came after the engine's idle call runs now, answered at once.
+ */
+static void ring_seen(void *arg, uint64_t writer, int err)
+{
+	struct pd_ring *r = arg;
+
+	if (!err && !r->ahead_of)
+		pull_ahead(r, writer, 0);
+	if (!r->ahead_of || r->ahead_of != writer)
+		return;
+	r->ahead_of = 0;
+	if (err) {
+		r->ahead_failed = true;
+		return;
+	}
+	if (pd_ring_entry_posts(&r->ahead_sqe, 0))
+		post(r, &r->ahead_cqe);
+	pd_trace(PD_TR_CQE);
+}
+
+/*
+ * The fence a pull run ahead waited for failed: let its datablock go
+ * and run the pull again, plainly (after the settle, which failed the
+ * graph).  0, or -errno when the ring must end.
+ */
+static int redo_ahead(struct pd_ring *r)
+{
+	struct ptask_datablock_release rel = {
+		.size = sizeof(rel), .handle = r->ahead_handle,
+	};
+	int err;
+
+	r->ahead_failed = false;
+	atomic_fetch_add_explicit(&pulls_redone, 1, memory_order_relaxed);
+	err = pd_ns_call(r->host.client, r->host.who,
+			 PTASK_IOC_DATABLOCK_RELEASE, &rel, NULL, NULL);
+	if (err)
+		pd_log_debug("pid %d: a pull's datablock %u, its fence failed: release: %d",
+			     r->host.who->pid, rel.handle, err);
+	return run_entry(r, &r->ahead_sqe);
+}
+
+/*
  * The engine waits for a job this ring's thread runs (pd_wake_defer
  * .idle): the held releases, then those queued at the SQ's head by now,
- * within IDLE_RELEASES_MAX and the CQ's room; the rest stay held.
+ * within IDLE_RELEASES_MAX and the CQ's room; the rest stay held.  Then,
+ * for a lone invocation completed ahead (@writer), a pull run ahead
+ * (DOC: pulls answered at the fence).
  */
-static void ring_idle(void *arg)
+static void ring_idle(void *arg, uint64_t writer, uint64_t due_ns)
 {
 	struct pd_ring *r = arg;
 	struct ptask_sqe sqe;
@@ -483,6 +655,8 @@ static void ring_idle(void *arg)
 					  memory_order_relaxed);
 		done++;
 	}
+	if (writer)
+		pull_ahead(r, writer, due_ns);
 	r->in_idle = false;
 }
 
@@ -533,10 +707,22 @@ static void serve(struct pd_ring *r);
 void pd_ring_serve(struct pd_ring *r)
 {
 	r->host.defer->idle = ring_idle;
+	r->host.defer->seen = ring_seen;
 	r->host.defer->idle_arg = r;
 	serve(r);
 	r->host.defer->idle = NULL;
+	r->host.defer->seen = NULL;
 	r->host.defer->idle_arg = NULL;
+	/* a pull taken ahead of a fence that failed: not the client's */
+	if (r->ahead_failed) {
+		struct ptask_datablock_release rel = {
+			.size = sizeof(rel), .handle = r->ahead_handle,
+		};
+
+		r->ahead_failed = false;
+		pd_ns_call(r->host.client, r->host.who,
+			   PTASK_IOC_DATABLOCK_RELEASE, &rel, NULL, NULL);
+	}
 	/* the client may live on through its other connections */
 	if (!*r->host.stopping)
 		run_held(r);
@@ -555,6 +741,9 @@ static void serve(struct pd_ring *r)
 	while (!*r->host.stopping) {
 		uint64_t gap = 0;
 
+		/* its client waits for that pull's answer: before anything */
+		if (r->ahead_failed && redo_ahead(r))
+			return;
 		n = pc_ring_q_ready(sq);
 		/*
 		 * Held releases wait a little for a push to go before them,

@@ -76,10 +76,13 @@ void pd_ring_serve(struct pd_ring *r);
 /* Unmap and free it. */
 void pd_ring_destroy(struct pd_ring *r);
 /*
- * Fire-and-forget releases every ring held back so far, and how many of
+ * Fire-and-forget releases every ring held back so far, how many of
  * them ran while their thread waited for a fence (ring_server.c,
- * "releases held back"); any thread.
+ * "releases held back"), the pulls run ahead of their fence
+ * (ring_server.c, "pulls answered at the fence") and of those, the ones
+ * run again because that fence failed; any thread.
  */
-void pd_ring_stats(uint64_t *held, uint64_t *beside);
+void pd_ring_stats(uint64_t *held, uint64_t *beside, uint64_t *ahead,
+		   uint64_t *redone);
 
 #endif /* PTASKD_RING_SERVER_H */

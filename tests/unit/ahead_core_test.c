@@ -612,6 +612,69 @@ static void test_take_ahead_stream(void)
 }
 
 /*
+ * The shell pulls ahead of a fence it sees itself (struct ptask_client
+ * .pull_ahead_of: user mode's ring, ring_server.c): the head datablock
+ * whose writer is that invocation is taken before the settle
+ * (pulled_ahead says so), one written by any other is not (-EAGAIN, the
+ * hint set); the one taken may be released before its writer settles,
+ * which then settles as before, and a failed settle still fails the
+ * graph for the next pull.
+ */
+static void test_pull_ahead_of_settle(void)
+{
+	struct ptask_client *c = h_client(), *e = h_executor();
+	struct h_take *t = calloc(1, sizeof(*t));
+	u32 g, p, pin, pout, cin, cout, t8, d, i;
+
+	budgets_off();
+	REQUIRE(t);
+	REQUIRE_OK(h_graph(c, "early", PTASK_GRAPH_CREATE, 0600, &g));
+	REQUIRE_OK(h_tmpl(c, g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1, &t8));
+	REQUIRE(gpu_stage(c, g, t8, &p, &pin, &pout, &cin));
+	REQUIRE_OK(h_chan(c, g, pout, 0, 4, 0, &cout));
+	REQUIRE_OK(h_run(c, g));
+	for (i = 0; i < 3; i++) {
+		REQUIRE_OK(h_db(c, 8, &d));
+		REQUIRE_OK(h_push(c, cin, d));
+		REQUIRE_OK(h_release(c, d));
+	}
+	REQUIRE_OK(take_ahead(e, 16, t));
+	REQUIRE(t->n_inv == 3);
+	/* the head's writer is inv[0]: a pull ahead of inv[1] waits */
+	c->pull_ahead_of = t->inv[1].id;
+	c->waits_settle = false;
+	CHECK_ERR(h_pull(c, cout, &d), -EAGAIN);
+	CHECK(c->waits_settle);
+	CHECK(!c->pulled_ahead);
+	c->pull_ahead_of = t->inv[0].id;
+	CHECK_OK(h_pull(c, cout, &d));
+	CHECK(c->pulled_ahead);
+	CHECK_EQ(d, t->ports[1].datablock);
+	c->pull_ahead_of = 0;
+	c->pulled_ahead = false;
+	/* let go before its writer settled: the settle goes on as before */
+	CHECK_OK(h_release(c, d));
+	CHECK_OK(complete_flags(e, t->inv[0].id, PTASK_EXEC_COMPLETE_SETTLE,
+				0, NULL, 0, 10));
+	/* no longer the one the shell waits for: inv[1]'s output waits */
+	c->pull_ahead_of = t->inv[0].id;
+	CHECK_ERR(h_pull(c, cout, &d), -EAGAIN);
+	c->pull_ahead_of = t->inv[1].id;
+	CHECK_OK(h_pull(c, cout, &d));
+	CHECK(c->pulled_ahead);
+	CHECK_EQ(d, t->ports[3].datablock);
+	c->pull_ahead_of = 0;
+	c->pulled_ahead = false;
+	/* its fence failed after all: the settle fails the graph */
+	CHECK_OK(complete_flags(e, t->inv[1].id, PTASK_EXEC_COMPLETE_SETTLE,
+				-EIO, NULL, 0, 10));
+	CHECK_OK(h_release(c, d));
+	CHECK_ERR(h_pull(c, cout, &d), -EIO);
+	REQUIRE_OK(h_close(c, g));
+	free(t);
+}
+
+/*
  * The graph goes with invocations the core completed ahead: they and
  * the datablocks it made are freed (nothing leaks: the teardown counts
  * buffers), and their settles cancel.
@@ -965,6 +1028,7 @@ static const struct h_test tests[] = {
 	H_TEST(test_ahead_pulled_dropped),
 	H_TEST(test_take_ahead_chain),
 	H_TEST(test_take_ahead_stream),
+	H_TEST(test_pull_ahead_of_settle),
 	H_TEST(test_take_ahead_graph_gone),
 };
 
