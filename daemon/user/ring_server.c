@@ -618,30 +618,6 @@ static void finish_later(struct pd_ring *r)
 }
 
 /*
- * Only a client whose next round is queued already gains by the settle
- * left for later (its push runs first, the settle beside its kernel);
- * else the settle runs now, while the client reads its result, as it
- * did before (a trace of P1 on an H200, 2026-12-02: the settle left
- * until the next entry came cost 1.2 us of the round in two thirds of
- * them, the next push not queued yet).  A fire-and-forget release is
- * held, not run, so it may come first.
- */
-static void finish_unless_push_queued(struct pd_ring *r)
-{
-	struct ptask_sqe sqe;
-
-	if (!r->host.defer->later)
-		return;
-	if (pc_ring_q_ready(&r->ring.sq) > 0) {
-		pc_ring_q_peek(&r->ring.sq, &sqe);
-		if (_IOC_NR(sqe.cmd) == _IOC_NR(PTASK_IOC_PUSH) ||
-		    (is_held_release(&sqe) && r->nheld < HELD_MAX))
-			return;
-	}
-	finish_later(r);
-}
-
-/*
  * The fence a pull run ahead waited for failed: let its datablock go
  * and run the pull again, plainly (after the settle, which failed the
  * graph).  0, or -errno when the ring must end.
@@ -787,7 +763,6 @@ static void serve(struct pd_ring *r)
 		/* its client waits for that pull's answer: before anything */
 		if (r->ahead_failed && redo_ahead(r))
 			return;
-		finish_unless_push_queued(r);
 		n = pc_ring_q_ready(sq);
 		/*
 		 * Held releases wait a little for a push to go before them,
