@@ -217,34 +217,6 @@ static int sleep_poll(struct pd_engine *e, struct pd_job *job,
  * the job was completed (by this thread or the one reaping its lane),
  * false when it was left to the completion thread.
  */
-/*
- * The job @defer's owner left to finish later (struct pd_wake_defer
- * .later): its lane is reaped unless someone finished it meanwhile (its
- * space is still there while it is not: it is in flight on it); then
- * the reference goes.  Locked; dropped around the finish.
- */
-static void finish_later_locked(struct pd_engine *e,
-				struct pd_wake_defer *defer)
-{
-	struct pd_job *job = defer->later;
-
-	pd_assert_locked(e);
-	defer->later = NULL;
-	if (!job->settled)
-		pd_lane_reap_locked(e, job->space, job->lane, defer);
-	pd_job_put_locked(e, job);
-}
-
-bool pd_engine_finish_later(struct pd_engine *e, struct pd_wake_defer *defer)
-{
-	if (!defer->later)
-		return false;
-	pd_engine_lock(e);
-	finish_later_locked(e, defer);
-	pd_engine_unlock(e);
-	return true;
-}
-
 bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 				 struct pd_wake_defer *defer,
 				 const struct pd_device *yield_to)
@@ -253,14 +225,11 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	uint32_t lane = job->lane;
 	uint64_t ticket = job->ticket, gpu_ns = 0, ahead_id;
 	uint64_t until = job->due_ns;
-	bool poll, answered = false;
+	bool poll;
 	int rc = 0;
 
 	pd_assert_locked(e);
 	PD_ASSERT(job->waiter && !job->fenced);
-	/* The last one's settle, beside this kernel (pd_wake_defer.later). */
-	if (defer && defer->later)
-		finish_later_locked(e, defer);
 	if (e->be->wait_runs_work)
 		yield_to = NULL;
 	/*
@@ -314,8 +283,7 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 	pd_trace(PD_TR_FENCE_SEEN);
 	/* First thing: the client waiting for its output goes on. */
 	if (ahead_id && defer->seen)
-		answered = defer->seen(defer->idle_arg, ahead_id,
-				       rc < 0 ? rc : 0);
+		defer->seen(defer->idle_arg, ahead_id, rc < 0 ? rc : 0);
 	pd_engine_lock(e);
 	job->fenced = true;
 	job->waiter = false;
@@ -324,16 +292,6 @@ bool pd_job_wait_complete_locked(struct pd_engine *e, struct pd_job *job,
 		job->err = rc;
 	pd_job_fence_seen_locked(e, job, &space->lanes[lane], pd_now_ns(),
 				 0);
-	/*
-	 * Its client has its result: the settle waits for the owner's next
-	 * wait or call (pd_wake_defer.later), off the round's path; fenced
-	 * on its lane, it is anyone's to reap meanwhile.
-	 */
-	if (answered && !job->err && !defer->later) {
-		job->refs++;
-		defer->later = job;
-		return true;
-	}
 	pd_lane_reap_locked(e, space, lane, defer);
 	return true;
 }

@@ -68,14 +68,7 @@ struct pd_source;
  * it is a lone invocation completed ahead, whose fence this thread is
  * sure to see itself, else 0; @seen is called only then.  @due_ns: when
  * the fence is expected to pass (CLOCK_MONOTONIC; UINT64_MAX: unknown),
- * which bounds whatever @idle waits for.  Either may be NULL.  @seen
- * returns true when it answered the client waiting for that invocation
- * (its pull): the job's settle, which nobody waits for now, is left in
- * @later (a job the engine holds a reference to) and done before the
- * next fence this thread waits for, beside that kernel, or when the
- * owner calls pd_engine_finish_later(), which it must before it waits
- * for anything else (its next entry but a push, or its client) and
- * before it goes away.
+ * which bounds whatever @idle waits for.  Either may be NULL.
  *
  * Locking: none.  Only its owner's calls see it, so only its owner's
  * thread reads or writes it.
@@ -83,9 +76,8 @@ struct pd_source;
 struct pd_wake_defer {
 	bool deferred;
 	void (*idle)(void *arg, uint64_t ahead_id, uint64_t due_ns);
-	bool (*seen)(void *arg, uint64_t ahead_id, int err);
+	void (*seen)(void *arg, uint64_t ahead_id, int err);
 	void *idle_arg;
-	void *later;
 };
 
 /* Was an executor wake-up held back in @d since last asked?  Forgets it. */
@@ -353,12 +345,6 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 void pd_engine_stop(struct pd_engine *e);
 int pd_engine_set_policy(struct pd_engine *e, int policy);
 void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st);
-/*
- * Finish the job the engine left in @defer (struct pd_wake_defer.later),
- * if any: its settle, unmaps and statistics.  No lock held.  Returns
- * whether there was one.
- */
-bool pd_engine_finish_later(struct pd_engine *e, struct pd_wake_defer *defer);
 /*
  * Datablock @handle is gone: drop its views (user mode: the namespace's
  * forget notifier, which ptaskd wires to this).  Any thread, also under

@@ -581,40 +581,23 @@ static void pull_ahead(struct pd_ring *r, uint64_t writer, uint64_t due_ns)
 /*
  * The fence of invocation @writer passed (@err 0) or failed.  A pull
  * that came after the engine's idle call runs now, answered at once.
- * True when the pull was answered: the engine may settle the invocation
- * later (pd_wake_defer.later; finish_later).
  */
-static bool ring_seen(void *arg, uint64_t writer, int err)
+static void ring_seen(void *arg, uint64_t writer, int err)
 {
 	struct pd_ring *r = arg;
 
 	if (!err && !r->ahead_of)
 		pull_ahead(r, writer, 0);
 	if (!r->ahead_of || r->ahead_of != writer)
-		return false;
+		return;
 	r->ahead_of = 0;
 	if (err) {
 		r->ahead_failed = true;
-		return false;
+		return;
 	}
 	if (pd_ring_entry_posts(&r->ahead_sqe, 0))
 		post(r, &r->ahead_cqe);
 	pd_trace(PD_TR_CQE);
-	return true;
-}
-
-/*
- * The settle the engine left to this thread (pd_wake_defer.later): its
- * client has its result, but what the settle does (PTSched's charge,
- * the job's mappings and pins given back, the datablocks its pull
- * waited for) must be done before this thread waits for its client or
- * runs anything a settle may matter to: every entry but a push (whose
- * help does it first, beside the next kernel) and every held release.
- */
-static void finish_later(struct pd_ring *r)
-{
-	while (r->host.defer->later)
-		r->host.finish(r->host.help_arg);
 }
 
 /*
@@ -629,7 +612,6 @@ static int redo_ahead(struct pd_ring *r)
 	};
 	int err;
 
-	finish_later(r);
 	r->ahead_failed = false;
 	atomic_fetch_add_explicit(&pulls_redone, 1, memory_order_relaxed);
 	err = pd_ns_call(r->host.client, r->host.who,
@@ -728,7 +710,6 @@ void pd_ring_serve(struct pd_ring *r)
 	r->host.defer->seen = ring_seen;
 	r->host.defer->idle_arg = r;
 	serve(r);
-	finish_later(r);
 	r->host.defer->idle = NULL;
 	r->host.defer->seen = NULL;
 	r->host.defer->idle_arg = NULL;
@@ -769,7 +750,6 @@ static void serve(struct pd_ring *r)
 		 * spinning within the bound every poller keeps.
 		 */
 		if (!n && r->nheld) {
-			finish_later(r);
 			if (__atomic_add_fetch(r->host.spinners, 1,
 					       __ATOMIC_RELAXED) <=
 			    r->host.max_spinners)
@@ -779,7 +759,6 @@ static void serve(struct pd_ring *r)
 				run_held(r);
 		}
 		if (!n) {
-			finish_later(r);
 			pd_trace(PD_TR_WAIT);
 			n = wait_entries(r);
 			gap = pc_ring_now_ns() - r->last_ns;
@@ -800,18 +779,13 @@ static void serve(struct pd_ring *r)
 		pc_ring_q_consume(sq);
 		pd_trace(PD_TR_SQE);
 		if (is_held_release(&sqe)) {
-			if (r->nheld == HELD_MAX) {
-				finish_later(r);
+			if (r->nheld == HELD_MAX)
 				run_held(r);
-			}
 			r->held[r->nheld++] = sqe;
 			atomic_fetch_add_explicit(&releases_held, 1,
 						  memory_order_relaxed);
 			continue;
 		}
-		if (_IOC_NR(sqe.cmd) != _IOC_NR(PTASK_IOC_PUSH) ||
-		    held_first(r, &sqe))
-			finish_later(r);
 		if (held_first(r, &sqe))
 			run_held(r);
 		if (run_entry(r, &sqe))

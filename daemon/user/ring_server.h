@@ -41,10 +41,7 @@
  * @client: its namespace client
  * @defer: its held-back executor wake-ups
  * @help: help the engine after an answer (server.c's help_engine)
- * @finish: finish the job the engine left in @defer (struct
- *	pd_wake_defer.later: pd_engine_finish_later), before the ring waits
- *	for anything but a push's help
- * @help_arg: @help's and @finish's argument
+ * @help_arg: @help's argument
  * @stopping: ptaskd stops
  * @spin_ns: how long to poll the SQ after the last entry
  * @spinners: threads polling now (shared with the socket's threads)
@@ -56,7 +53,6 @@ struct pd_ring_host {
 	struct pd_client *client;
 	struct pd_wake_defer *defer;
 	void (*help)(void *arg);
-	void (*finish)(void *arg);
 	void *help_arg;
 	const volatile bool *stopping;
 	uint64_t spin_ns;

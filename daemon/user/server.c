@@ -287,20 +287,6 @@ static void help_engine_cb(void *arg)
 }
 
 /*
- * The settle the engine left for later (struct pd_ring_host.finish):
- * what it makes ready is the taker's (no help here: it could leave a
- * settle for later again).
- */
-static void finish_engine_cb(void *arg)
-{
-	struct pd_conn *c = arg;
-
-	pd_engine_finish_later(c->server->engine, &c->defer);
-	if (pd_wake_defer_take(&c->defer))
-		pd_ns_wake_executor(c->server->ns);
-}
-
-/*
  * PTASKD_OP_RING_SETUP: the connection becomes the ring's lifeline and
  * this thread the ring's (ring_server.h) until it ends, which ends the
  * connection too (-ECONNRESET: nothing to log).  A refused setup is
@@ -311,8 +297,7 @@ static int handle_ring_setup(struct pd_conn *c, const void *payload,
 {
 	struct pd_ring_host host = {
 		.fd = c->fd, .who = &c->who, .client = c->client,
-		.defer = &c->defer, .help = help_engine_cb,
-		.finish = finish_engine_cb, .help_arg = c,
+		.defer = &c->defer, .help = help_engine_cb, .help_arg = c,
 		.stopping = &c->server->stopping,
 		.spin_ns = c->server->spin_ns,
 		.spinners = &c->server->spinners,
