@@ -302,6 +302,7 @@ struct pd_engine_config {
  * @batches: jobs that ran several invocations of one ptask taken ahead
  *	(engine.c, "Batches")
  * @batched: the invocations those batches ran
+ * @queued: jobs made and waiting for a device now (not a counter)
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -330,6 +331,7 @@ struct pd_engine_stats {
 	uint64_t fused;
 	uint64_t batches;
 	uint64_t batched;
+	uint64_t queued;
 };
 
 struct pd_engine;

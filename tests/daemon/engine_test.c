@@ -1283,6 +1283,27 @@ static bool wait_taken(struct rig *r, uint64_t n)
 }
 
 /*
+ * Wait (10 s at most) until @n jobs wait for a device in the engine:
+ * taken from the namespace is not yet queued for placement (the taker
+ * makes the jobs after its take returns).
+ */
+static bool wait_queued(struct rig *r, uint64_t n)
+{
+	uint64_t deadline = now_ns() + 10000000000ULL;
+	struct pd_engine_stats st;
+
+	do {
+		pd_engine_get_stats(r->e, &st);
+		if (st.queued >= n)
+			return true;
+		usleep(1000);
+	} while (now_ns() < deadline);
+	diag("%llu jobs wait for a device, expected %llu",
+	     (unsigned long long)st.queued, (unsigned long long)n);
+	return false;
+}
+
+/*
  * Wait (10 s at most) until no invocation is left in the namespace: every
  * one taken was completed (EXEC_COMPLETE went through), not only run.
  */
@@ -1339,6 +1360,8 @@ static bool order_body(struct rig *r, void *arg)
 	for (i = 0; i < 5; i++)
 		CHECK(fill_n(r, cin[i], (int32_t)prio[i], &did[i]));
 	CHECK(wait_taken(r, 6));
+	/* all five behind the gate, or the first queued would run first */
+	CHECK(wait_queued(r, 5));
 	gate_release();
 	/* test_record has no output: wait for the log to fill. */
 	for (i = 0; i < 10000; i++) {
