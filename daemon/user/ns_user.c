@@ -491,6 +491,32 @@ int pd_ns_pull_ahead(struct pd_client *c, const struct ptask_caller *who,
 	return err;
 }
 
+int pd_ns_wait_unwritten(struct pd_client *c, uint32_t handle,
+			 pd_cancel_fn cancel, void *cancel_arg)
+{
+	struct ptask_datablock *db;
+	struct ptask_obj *o;
+	int err = 0;
+
+	pd_ns_lock(c->ns);
+	for (;;) {
+		o = ptask_core_ns_find(&c->ns->core, handle,
+				       PTASK_OBJ_DATABLOCK);
+		db = o ? ptask_container_of(o, struct ptask_datablock, obj) :
+			 NULL;
+		if (!db || !db->writer)
+			break;
+		/* a settle wakes the graph's clients; else the next slice */
+		wait_slice(c, 0);
+		if (cancel && cancel(cancel_arg)) {
+			err = -EINTR;
+			break;
+		}
+	}
+	pd_ns_unlock(c->ns);
+	return err;
+}
+
 void pd_ns_complete_many(struct pd_client *c, const struct ptask_caller *who,
 			 struct ptask_exec_complete *arg, const uint64_t *ids,
 			 uint32_t n, struct pd_wake_defer *defer, int *errs)

@@ -125,6 +125,15 @@ int pd_ns_pull_ahead(struct pd_client *c, const struct ptask_caller *who,
 		     uint64_t writer, bool *ahead, struct pd_wake_defer *defer);
 
 /*
+ * Wait until datablock @handle (one the client holds) has no writer left
+ * to settle, or is gone: a pull taken ahead of a fence that failed is
+ * run again only once that writer's settle failed the graph.  0, or
+ * -EINTR when @cancel says so (asked between slices; may be NULL).
+ */
+int pd_ns_wait_unwritten(struct pd_client *c, uint32_t handle,
+			 pd_cancel_fn cancel, void *cancel_arg);
+
+/*
  * EXEC_COMPLETE @arg (checked with ptask_core_args_check(), no outputs:
  * a settle) for each of the @n invocations @ids in turn, in one hold of
  * the namespace's lock; @errs gets each one's 0 or -errno.  For a

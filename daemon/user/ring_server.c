@@ -76,6 +76,10 @@
  * @ahead_failed: that fence failed: the datablock @ahead_handle the pull
  *	took is let go and the pull runs again, plainly (redo_ahead)
  * @ahead_handle: see @ahead_failed
+ * @pulled_early: the last entry consumed was a pull run ahead (its kind
+ *	is what the next entry's gap is learnt against)
+ * @post_err: a post from the engine's wait failed (the CQ is broken or
+ *	the client went): the ring ends at the next look
  */
 struct pd_ring {
 	struct pd_ring_host host;
@@ -97,6 +101,8 @@ struct pd_ring {
 	uint64_t ahead_of;
 	bool ahead_failed;
 	uint32_t ahead_handle;
+	bool pulled_early;
+	int post_err;
 };
 
 /* Has the lifeline hung up, or carried something (not allowed)? */
@@ -493,7 +499,12 @@ static bool idle_room(struct pd_ring *r, unsigned int done)
  * settle; the bytes are in the client's pages then (the kernel wrote
  * them in place, or their copy was queued before the fence).  If the
  * fence fails, the datablock is let go and the pull runs again after
- * the settle, plainly, and meets the graph's failure as it would have.
+ * the settle (redo_ahead waits for it), plainly, and meets the graph's
+ * failure as it would have.  The job waited for may be another
+ * client's (a helper takes whatever is ready): this ring's pull then
+ * runs all the same when that job's fence passes, a pull's time (and
+ * its wait for the pull, never past the fence's due time) before that
+ * job's settle.
  * A pull that would block on anything else stays queued, untouched;
  * one that succeeds or fails at once is answered at once.  Where the
  * ring's entries come soon after a push (its spin history), the thread
@@ -517,7 +528,7 @@ static void pull_ahead(struct pd_ring *r, uint64_t writer, uint64_t due_ns)
 	uint64_t now;
 	int err;
 
-	if (r->ahead_of || r->ahead_failed ||
+	if (r->ahead_of || r->ahead_failed || r->post_err ||
 	    pc_ring_q_space(&r->ring.cq) <= 0)
 		return;
 	/* fire-and-forget releases before it are held, as serve holds them */
@@ -561,6 +572,7 @@ static void pull_ahead(struct pd_ring *r, uint64_t writer, uint64_t due_ns)
 		return;
 	}
 	pc_ring_q_consume(&r->ring.sq);
+	r->pulled_early = true;
 	pd_trace(PD_TR_SQE);
 	pd_ring_entry_answer(&sqe, &req, err, &cqe);
 	if (!err)
@@ -572,8 +584,8 @@ static void pull_ahead(struct pd_ring *r, uint64_t writer, uint64_t due_ns)
 		r->ahead_handle = req.arg.pull.datablock;
 		atomic_fetch_add_explicit(&pulls_ahead, 1,
 					  memory_order_relaxed);
-	} else if (pd_ring_entry_posts(&sqe, err)) {
-		post(r, &cqe);
+	} else if (pd_ring_entry_posts(&sqe, err) && !r->post_err) {
+		r->post_err = post(r, &cqe);
 	}
 	pd_request_free(&req);
 }
@@ -595,15 +607,18 @@ static void ring_seen(void *arg, uint64_t writer, int err)
 		r->ahead_failed = true;
 		return;
 	}
-	if (pd_ring_entry_posts(&r->ahead_sqe, 0))
-		post(r, &r->ahead_cqe);
+	if (pd_ring_entry_posts(&r->ahead_sqe, 0) && !r->post_err)
+		r->post_err = post(r, &r->ahead_cqe);
 	pd_trace(PD_TR_CQE);
 }
 
 /*
- * The fence a pull run ahead waited for failed: let its datablock go
- * and run the pull again, plainly (after the settle, which failed the
- * graph).  0, or -errno when the ring must end.
+ * The fence a pull run ahead waited for failed: once its invocation's
+ * settle failed the graph (another thread may make it: the completion
+ * thread reaping the lane; until then the datablock still has its
+ * writer), let its datablock go and run the pull again, plainly, so it
+ * meets that failure, not the channel's next datablock.  0, or -errno
+ * when the ring must end.
  */
 static int redo_ahead(struct pd_ring *r)
 {
@@ -612,6 +627,9 @@ static int redo_ahead(struct pd_ring *r)
 	};
 	int err;
 
+	if (pd_ns_wait_unwritten(r->host.client, r->ahead_handle, ring_gone,
+				 r))
+		return -ECONNRESET;
 	r->ahead_failed = false;
 	atomic_fetch_add_explicit(&pulls_redone, 1, memory_order_relaxed);
 	err = pd_ns_call(r->host.client, r->host.who,
@@ -741,6 +759,8 @@ static void serve(struct pd_ring *r)
 	while (!*r->host.stopping) {
 		uint64_t gap = 0;
 
+		if (r->post_err)
+			return;
 		/* its client waits for that pull's answer: before anything */
 		if (r->ahead_failed && redo_ahead(r))
 			return;
@@ -788,9 +808,12 @@ static void serve(struct pd_ring *r)
 		}
 		if (held_first(r, &sqe))
 			run_held(r);
+		r->pulled_early = false;
 		if (run_entry(r, &sqe))
 			return;
 		r->last_ns = pc_ring_now_ns();
-		r->last_kind = pc_spin_kind(sqe.cmd);
+		/* a pull run ahead was the last entry: the gap is after it */
+		r->last_kind = pc_spin_kind(r->pulled_early ? PTASK_IOC_PULL :
+					    sqe.cmd);
 	}
 }
