@@ -1127,6 +1127,34 @@ TEST_F(e2e, pull_ahead_of_a_fence_that_fails)
 	EXPECT_GE(1, redone) TH_LOG("%lld pulls run again", redone);
 }
 
+/*
+ * PTASKD_LATE_PUSH_ANSWER=1: a helped push is answered once its job is
+ * launched (ring_server.c, run_entry), the round's pull still at its
+ * fence: every round's result right, the pushes all answered (the
+ * client waits for each), some pulls answered at their fence.
+ */
+TEST_F(e2e, push_answered_after_its_launch)
+{
+	long long pulls;
+
+	NEED_RINGS();
+	NEED_SIM();
+	setenv("PTASKD_LATE_PUSH_ANSWER", "1", 1);
+	START("devices=1");
+	unsetenv("PTASKD_LATE_PUSH_ANSWER");
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 1));
+	ASSERT_PT(0, lone_rounds(&self->ch, 100));
+	ptask_graph_close(self->ch.ctx, self->ch.graph);
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "after the rounds"));
+	ASSERT_EQ(0, e2e_daemon_stop(&self->d, SIGTERM));
+	pulls = log_pulls_ahead(&self->d, NULL);
+	fprintf(stderr, "# %lld of 100 pulls answered at their fence\n", pulls);
+	EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
+}
+
 TEST_F(e2e, lone_pull_not_ahead_when_turned_off)
 {
 	long long ahead;
