@@ -1021,6 +1021,35 @@ static long long log_pulls_ahead(const struct e2e_daemon *d,
 }
 
 /*
+ * A ptaskd on one sim device, with @env set to 1 in its environment
+ * (NULL: none): 100 lone rounds (lone_rounds) through a one-hop graph,
+ * every result checked; then the graph closed, everything it held gone,
+ * and ptaskd stopped, so its last lines can be read.
+ */
+static void lone_rounds_logged(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(e2e) *self,
+			       const FIXTURE_VARIANT(e2e) *variant,
+			       const char *env)
+{
+	int err;
+
+	if (env)
+		setenv(env, "1", 1);
+	err = e2e_daemon_start(&self->d, "devices=1");
+	if (env)
+		unsetenv(env);
+	ASSERT_PT(0, err);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 1));
+	ASSERT_PT(0, lone_rounds(&self->ch, 100));
+	ptask_graph_close(self->ch.ctx, self->ch.graph);
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "after the rounds"));
+	ASSERT_EQ(0, e2e_daemon_stop(&self->d, SIGTERM));
+}
+
+/*
  * Rounds through a one-hop graph whose inputs are made and mapped once
  * (a pusher that reuses its inputs, as P1 does): nothing but the pushes
  * and the pull on the ring, which has the pull soon after the pushes.
@@ -1065,15 +1094,7 @@ TEST_F(e2e, lone_pull_ahead_settled_by_its_waiter)
 	NEED_SIM();
 	if (variant->mode != PTASK_MODE_USER)
 		SKIP(return, "user mode's helpers (kernel mode: the worker alone)");
-	START("devices=1");
-	OPEN_CTX();
-	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 1));
-	ASSERT_PT(0, lone_rounds(&self->ch, 100));
-	ptask_graph_close(self->ch.ctx, self->ch.graph);
-	CLOSE_CTX();
-	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
-				     "after the rounds"));
-	ASSERT_EQ(0, e2e_daemon_stop(&self->d, SIGTERM));
+	lone_rounds_logged(_metadata, self, variant, NULL);
 	ahead = log_ahead(&self->d);
 	fprintf(stderr, "# %lld of 100 lone invocations completed ahead\n", ahead);
 	EXPECT_LT(0, ahead) TH_LOG("%lld completed ahead", ahead);
@@ -1139,17 +1160,7 @@ TEST_F(e2e, push_answered_after_its_launch)
 
 	NEED_RINGS();
 	NEED_SIM();
-	setenv("PTASKD_LATE_PUSH_ANSWER", "1", 1);
-	START("devices=1");
-	unsetenv("PTASKD_LATE_PUSH_ANSWER");
-	OPEN_CTX();
-	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 1));
-	ASSERT_PT(0, lone_rounds(&self->ch, 100));
-	ptask_graph_close(self->ch.ctx, self->ch.graph);
-	CLOSE_CTX();
-	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
-				     "after the rounds"));
-	ASSERT_EQ(0, e2e_daemon_stop(&self->d, SIGTERM));
+	lone_rounds_logged(_metadata, self, variant, "PTASKD_LATE_PUSH_ANSWER");
 	pulls = log_pulls_ahead(&self->d, NULL);
 	fprintf(stderr, "# %lld of 100 pulls answered at their fence\n", pulls);
 	EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
@@ -1162,17 +1173,7 @@ TEST_F(e2e, lone_pull_not_ahead_when_turned_off)
 	NEED_SIM();
 	if (variant->mode != PTASK_MODE_USER)
 		SKIP(return, "user mode's helpers (kernel mode: the worker alone)");
-	setenv("PTASKD_NO_LONE_AHEAD", "1", 1);
-	START("devices=1");
-	unsetenv("PTASKD_NO_LONE_AHEAD");
-	OPEN_CTX();
-	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 1));
-	ASSERT_PT(0, lone_rounds(&self->ch, 100));
-	ptask_graph_close(self->ch.ctx, self->ch.graph);
-	CLOSE_CTX();
-	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
-				     "after the rounds"));
-	ASSERT_EQ(0, e2e_daemon_stop(&self->d, SIGTERM));
+	lone_rounds_logged(_metadata, self, variant, "PTASKD_NO_LONE_AHEAD");
 	ahead = log_ahead(&self->d);
 	EXPECT_EQ(0, ahead) TH_LOG("%lld completed ahead", ahead);
 }

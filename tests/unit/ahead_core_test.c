@@ -539,6 +539,29 @@ out:
 }
 
 /*
+ * Graph @name: one GPU ptask (its ports of an 8-byte array template when
+ * @tmpl, else none) whose output channel *@cout a client pulls, run,
+ * with three datablocks pushed into its input (and released).
+ */
+static bool stream_of_three(struct ptask_client *c, const char *name,
+			    bool tmpl, u32 *g, u32 *cout)
+{
+	u32 p, pin, pout, cin, t8, d, i;
+
+	if (!CHECK_OK(h_graph(c, name, PTASK_GRAPH_CREATE, 0600, g)) ||
+	    !CHECK_OK(h_tmpl(c, *g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1, &t8)) ||
+	    !CHECK(gpu_stage(c, *g, tmpl ? t8 : 0, &p, &pin, &pout, &cin)) ||
+	    !CHECK_OK(h_chan(c, *g, pout, 0, 4, 0, cout)) ||
+	    !CHECK_OK(h_run(c, *g)))
+		return false;
+	for (i = 0; i < 3; i++)
+		if (!CHECK_OK(h_db(c, 8, &d)) || !CHECK_OK(h_push(c, cin, d)) ||
+		    !CHECK_OK(h_release(c, d)))
+			return false;
+	return true;
+}
+
+/*
  * A stream: three pushes into one GPU ptask whose output a client pulls;
  * one take returns the three invocations, the first two completed ahead
  * by the core (the next one was queued behind each), the last one the
@@ -550,23 +573,14 @@ static void test_take_ahead_stream(void)
 	struct ptask_client *c = h_client(), *e = h_executor();
 	struct ptask_exec_output out = { .index = 1 };
 	struct h_take *t = calloc(1, sizeof(*t));
-	u32 g, p, pin, pout, cin, cout, t8, d, i, tmpl;
+	u32 g, cout, d, i, tmpl;
 	unsigned long wakes;
 
 	budgets_off();
 	REQUIRE(t);
 	for (tmpl = 0; tmpl < 2; tmpl++) {
-		REQUIRE_OK(h_graph(c, tmpl ? "stream" : "notmpl",
-				   PTASK_GRAPH_CREATE, 0600, &g));
-		REQUIRE_OK(h_tmpl(c, g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1, &t8));
-		REQUIRE(gpu_stage(c, g, tmpl ? t8 : 0, &p, &pin, &pout, &cin));
-		REQUIRE_OK(h_chan(c, g, pout, 0, 4, 0, &cout));
-		REQUIRE_OK(h_run(c, g));
-		for (i = 0; i < 3; i++) {
-			REQUIRE_OK(h_db(c, 8, &d));
-			REQUIRE_OK(h_push(c, cin, d));
-			REQUIRE_OK(h_release(c, d));
-		}
+		REQUIRE(stream_of_three(c, tmpl ? "stream" : "notmpl", tmpl,
+					&g, &cout));
 		REQUIRE_OK(take_ahead(e, 16, t));
 		if (!tmpl) {
 			CHECK_EQ(t->n_inv, 1);
@@ -624,20 +638,11 @@ static void test_pull_ahead_of_settle(void)
 {
 	struct ptask_client *c = h_client(), *e = h_executor();
 	struct h_take *t = calloc(1, sizeof(*t));
-	u32 g, p, pin, pout, cin, cout, t8, d, i;
+	u32 g, cout, d;
 
 	budgets_off();
 	REQUIRE(t);
-	REQUIRE_OK(h_graph(c, "early", PTASK_GRAPH_CREATE, 0600, &g));
-	REQUIRE_OK(h_tmpl(c, g, PTASK_TEMPLATE_ARRAY, 4, 2, 1, 1, &t8));
-	REQUIRE(gpu_stage(c, g, t8, &p, &pin, &pout, &cin));
-	REQUIRE_OK(h_chan(c, g, pout, 0, 4, 0, &cout));
-	REQUIRE_OK(h_run(c, g));
-	for (i = 0; i < 3; i++) {
-		REQUIRE_OK(h_db(c, 8, &d));
-		REQUIRE_OK(h_push(c, cin, d));
-		REQUIRE_OK(h_release(c, d));
-	}
+	REQUIRE(stream_of_three(c, "early", true, &g, &cout));
 	REQUIRE_OK(take_ahead(e, 16, t));
 	REQUIRE(t->n_inv == 3);
 	/* the head's writer is inv[0]: a pull ahead of inv[1] waits */
