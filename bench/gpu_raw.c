@@ -43,6 +43,23 @@
  *                                 graph_sync, capture_fence (kernel and
  *                                 ticket write captured as one graph: a
  *                                 fixed value, reset by the host each round)
+ *   chain<K>_<way>_us             a K-deep chain of load_inc kernel nodes
+ *                                 as one CUDA graph, replayed: the median
+ *                                 round from cuGraphLaunch to the
+ *                                 synchronize's return, each way a
+ *                                 segment's graph could be kept: dev (the
+ *                                 links and both ends in device memory),
+ *                                 host (the first input read from and the
+ *                                 last output written to pinned host
+ *                                 words, as a segment's ends in place),
+ *                                 patch_last (host, the last node's output
+ *                                 patched to another word every round:
+ *                                 what a fresh output datablock costs),
+ *                                 patch_ends (both ends patched every
+ *                                 round), two_execs (host, two
+ *                                 instantiations of the graph set up for
+ *                                 two output words and replayed in turn:
+ *                                 no patching)
  * GB/s are 10^9 bytes a second.  Exit 77 when there is no GPU.
  *
  * Built by tests/gpu/gpu.mk (build/gpu/gpu_raw); not a guest benchmark.
@@ -555,6 +572,178 @@ out:
 	return err;
 }
 
+/*
+ * chain<K>_<way>_us (see the top of the file): whether a replayed
+ * chain's cost beside the bare graph is its ends in host memory or the
+ * patching of its ends between rounds.
+ */
+#define CHAIN_K		100
+#define CHAIN_RUNS	2000
+enum chain_way { CW_DEV, CW_HOST, CW_PATCH_LAST, CW_PATCH_ENDS, CW_TWO, CW_N };
+static const char *const chain_way_name[CW_N] = {
+	"dev", "host", "patch_last", "patch_ends", "two_execs",
+};
+
+struct chain {
+	CUfunction fn;
+	CUstream s;
+	volatile uint32_t *w;	/* pinned: [0] [1] inputs, [2] [3] outputs */
+	CUdeviceptr hw;		/* its device address */
+	CUdeviceptr d;		/* device words: the links, and dev's ends */
+	CUgraph g;
+	CUgraphExec x[2];
+	CUgraphNode node[CHAIN_K];
+	double t[CHAIN_RUNS];
+};
+
+/* Node @i's parameters: its input and output word for @way, set @o. */
+static void chain_params(const struct chain *c, enum chain_way way, int i,
+			 int o, CUDA_KERNEL_NODE_PARAMS *p, CUdeviceptr io[2],
+			 void **args)
+{
+	int ends_dev = way == CW_DEV;
+
+	io[0] = i ? c->d + (uint64_t)i * 256 :
+		ends_dev ? c->d + (uint64_t)(CHAIN_K + 1 + o) * 256 :
+		c->hw + (uint64_t)o * 4;
+	io[1] = i < CHAIN_K - 1 ? c->d + (uint64_t)(i + 1) * 256 :
+		ends_dev ? c->d + (uint64_t)(CHAIN_K + 3 + o) * 256 :
+		c->hw + (uint64_t)(2 + o) * 4;
+	args[0] = &io[0];
+	args[1] = &io[1];
+	memset(p, 0, sizeof(*p));
+	p->func = c->fn;
+	p->gridDimX = p->gridDimY = p->gridDimZ = 1;
+	p->blockDimX = p->blockDimY = p->blockDimZ = 1;
+	p->kernelParams = args;
+}
+
+/* Set node @i of exec @x to @way's words of set @o. */
+static int chain_patch(struct chain *c, CUgraphExec x, enum chain_way way,
+		       int i, int o)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUdeviceptr io[2];
+	void *args[2];
+
+	chain_params(c, way, i, o, &p, io, args);
+	return ok(cu->GraphExecKernelNodeSetParams(x, c->node[i], &p),
+		  "cuGraphExecKernelNodeSetParams") ? 0 : -1;
+}
+
+static int chain_way_run(struct chain *c, enum chain_way way)
+{
+	int i, o, ends_dev = way == CW_DEV;
+	uint32_t v, got;
+	double t0;
+
+	for (i = 0; i < CHAIN_K; i++)
+		if (chain_patch(c, c->x[0], way, i, 0) ||
+		    chain_patch(c, c->x[1], way, i, way == CW_TWO))
+			return -1;
+	for (i = -WARMUP; i < CHAIN_RUNS; i++) {
+		o = way >= CW_PATCH_LAST ? (i & 1) : 0;
+		v = (uint32_t)(i + WARMUP) * 13 + 5;
+		if (ends_dev) {
+			if (!ok(cu->MemcpyHtoD(c->d + (uint64_t)(CHAIN_K + 1) * 256,
+					       &v, 4), "cuMemcpyHtoD"))
+				return -1;
+		} else {
+			/* patch_last keeps the first input: word 0 */
+			c->w[way == CW_PATCH_LAST ? 0 : o] = v;
+			c->w[2 + o] = 0;
+		}
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		t0 = now_us();
+		if ((way == CW_PATCH_LAST || way == CW_PATCH_ENDS) &&
+		    chain_patch(c, c->x[0], way, CHAIN_K - 1, o))
+			return -1;
+		if (way == CW_PATCH_ENDS && chain_patch(c, c->x[0], way, 0, o))
+			return -1;
+		if (!ok(cu->GraphLaunch(c->x[way == CW_TWO ? o : 0], c->s),
+			"cuGraphLaunch") ||
+		    !ok(cu->StreamSynchronize(c->s), "cuStreamSynchronize"))
+			return -1;
+		if (i >= 0)
+			c->t[i] = now_us() - t0;
+		if (ends_dev) {
+			if (!ok(cu->MemcpyDtoH(&got, c->d + (uint64_t)(CHAIN_K + 3) * 256,
+					       4), "cuMemcpyDtoH"))
+				return -1;
+		} else {
+			got = c->w[2 + o];
+		}
+		if (got != v + CHAIN_K) {
+			fprintf(stderr, "gpu_raw: chain %s round %d: out %u, want %u\n",
+				chain_way_name[way], i, got, v + CHAIN_K);
+			return -1;
+		}
+	}
+	printf("chain%d_%s_us=%.2f\n", CHAIN_K, chain_way_name[way],
+	       median(c->t, CHAIN_RUNS));
+	return 0;
+}
+
+static int bench_chain(const char *ptx)
+{
+	static struct chain c;
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUdeviceptr io[2];
+	void *args[2], *host = NULL;
+	CUmodule mod;
+	int i, err = -1;
+
+	if (!cu->GraphCreate || !cu->GraphAddKernelNode ||
+	    !cu->GraphExecKernelNodeSetParams) {
+		printf("chain=unsupported\n");
+		return 0;
+	}
+	if (!ok(cu->ModuleLoadDataEx(&mod, ptx, 0, NULL, NULL), "cuModuleLoadDataEx") ||
+	    !ok(cu->ModuleGetFunction(&c.fn, mod, "load_inc"), "cuModuleGetFunction") ||
+	    !ok(cu->StreamCreate(&c.s, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+	    !ok(cu->MemHostAlloc(&host, 4096, 0x01 | 0x02 /* PORTABLE | DEVICEMAP */),
+		"cuMemHostAlloc") ||
+	    !ok(cu->MemHostGetDevicePointer(&c.hw, host, 0),
+		"cuMemHostGetDevicePointer") ||
+	    !ok(cu->MemAlloc(&c.d, (CHAIN_K + 8) * 256), "cuMemAlloc"))
+		goto out;
+	c.w = host;
+	memset(host, 0, 4096);
+	if (!ok(cu->GraphCreate(&c.g, 0), "cuGraphCreate"))
+		goto out;
+	for (i = 0; i < CHAIN_K; i++) {
+		chain_params(&c, CW_HOST, i, 0, &p, io, args);
+		if (!ok(cu->GraphAddKernelNode(&c.node[i], c.g,
+					       i ? &c.node[i - 1] : NULL,
+					       i ? 1 : 0, &p),
+			"cuGraphAddKernelNode"))
+			goto out;
+	}
+	if (!ok(cu->GraphInstantiate(&c.x[0], c.g, 0), "cuGraphInstantiate") ||
+	    !ok(cu->GraphInstantiate(&c.x[1], c.g, 0), "cuGraphInstantiate"))
+		goto out;
+	for (i = 0; i < CW_N; i++)
+		if (chain_way_run(&c, (enum chain_way)i))
+			goto out;
+	/* the first way again: the order's effect */
+	if (chain_way_run(&c, CW_HOST))
+		goto out;
+	err = 0;
+out:
+	for (i = 0; i < 2; i++)
+		if (c.x[i])
+			cu->GraphExecDestroy(c.x[i]);
+	if (c.g)
+		cu->GraphDestroy(c.g);
+	if (c.d)
+		cu->MemFree(c.d);
+	if (host)
+		cu->MemFreeHost(host);
+	if (c.s)
+		cu->StreamDestroy(c.s);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	char host[256] = "";
@@ -583,7 +772,7 @@ int main(int argc, char **argv)
 	printf("machine=%s\ngpu=%s\ndriver=%d.%d\ndevices=%d\n", host,
 	       gpu.name, ver / 1000, ver % 1000 / 10, n);
 	if (bench_launch(ptx, runs) || bench_lone(ptx, runs) ||
-	    bench_b2b_threads(ptx) || bench_copies())
+	    bench_b2b_threads(ptx) || bench_chain(ptx) || bench_copies())
 		return 1;
 	pc_cuda_dev_close(&gpu);
 	free(ptx);
