@@ -188,6 +188,35 @@ static int config_parse(struct cuda_be *cb, const char *config)
 }
 
 /*
+ * PTASKD_GRAPH_VARIANTS=N (1..PD_CUDA_VARIANTS_MAX) in the environment:
+ * graphs kept per kernel, geometry and lane, and instantiations per held
+ * shape (cuda_lone.c, "Variants"); 1 patches a single graph every time
+ * its values change, as before variants, for comparison.  0, or -EINVAL
+ * with a message.
+ */
+static int graph_variants(uint32_t *variants)
+{
+	const char *v = getenv("PTASKD_GRAPH_VARIANTS");
+	unsigned long n;
+	char *end;
+
+	*variants = PD_CUDA_VARIANTS;
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > PD_CUDA_VARIANTS_MAX) {
+		pd_log_err("cuda: PTASKD_GRAPH_VARIANTS must be 1..%d, not \"%s\"",
+			   PD_CUDA_VARIANTS_MAX, v);
+		return -EINVAL;
+	}
+	*variants = (uint32_t)n;
+	pd_log_info("cuda: up to %u graphs per kernel and lane, instantiations per shape (PTASKD_GRAPH_VARIANTS)",
+		    *variants);
+	return 0;
+}
+
+/*
  * Can device @i's fences be stream memory operations?  The 64-bit
  * attribute is 1 on the H100 and H200 while the old _V1 one reads 0
  * (issue 12), so either will do; and the driver must export the _v2
@@ -228,6 +257,7 @@ static int cuda_init(struct pd_backend *be, const char *config)
 	if (!cb)
 		return -ENOMEM;
 	err = config_parse(cb, config);
+	err = err ?: graph_variants(&cb->variants);
 	if (err)
 		goto err_free_cb;
 	err = pc_cuda_load(&cb->cu, why, sizeof(why));
@@ -308,8 +338,18 @@ static void cuda_fini(struct pd_backend *be)
 	if (!cb)
 		return;
 	if (cb->lone_graphs)
-		pd_log_info("cuda: %llu launches replayed from one-node graphs",
-			    (unsigned long long)atomic_load(&cb->lone_replays));
+		pd_log_info("cuda: %llu launches replayed from one-node graphs (%llu patched first; %llu graphs built, up to %u per kernel and lane)",
+			    (unsigned long long)atomic_load(&cb->lone_replays),
+			    (unsigned long long)atomic_load(&cb->lone_patched),
+			    (unsigned long long)atomic_load(&cb->lone_built),
+			    cb->variants);
+	if (atomic_load(&cb->held_execs))
+		pd_log_info("cuda: %llu held sequences replayed as graphs (%llu patched first, %llu nodes; %llu instantiations, up to %u per shape)",
+			    (unsigned long long)atomic_load(&cb->held_replays),
+			    (unsigned long long)atomic_load(&cb->held_patched),
+			    (unsigned long long)atomic_load(&cb->held_nodes_patched),
+			    (unsigned long long)atomic_load(&cb->held_execs),
+			    cb->variants);
 	for (i = 0; i < cb->ndev; i++) {
 		if (!cb->primary[i].ctx)
 			continue;

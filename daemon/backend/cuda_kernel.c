@@ -336,30 +336,55 @@ int pd_cuda_launch(struct pd_backend *be, void *space, uint32_t lane,
  * A sequence of held launches (held.h) whose shape was flushed one by
  * one PD_SHAPE_BUILD_AFTER times is built into a CUDA graph: one kernel
  * node per launch, each depending on the one before (the lane's order),
- * instantiated once.  Later flushes of that shape patch the nodes whose
- * parameter values changed (cuGraphExecKernelNodeSetParams: a chain's
+ * instantiated once.  A later flush of that shape replays an
+ * instantiation whose nodes have its parameter values (a chain's
  * intermediate datablocks come from the pools, so their addresses often
- * repeat and nothing needs patching) and launch it with cuGraphLaunch,
- * which is ordered behind the lane's earlier work and earlier launches of
- * the same graph.  A graph that cannot be built or launched is dropped
- * and its launches are queued one by one.  A graph uses its kernels'
- * functions: unloading a kernel frees the graphs that launch it first.
+ * repeat), or makes another one while the shape has fewer than
+ * cb->variants (cuda_lone.c, "Variants": a patched instantiation is
+ * uploaded again before it runs, 10 us for 100 nodes on an H200), or
+ * else patches the nodes whose values changed in the one that needs
+ * fewest patches (cuGraphExecKernelNodeSetParams), and launches it with
+ * cuGraphLaunch, which is ordered behind the lane's earlier work and
+ * earlier launches.  A graph that cannot be built or launched is
+ * dropped and its launches are queued one by one.  A graph uses its
+ * kernels' functions: unloading a kernel frees the graphs that launch it
+ * first.
  *
- * struct cuda_graph - a shape's graph
- * @g: the graph
- * @x: its instantiation
- * @n: its nodes
- * @nodes: each kernel node, in launch order
+ * struct cuda_graph_exec - one instantiation of a shape's graph
+ * @x: the instantiation
  * @vals: the parameter values each node was given last (patches compare)
  * @lens: their sizes
+ * @used: the graph's @clock at its last launch
+ */
+struct cuda_graph_exec {
+	CUgraphExec x;
+	unsigned char **vals;
+	size_t *lens;
+	uint64_t used;
+};
+
+/**
+ * struct cuda_graph - a shape's graph
+ * @g: the graph (its nodes keep the values it was built with: @vals0)
+ * @n: its nodes
+ * @nodes: each kernel node, in launch order
+ * @vals0: the values it was built with, @lens0 their sizes
+ * @lens0: see @vals0
+ * @nx: instantiations made, in @ex
+ * @ex: each instantiation (at most PD_CUDA_VARIANTS_MAX)
+ * @clock: counts its launches
+ * @no_more: an instantiation failed: no more are made
  */
 struct cuda_graph {
 	CUgraph g;
-	CUgraphExec x;
 	uint32_t n;
 	CUgraphNode *nodes;
-	unsigned char **vals;
-	size_t *lens;
+	unsigned char **vals0;
+	size_t *lens0;
+	uint32_t nx;
+	struct cuda_graph_exec ex[PD_CUDA_VARIANTS_MAX];
+	uint64_t clock;
+	bool no_more;
 };
 
 static void graph_node_params(const struct pd_held_launch *h,
@@ -368,18 +393,32 @@ static void graph_node_params(const struct pd_held_launch *h,
 	pd_cuda_node_params(h->kernel, &h->l, p);
 }
 
-/* Remember @h's parameter values as node @i's (false: -ENOMEM). */
-static bool graph_keep_vals(struct cuda_graph *gr, uint32_t i,
-			    const struct pd_held_launch *h)
+/* Remember @len bytes of @v in @vals[i], @lens[i] (false: -ENOMEM). */
+static bool keep_vals(unsigned char **vals, size_t *lens, uint32_t i,
+		      const unsigned char *v, size_t len)
 {
-	unsigned char *v = realloc(gr->vals[i], h->vals_len ? h->vals_len : 1);
+	unsigned char *c = realloc(vals[i], len ? len : 1);
 
-	if (!v)
+	if (!c)
 		return false;
-	memcpy(v, h->vals, h->vals_len);
-	gr->vals[i] = v;
-	gr->lens[i] = h->vals_len;
+	memcpy(c, v, len);
+	vals[i] = c;
+	lens[i] = len;
 	return true;
+}
+
+static void exec_free(struct cuda_be *cb, struct cuda_graph_exec *x,
+		      uint32_t n)
+{
+	uint32_t i;
+
+	if (x->x)
+		cb->cu.GraphExecDestroy(x->x);
+	for (i = 0; x->vals && i < n; i++)
+		free(x->vals[i]);
+	free(x->vals);
+	free(x->lens);
+	memset(x, 0, sizeof(*x));
 }
 
 void pd_cuda_graph_free(void *ctx, struct pd_shape *shape)
@@ -390,17 +429,50 @@ void pd_cuda_graph_free(void *ctx, struct pd_shape *shape)
 
 	if (!gr)
 		return;
-	if (gr->x)
-		cb->cu.GraphExecDestroy(gr->x);
+	for (i = 0; i < gr->nx; i++)
+		exec_free(cb, &gr->ex[i], gr->n);
 	if (gr->g)
 		cb->cu.GraphDestroy(gr->g);
-	for (i = 0; i < gr->n; i++)
-		free(gr->vals[i]);
-	free(gr->vals);
-	free(gr->lens);
+	for (i = 0; gr->vals0 && i < gr->n; i++)
+		free(gr->vals0[i]);
+	free(gr->vals0);
+	free(gr->lens0);
 	free(gr->nodes);
 	free(gr);
 	shape->unit = NULL;
+}
+
+/*
+ * Instantiate @gr's graph once more, as @gr->ex[@gr->nx] (its values
+ * those the graph was built with).  0, -ENOMEM, or the driver's error
+ * (logged).
+ */
+static int exec_add(struct cuda_be *cb, struct cuda_graph *gr)
+{
+	struct cuda_graph_exec *x = &gr->ex[gr->nx];
+	CUresult r;
+	uint32_t i;
+
+	x->vals = calloc(gr->n, sizeof(*x->vals));
+	x->lens = calloc(gr->n, sizeof(*x->lens));
+	if (!x->vals || !x->lens)
+		goto err_nomem;
+	for (i = 0; i < gr->n; i++)
+		if (!keep_vals(x->vals, x->lens, i, gr->vals0[i], gr->lens0[i]))
+			goto err_nomem;
+	r = cb->cu.GraphInstantiate(&x->x, gr->g, 0);
+	if (r != CUDA_SUCCESS) {
+		x->x = NULL;
+		exec_free(cb, x, gr->n);
+		return pd_cuda_fail(cb, r, "cuGraphInstantiateWithFlags");
+	}
+	gr->nx++;
+	atomic_fetch_add_explicit(&cb->held_execs, 1, memory_order_relaxed);
+	return 0;
+
+err_nomem:
+	exec_free(cb, x, gr->n);
+	return -ENOMEM;
 }
 
 /* Build @shape's graph from @h's launches (context current). */
@@ -409,9 +481,9 @@ static int graph_build(struct cuda_be *cb, struct pd_shape *shape,
 {
 	CUDA_KERNEL_NODE_PARAMS p;
 	struct cuda_graph *gr;
-	const char *what = "cuGraphCreate";
 	CUresult r;
 	uint32_t i;
+	int err;
 
 	gr = calloc(1, sizeof(*gr));
 	if (!gr)
@@ -419,59 +491,132 @@ static int graph_build(struct cuda_be *cb, struct pd_shape *shape,
 	shape->unit = gr;
 	gr->n = h->n;
 	gr->nodes = calloc(h->n, sizeof(*gr->nodes));
-	gr->vals = calloc(h->n, sizeof(*gr->vals));
-	gr->lens = calloc(h->n, sizeof(*gr->lens));
-	if (!gr->nodes || !gr->vals || !gr->lens)
+	gr->vals0 = calloc(h->n, sizeof(*gr->vals0));
+	gr->lens0 = calloc(h->n, sizeof(*gr->lens0));
+	if (!gr->nodes || !gr->vals0 || !gr->lens0)
 		goto err_nomem;
 	r = cb->cu.GraphCreate(&gr->g, 0);
-	for (i = 0; r == CUDA_SUCCESS && i < h->n; i++) {
+	if (r != CUDA_SUCCESS) {
+		pd_cuda_graph_free(cb, shape);
+		return pd_cuda_fail(cb, r, "cuGraphCreate");
+	}
+	for (i = 0; i < h->n; i++) {
 		graph_node_params(&h->v[i], &p);
-		what = "cuGraphAddKernelNode";
 		r = cb->cu.GraphAddKernelNode(&gr->nodes[i], gr->g,
 					      i ? &gr->nodes[i - 1] : NULL,
 					      i ? 1 : 0, &p);
-		if (r == CUDA_SUCCESS && !graph_keep_vals(gr, i, &h->v[i]))
+		if (r != CUDA_SUCCESS) {
+			pd_cuda_graph_free(cb, shape);
+			return pd_cuda_fail(cb, r, "cuGraphAddKernelNode");
+		}
+		if (!keep_vals(gr->vals0, gr->lens0, i, h->v[i].vals,
+			       h->v[i].vals_len))
 			goto err_nomem;
 	}
-	if (r == CUDA_SUCCESS) {
-		what = "cuGraphInstantiateWithFlags";
-		r = cb->cu.GraphInstantiate(&gr->x, gr->g, 0);
-	}
-	if (r != CUDA_SUCCESS) {
-		gr->x = NULL;
+	err = exec_add(cb, gr);
+	if (err)
 		pd_cuda_graph_free(cb, shape);
-		return pd_cuda_fail(cb, r, what);
-	}
-	return 0;
+	return err;
 
 err_nomem:
 	pd_cuda_graph_free(cb, shape);
 	return -ENOMEM;
 }
 
-/* Patch @shape's graph to @h's parameter values and launch it on @l. */
+/* Nodes of @x whose values differ from @h's, counted up to @most. */
+static uint32_t exec_diff(const struct cuda_graph *gr,
+			  const struct cuda_graph_exec *x,
+			  const struct pd_held_lane *h, uint32_t most)
+{
+	uint32_t i, d = 0;
+
+	for (i = 0; i < gr->n && d < most; i++)
+		d += x->lens[i] != h->v[i].vals_len ||
+		     memcmp(x->vals[i], h->v[i].vals, h->v[i].vals_len);
+	return d;
+}
+
+/*
+ * The instantiation of @shape's graph to launch @h's launches with: one
+ * whose values are @h's (the most recently used first), else a new one
+ * while there are fewer than cb->variants, else the one that needs
+ * fewest patches.  *@patch: nodes it must patch (0: none; UINT32_MAX:
+ * unknown, compare each).
+ */
+static struct cuda_graph_exec *exec_pick(struct cuda_be *cb,
+					 struct cuda_graph *gr,
+					 const struct pd_held_lane *h,
+					 uint32_t *patch)
+{
+	struct cuda_graph_exec *best = NULL;
+	uint32_t i, d, best_d = UINT32_MAX;
+	bool tried[PD_CUDA_VARIANTS_MAX] = { false };
+
+	/* most recently used first: a chain that repeats finds it at once */
+	for (;;) {
+		struct cuda_graph_exec *x = NULL;
+
+		for (i = 0; i < gr->nx; i++)
+			if (!tried[i] && (!x || gr->ex[i].used > x->used))
+				x = &gr->ex[i];
+		if (!x)
+			break;
+		tried[x - gr->ex] = true;
+		d = exec_diff(gr, x, h, best_d);
+		if (d < best_d) {
+			best = x;
+			best_d = d;
+			if (!d)
+				break;
+		}
+	}
+	if (best_d && gr->nx < cb->variants && !gr->no_more) {
+		if (!exec_add(cb, gr)) {
+			best = &gr->ex[gr->nx - 1];
+			best_d = UINT32_MAX;
+		} else {
+			gr->no_more = true;	/* logged once: patch from now on */
+		}
+	}
+	*patch = best_d;
+	return best;
+}
+
+/* Patch an instantiation of @shape's graph to @h's values; launch it on @l. */
 static int graph_replay(struct cuda_be *cb, struct cuda_lane *l,
 			struct pd_shape *shape, const struct pd_held_lane *h)
 {
 	struct cuda_graph *gr = shape->unit;
+	struct cuda_graph_exec *x;
 	CUDA_KERNEL_NODE_PARAMS p;
+	uint32_t i, patch, patched = 0;
 	CUresult r;
-	uint32_t i;
 
-	for (i = 0; i < h->n; i++) {
-		if (gr->lens[i] == h->v[i].vals_len &&
-		    !memcmp(gr->vals[i], h->v[i].vals, h->v[i].vals_len))
+	x = exec_pick(cb, gr, h, &patch);
+	for (i = 0; patch && i < h->n; i++) {
+		if (x->lens[i] == h->v[i].vals_len &&
+		    !memcmp(x->vals[i], h->v[i].vals, h->v[i].vals_len))
 			continue;
 		graph_node_params(&h->v[i], &p);
-		r = cb->cu.GraphExecKernelNodeSetParams(gr->x, gr->nodes[i], &p);
+		r = cb->cu.GraphExecKernelNodeSetParams(x->x, gr->nodes[i], &p);
 		if (r != CUDA_SUCCESS)
 			return pd_cuda_fail(cb, r, "cuGraphExecKernelNodeSetParams");
-		if (!graph_keep_vals(gr, i, &h->v[i]))
+		if (!keep_vals(x->vals, x->lens, i, h->v[i].vals,
+			       h->v[i].vals_len))
 			return -ENOMEM;
+		patched++;
 	}
-	r = cb->cu.GraphLaunch(gr->x, l->stream);
+	r = cb->cu.GraphLaunch(x->x, l->stream);
 	if (r != CUDA_SUCCESS)
 		return pd_cuda_fail(cb, r, "cuGraphLaunch");
+	x->used = ++gr->clock;
+	atomic_fetch_add_explicit(&cb->held_replays, 1, memory_order_relaxed);
+	if (patched) {
+		atomic_fetch_add_explicit(&cb->held_patched, 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&cb->held_nodes_patched, patched,
+					  memory_order_relaxed);
+	}
 	return 0;
 }
 

@@ -13,12 +13,14 @@
  * 2026-12-01).  Every invocation that is not part of a chain or a batch
  * is such a launch: P1's round trip, a pipeline's stages.
  *
- * What: each lane keeps up to PD_CUDA_LONE graphs, one per kernel and
- * geometry (kernel, grid, block, dynamic shared memory), the least
- * recently used going first.  A launch that finds its kernel's graph
- * patches the node where its parameter values differ from the last
- * (cuGraphExecKernelNodeSetParams: later launches only, not the ones in
- * flight) and launches the graph on the lane's stream, where it is
+ * What: each lane keeps up to PD_CUDA_LONE graphs, up to cb->variants
+ * of them per kernel and geometry (kernel, grid, block, dynamic shared
+ * memory; DOC: variants below), the least recently used going first.  A
+ * launch replays its kernel's graph whose node has its parameter values,
+ * or builds another while the kernel has fewer, or else patches the
+ * least recently used one's node (cuGraphExecKernelNodeSetParams: later
+ * launches only, not the ones in flight), and launches the graph on the
+ * lane's stream, where it is
  * ordered as the kernel itself would be, behind the lane's earlier work
  * and every earlier launch of that graph.  One graph per lane, not per
  * space: launches of one graph are ordered behind each other, which
@@ -142,57 +144,50 @@ void pd_cuda_node_params(const struct cuda_kernel *k, const struct pd_launch *l,
 	p->kernelParams = (void **)l->params;
 }
 
+/* Is @g @k's graph for @l's geometry? */
+static bool lone_for(const struct cuda_lone *g, const struct cuda_kernel *k,
+		     const struct pd_launch *l)
+{
+	return g->kernel == k && same_geometry(g, l);
+}
+
+/*
+ * @k's graph on @ln for @l's geometry whose node has @l's values, or
+ * NULL; *@lru: the least recently used of its other graphs (NULL: none),
+ * *@n: how many graphs @k has for that geometry.
+ */
 static struct cuda_lone *lone_find(struct cuda_lane *ln,
 				   const struct cuda_kernel *k,
-				   const struct pd_launch *l)
+				   const struct pd_launch *l,
+				   struct cuda_lone **lru, uint32_t *n)
 {
 	uint32_t i;
 
-	for (i = 0; i < PD_CUDA_LONE; i++)
-		if (ln->lone[i].kernel == k && same_geometry(&ln->lone[i], l))
-			return &ln->lone[i];
+	*lru = NULL;
+	*n = 0;
+	for (i = 0; i < PD_CUDA_LONE; i++) {
+		struct cuda_lone *g = &ln->lone[i];
+
+		if (!lone_for(g, k, l))
+			continue;
+		if (same_vals(g, l))
+			return g;
+		++*n;
+		if (!*lru || g->used < (*lru)->used)
+			*lru = g;
+	}
 	return NULL;
 }
 
-int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
-			struct cuda_lane *ln, const struct cuda_kernel *k,
-			const struct pd_launch *l)
-{
-	struct cuda_lone *g;
-	CUDA_KERNEL_NODE_PARAMS p;
-	CUresult r;
-
-	if (!cb->lone_graphs)
-		return 0;
-	g = lone_find(ln, k, l);
-	if (!g)
-		return 0;
-	if (!same_vals(g, l)) {
-		pd_cuda_node_params(k, l, &p);
-		r = cb->cu.GraphExecKernelNodeSetParams(g->x, g->node, &p);
-		if (r != CUDA_SUCCESS || !keep_vals(g, l)) {
-			if (r != CUDA_SUCCESS)
-				pd_cuda_fail(cb, r, "cuGraphExecKernelNodeSetParams (lone)");
-			lone_free(cb, g);
-			ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
-			return 0;
-		}
-	}
-	r = cb->cu.GraphLaunch(g->x, ln->stream);
-	if (r != CUDA_SUCCESS) {
-		pd_cuda_queue_fail(cb, s, r, "cuGraphLaunch (lone)");
-		lone_free(cb, g);
-		ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
-		return 0;
-	}
-	g->used = ++ln->lone_clock;
-	atomic_fetch_add_explicit(&cb->lone_replays, 1, memory_order_relaxed);
-	return 1;
-}
-
-void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
-			const struct cuda_kernel *k, const struct pd_launch *l,
-			bool again)
+/*
+ * Build a graph of @l of @k in a free slot of @ln, or its least recently
+ * used one if that is idle (PD_CUDA_LONE_IDLE).  NULL when none may be
+ * replaced or the build failed (logged; the lane then builds none for
+ * PD_CUDA_LONE_BACKOFF launches).
+ */
+static struct cuda_lone *lone_build(struct cuda_be *cb, struct cuda_lane *ln,
+				    const struct cuda_kernel *k,
+				    const struct pd_launch *l)
 {
 	struct cuda_lone *g = &ln->lone[0];
 	CUDA_KERNEL_NODE_PARAMS p;
@@ -200,10 +195,8 @@ void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
 	CUresult r;
 	uint32_t i;
 
-	ln->lone_clock++;
-	if (!again || !cb->lone_graphs || ln->lone_clock < ln->lone_backoff ||
-	    lone_find(ln, k, l))
-		return;
+	if (ln->lone_clock < ln->lone_backoff)
+		return NULL;
 	for (i = 0; i < PD_CUDA_LONE; i++) {	/* a free slot, else the LRU */
 		if (!ln->lone[i].kernel) {
 			g = &ln->lone[i];
@@ -212,9 +205,9 @@ void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
 		if (ln->lone[i].used < g->used)
 			g = &ln->lone[i];
 	}
-	/* every graph in use lately: this kernel goes on plainly */
+	/* every graph in use lately: this one is not built */
 	if (g->kernel && g->used + PD_CUDA_LONE_IDLE > ln->lone_clock)
-		return;
+		return NULL;
 	lone_free(cb, g);
 	pd_cuda_node_params(k, l, &p);
 	r = cb->cu.GraphCreate(&g->g, 0);
@@ -233,13 +226,89 @@ void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
 		}
 		lone_free(cb, g);
 		ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
-		return;
+		return NULL;
 	}
 	g->kernel = k;
 	memcpy(g->grid, l->grid, sizeof(g->grid));
 	memcpy(g->block, l->block, sizeof(g->block));
 	g->shared_bytes = l->shared_bytes;
 	g->used = ln->lone_clock;
+	atomic_fetch_add_explicit(&cb->lone_built, 1, memory_order_relaxed);
+	return g;
+}
+
+/*
+ * DOC: variants
+ *
+ * Patching a graph's node costs more than its cuGraphExecKernelNodeSetParams
+ * call: measured on an H200 (gpu_raw, 2026-12-02), a one-node graph's
+ * round from the launch to its fence seen took 7.20 us unpatched and 7.81
+ * patched every round (0.38 us of it the call), and a 100-node chain's
+ * replay 107-108 us with its ends fixed against 118 with its last
+ * output patched every round: a patched instantiation is uploaded again
+ * before it runs.  But the values that change between launches mostly
+ * take turns: a client's output datablocks come from an arena, where the
+ * one released last is the next one made, so one round's output address
+ * is often the one of two rounds before.  So a kernel keeps up to
+ * cb->variants graphs per geometry on a lane (and a held shape as many
+ * instantiations, cuda_kernel.c), each remembering its own values: a
+ * launch replays the one whose values it has, builds another while it
+ * has fewer than that, and patches the least recently used one only
+ * when every variant is built and none matches.
+ */
+int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
+			struct cuda_lane *ln, const struct cuda_kernel *k,
+			const struct pd_launch *l)
+{
+	struct cuda_lone *g, *lru;
+	CUDA_KERNEL_NODE_PARAMS p;
+	uint32_t n;
+	CUresult r;
+
+	if (!cb->lone_graphs)
+		return 0;
+	g = lone_find(ln, k, l, &lru, &n);
+	if (!g && !n)
+		return 0;	/* none yet: pd_cuda_lone_learn builds it */
+	if (!g && n < cb->variants)
+		g = lone_build(cb, ln, k, l);
+	if (!g) {
+		g = lru;
+		pd_cuda_node_params(k, l, &p);
+		r = cb->cu.GraphExecKernelNodeSetParams(g->x, g->node, &p);
+		if (r != CUDA_SUCCESS || !keep_vals(g, l)) {
+			if (r != CUDA_SUCCESS)
+				pd_cuda_fail(cb, r, "cuGraphExecKernelNodeSetParams (lone)");
+			lone_free(cb, g);
+			ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
+			return 0;
+		}
+		atomic_fetch_add_explicit(&cb->lone_patched, 1,
+					  memory_order_relaxed);
+	}
+	r = cb->cu.GraphLaunch(g->x, ln->stream);
+	if (r != CUDA_SUCCESS) {
+		pd_cuda_queue_fail(cb, s, r, "cuGraphLaunch (lone)");
+		lone_free(cb, g);
+		ln->lone_backoff = ln->lone_clock + PD_CUDA_LONE_BACKOFF;
+		return 0;
+	}
+	g->used = ++ln->lone_clock;
+	atomic_fetch_add_explicit(&cb->lone_replays, 1, memory_order_relaxed);
+	return 1;
+}
+
+void pd_cuda_lone_learn(struct cuda_be *cb, struct cuda_lane *ln,
+			const struct cuda_kernel *k, const struct pd_launch *l,
+			bool again)
+{
+	struct cuda_lone *lru;
+	uint32_t n;
+
+	ln->lone_clock++;
+	if (!again || !cb->lone_graphs || lone_find(ln, k, l, &lru, &n) || n)
+		return;
+	lone_build(cb, ln, k, l);
 }
 
 void pd_cuda_lone_drop(struct cuda_be *cb, struct cuda_space *s,

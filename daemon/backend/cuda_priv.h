@@ -76,6 +76,16 @@ struct cuda_ctx {
  * @lone_graphs: launches that are not held go through one-node graphs
  *	(cuda_lone.c; off with PTASKD_NO_LONE_GRAPH in the environment)
  * @lone_replays: launches that did, counted (any thread reads it)
+ * @variants: graphs kept per kernel and geometry on a lane, and
+ *	instantiations per held shape (PD_CUDA_VARIANTS, or
+ *	PTASKD_GRAPH_VARIANTS: 1 patches one graph, as before variants)
+ * @lone_patched: lone replays that patched their node first
+ * @lone_built: one-node graphs built
+ * @held_replays: held sequences replayed as a graph
+ * @held_patched: of those, replays that patched nodes first
+ * @held_nodes_patched: the nodes they patched
+ * @held_execs: held shapes' instantiations made (the first of each
+ *	shape included)
  */
 struct cuda_be {
 	struct pc_cuda_api cu;
@@ -97,6 +107,13 @@ struct cuda_be {
 	uint32_t nregs;
 	bool lone_graphs;
 	_Atomic uint64_t lone_replays;
+	uint32_t variants;
+	_Atomic uint64_t lone_patched;
+	_Atomic uint64_t lone_built;
+	_Atomic uint64_t held_replays;
+	_Atomic uint64_t held_patched;
+	_Atomic uint64_t held_nodes_patched;
+	_Atomic uint64_t held_execs;
 };
 
 /**
@@ -187,7 +204,14 @@ struct cuda_fence {
 	bool evented;
 };
 
-#define PD_CUDA_LONE		4	/* one-node graphs per lane (cuda_lone.c) */
+#define PD_CUDA_LONE		8	/* one-node graphs per lane (cuda_lone.c) */
+/*
+ * Graphs kept per kernel and geometry on a lane, and instantiations per
+ * held shape, each for its own parameter values (cuda_lone.c, "Variants"):
+ * the default, and the most PTASKD_GRAPH_VARIANTS may ask for.
+ */
+#define PD_CUDA_VARIANTS	2
+#define PD_CUDA_VARIANTS_MAX	4
 /* a lane's graph is replaced only after this many launches unused */
 #define PD_CUDA_LONE_IDLE	(4 * PD_CUDA_LONE)
 /* after a graph failed, a lane builds none for this many launches */

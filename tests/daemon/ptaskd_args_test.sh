@@ -51,6 +51,17 @@ else
 	nok "unknown --backend: exit $rc, $(head -c 200 "$T/err")"
 fi
 
+# read before the driver is loaded: refused on a machine without a GPU too
+for v in 0 5 2x ""; do
+	PTASKD_GRAPH_VARIANTS=$v "$D" --mode user --backend cuda --socket "$T/x" 2>"$T/err"
+	rc=$?
+	if [ "$rc" != 0 ] && grep -q "PTASKD_GRAPH_VARIANTS must be 1..4, not \"$v\"" "$T/err"; then
+		ok "PTASKD_GRAPH_VARIANTS='$v' is refused with a message"
+	else
+		nok "PTASKD_GRAPH_VARIANTS='$v': exit $rc, $(head -c 200 "$T/err")"
+	fi
+done
+
 "$D" --mode user --backend cpu --socket "$T/s" 2>"$T/log" &
 DPID=$!
 # Up to 30 s: a busy machine starts it later, not never.

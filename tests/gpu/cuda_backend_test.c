@@ -857,17 +857,19 @@ out:
  * not waited for (-EDEADLK) nor passed before the flush; the first round
  * runs one by one (a kernel is held only once a launch of its geometry
  * succeeded), then the shape is seen PD_SHAPE_BUILD_AFTER times and
- * replayed as a CUDA graph, also with other buffers (its nodes patched).
- * Every round's result is checked, so a replay that ran stale parameters
- * fails.
+ * replayed as a CUDA graph, also with other buffers (its nodes patched);
+ * then two sets of buffers in turn replay an instantiation each, with
+ * no patching (cuda_lone.c, "Variants").  Every round's result is
+ * checked, so a replay that ran stale parameters fails.
  */
 #define HELD_HOPS 8
 static void test_held(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
 {
 	static const char *const names[] = { "load_inc" };
 	static const uint32_t inc_bytes[2] = { 8, 8 };
+	struct cuda_be *cb = be.priv;
 	uint32_t round, i, in, out = 0, replays = 0, wrong = 0, lane = 0;
-	uint64_t d = 0, src, dst, t[HELD_HOPS], base;
+	uint64_t d = 0, src, dst, t[HELD_HOPS], base, patched = 0;
 	int err, flushed, deadlk = 0, early = 0;
 	void *k[1] = { NULL }, *params[2];
 	struct pd_launch l;
@@ -879,9 +881,16 @@ static void test_held(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
 	check(!err, "dev %u: held: kernel and memory (%d)", dev, err);
 	if (err)
 		goto out;
-	for (round = 0; round < 6 && !err; round++) {
-		/* rounds 4 and 5 use other buffers: the graph is patched */
-		base = d + (round >= 4 ? 4096 * round : 0);
+	for (round = 0; round < 12 && !err; round++) {
+		/*
+		 * rounds 4 and 5 use other buffers: the graph is patched (a
+		 * second instantiation made); from round 6 the buffers of
+		 * rounds 3 and 5 in turn, one instantiation each
+		 */
+		base = d + (round >= 6 ? (round % 2) * 4096 * 5 :
+			    round >= 4 ? 4096 * round : 0);
+		if (round == 6)
+			patched = atomic_load(&cb->held_patched);
 		in = 1000 * round;
 		err = be.ops->copy_h2d(&be, sp, lane, base, &in, 4);
 		for (i = 0; i < HELD_HOPS && !err; i++) {
@@ -921,12 +930,16 @@ static void test_held(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
 	check(!err && !wrong,
 	      "dev %u: held: %u hops held and flushed, right result every round (%u wrong, %d)",
 	      dev, HELD_HOPS, wrong, err);
-	check(deadlk == 5 && !early,
+	check(deadlk == 12 - 1 && !early,
 	      "dev %u: held: a deferred fence is refused by fence_wait (-EDEADLK) and not passed before the flush (%d, %d)",
 	      dev, deadlk, early);
-	check(replays == 6 - 1 - PD_SHAPE_BUILD_AFTER,
+	check(replays == 12 - 1 - PD_SHAPE_BUILD_AFTER,
 	      "dev %u: held: replayed as a graph from the %u-th flush, patched for other buffers (%u replays)",
 	      dev, PD_SHAPE_BUILD_AFTER + 2, replays);
+	patched = atomic_load(&cb->held_patched) - patched;
+	check(cb->variants < 2 || !patched,
+	      "dev %u: held: two sets of buffers in turn replay an instantiation each, unpatched (%llu patched, %u variants)",
+	      dev, (unsigned long long)patched, cb->variants);
 out:
 	if (d)
 		be.ops->mem_free(&be, sp, d);
@@ -955,15 +968,18 @@ static uint32_t lone_graphs_of(void *sp, const void *k)
  * Launches that are not held replay a one-node graph from a kernel's
  * third launch in one geometry, patched for other buffers, each result
  * right; another geometry is launched plainly and does not evict it; a
- * kernel's unload drops its graphs.
+ * kernel keeps up to cb->variants graphs, so that two buffers in turn
+ * need no patching (cuda_lone.c, "Variants"); a kernel's unload drops
+ * its graphs.
  */
 static void test_lone(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
 {
 	static const char *const names[] = { "load_inc" };
 	static const uint32_t inc_bytes[2] = { 8, 8 };
 	uint32_t round, in, out, wrong = 0, lane = 1 % be.info[dev].lanes;
-	uint64_t d = 0, src, dst, t, before, replayed = 0, wide = 0;
+	uint64_t d = 0, src, dst, t, before, replayed = 0, wide = 0, patched = 0;
 	void *k[1] = { NULL }, *params[2] = { &src, &dst };
+	struct cuda_be *cb = be.priv;
 	struct pd_launch l;
 	int err;
 
@@ -976,9 +992,15 @@ static void test_lone(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
 	check(!err, "dev %u: lone: kernel and memory (%d)", dev, err);
 	if (err)
 		goto out;
-	for (round = 0; round < 10 && !err; round++) {
-		/* three buffers in turn: the node is patched most rounds */
-		src = d + 4096 * (round % 3);
+	for (round = 0; round < 20 && !err; round++) {
+		/*
+		 * three buffers in turn (more than cb->variants): the node is
+		 * patched most rounds; from round 10 two in turn, which two
+		 * graphs hold once round 12 came
+		 */
+		src = d + 4096 * (round < 10 ? round % 3 : round % 2);
+		if (round == 12)
+			patched = atomic_load(&cb->lone_patched);
 		dst = src + 256;
 		in = 1000 * round + 7;
 		out = 0;
@@ -997,14 +1019,19 @@ static void test_lone(void *sp, uint32_t dev, const char *ptx, size_t ptx_len)
 		wide += round == 6 && lone_replays() != before;
 		wrong += out != in + 1;
 	}
-	/* rounds 2-5 and 7-9: the wide one left the narrow graph alone */
+	/* rounds 2-5 and 7-19: the wide one left the narrow graphs alone */
 	check(!err && !wrong,
 	      "dev %u: lone: 10 launches of one kernel, 3 buffers and 2 geometries: every result right (%u wrong, %d)",
 	      dev, wrong, err);
-	check(replayed == 7 && !wide && lone_graphs_of(sp, k[0]) == 1,
-	      "dev %u: lone: replayed from the third launch in one geometry, patched, not for another (%llu replays, %llu wide, %u graphs)",
+	check(replayed == 17 && !wide &&
+	      lone_graphs_of(sp, k[0]) == (cb->variants < 3 ? cb->variants : 3),
+	      "dev %u: lone: replayed from the third launch in one geometry, patched, not for another (%llu replays, %llu wide, %u graphs, %u variants)",
 	      dev, (unsigned long long)replayed, (unsigned long long)wide,
-	      lone_graphs_of(sp, k[0]));
+	      lone_graphs_of(sp, k[0]), cb->variants);
+	patched = atomic_load(&cb->lone_patched) - patched;
+	check(cb->variants < 2 || !patched,
+	      "dev %u: lone: two buffers in turn replay a graph each, unpatched (%llu patched)",
+	      dev, (unsigned long long)patched);
 out:
 	if (d)
 		be.ops->mem_free(&be, sp, d);
