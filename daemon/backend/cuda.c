@@ -188,31 +188,30 @@ static int config_parse(struct cuda_be *cb, const char *config)
 }
 
 /*
- * PTASKD_GRAPH_VARIANTS=N (1..PD_CUDA_VARIANTS_MAX) in the environment:
- * graphs kept per kernel, geometry and lane, and instantiations per held
- * shape (cuda_lone.c, "Variants"); 1 patches a single graph every time
- * its values change, as before variants, for comparison.  0, or -EINVAL
- * with a message.
+ * @name=N (1..PD_CUDA_VARIANTS_MAX) in the environment, else @dflt:
+ * PTASKD_GRAPH_VARIANTS, instantiations per held shape, and
+ * PTASKD_LONE_VARIANTS, one-node graphs per kernel, geometry and lane
+ * (cuda_lone.c, "DOC: variants"); 1 patches a single one every time its
+ * values change, as before variants.  0, or -EINVAL with a message.
  */
-static int graph_variants(uint32_t *variants)
+static int graph_variants(const char *name, uint32_t dflt, uint32_t *variants)
 {
-	const char *v = getenv("PTASKD_GRAPH_VARIANTS");
+	const char *v = getenv(name);
 	unsigned long n;
 	char *end;
 
-	*variants = PD_CUDA_VARIANTS;
+	*variants = dflt;
 	if (!v)
 		return 0;
 	errno = 0;
 	n = strtoul(v, &end, 10);
 	if (errno || end == v || *end || n < 1 || n > PD_CUDA_VARIANTS_MAX) {
-		pd_log_err("cuda: PTASKD_GRAPH_VARIANTS must be 1..%d, not \"%s\"",
+		pd_log_err("cuda: %s must be 1..%d, not \"%s\"", name,
 			   PD_CUDA_VARIANTS_MAX, v);
 		return -EINVAL;
 	}
 	*variants = (uint32_t)n;
-	pd_log_info("cuda: up to %u graphs per kernel and lane, instantiations per shape (PTASKD_GRAPH_VARIANTS)",
-		    *variants);
+	pd_log_info("cuda: %s=%u", name, *variants);
 	return 0;
 }
 
@@ -257,7 +256,10 @@ static int cuda_init(struct pd_backend *be, const char *config)
 	if (!cb)
 		return -ENOMEM;
 	err = config_parse(cb, config);
-	err = err ?: graph_variants(&cb->variants);
+	err = err ?: graph_variants("PTASKD_GRAPH_VARIANTS", PD_CUDA_VARIANTS,
+				    &cb->variants);
+	err = err ?: graph_variants("PTASKD_LONE_VARIANTS",
+				    PD_CUDA_LONE_VARIANTS, &cb->lone_variants);
 	if (err)
 		goto err_free_cb;
 	err = pc_cuda_load(&cb->cu, why, sizeof(why));
@@ -342,7 +344,7 @@ static void cuda_fini(struct pd_backend *be)
 			    (unsigned long long)atomic_load(&cb->lone_replays),
 			    (unsigned long long)atomic_load(&cb->lone_patched),
 			    (unsigned long long)atomic_load(&cb->lone_built),
-			    cb->variants);
+			    cb->lone_variants);
 	if (atomic_load(&cb->held_execs))
 		pd_log_info("cuda: %llu held sequences replayed as graphs (%llu patched first, %llu nodes; %llu instantiations, up to %u per shape)",
 			    (unsigned long long)atomic_load(&cb->held_replays),

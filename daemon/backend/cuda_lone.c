@@ -13,7 +13,7 @@
  * 2026-12-01).  Every invocation that is not part of a chain or a batch
  * is such a launch: P1's round trip, a pipeline's stages.
  *
- * What: each lane keeps up to PD_CUDA_LONE graphs, up to cb->variants
+ * What: each lane keeps up to PD_CUDA_LONE graphs, up to cb->lone_variants
  * of them per kernel and geometry (kernel, grid, block, dynamic shared
  * memory; DOC: variants below), the least recently used going first.  A
  * launch replays its kernel's graph whose node has its parameter values,
@@ -249,12 +249,17 @@ static struct cuda_lone *lone_build(struct cuda_be *cb, struct cuda_lane *ln,
  * before it runs.  But the values that change between launches mostly
  * take turns: a client's output datablocks come from an arena, where the
  * one released last is the next one made, so one round's output address
- * is often the one of two rounds before.  So a kernel keeps up to
- * cb->variants graphs per geometry on a lane (and a held shape as many
- * instantiations, cuda_kernel.c), each remembering its own values: a
- * launch replays the one whose values it has, builds another while it
- * has fewer than that, and patches the least recently used one only
- * when every variant is built and none matches.
+ * is often the one of two rounds before.  So a held shape keeps up to
+ * cb->variants instantiations (cuda_kernel.c), and a kernel up to
+ * cb->lone_variants graphs per geometry on a lane, each remembering its
+ * own values: a launch replays the one whose values it has, builds
+ * another while it has fewer than that, and patches the least recently
+ * used one only when every variant is built and none matches.  One-node
+ * graphs default to one all the same: alternated on an H200 (2026-12-02,
+ * the same binary), P1 with two took 10.98 and 10.55 us at the median
+ * (per client, shared) against 10.54 and 9.67 with one, though none of
+ * its launches was patched: taking two instantiations in turn costs
+ * about what the patch of a single node saves.
  */
 int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
 			struct cuda_lane *ln, const struct cuda_kernel *k,
@@ -270,7 +275,7 @@ int pd_cuda_lone_launch(struct cuda_be *cb, struct cuda_space *s,
 	g = lone_find(ln, k, l, &lru, &n);
 	if (!g && !n)
 		return 0;	/* none yet: pd_cuda_lone_learn builds it */
-	if (!g && n < cb->variants)
+	if (!g && n < cb->lone_variants)
 		g = lone_build(cb, ln, k, l);
 	if (!g) {
 		g = lru;

@@ -76,9 +76,10 @@ struct cuda_ctx {
  * @lone_graphs: launches that are not held go through one-node graphs
  *	(cuda_lone.c; off with PTASKD_NO_LONE_GRAPH in the environment)
  * @lone_replays: launches that did, counted (any thread reads it)
- * @variants: graphs kept per kernel and geometry on a lane, and
- *	instantiations per held shape (PD_CUDA_VARIANTS, or
- *	PTASKD_GRAPH_VARIANTS: 1 patches one graph, as before variants)
+ * @variants: instantiations per held shape (PD_CUDA_VARIANTS, or
+ *	PTASKD_GRAPH_VARIANTS: 1 patches one, as before variants)
+ * @lone_variants: one-node graphs per kernel and geometry on a lane
+ *	(PD_CUDA_LONE_VARIANTS, or PTASKD_LONE_VARIANTS)
  * @lone_patched: lone replays that patched their node first
  * @lone_built: one-node graphs built
  * @held_replays: held sequences replayed as a graph
@@ -108,6 +109,7 @@ struct cuda_be {
 	bool lone_graphs;
 	_Atomic uint64_t lone_replays;
 	uint32_t variants;
+	uint32_t lone_variants;
 	_Atomic uint64_t lone_patched;
 	_Atomic uint64_t lone_built;
 	_Atomic uint64_t held_replays;
@@ -204,13 +206,16 @@ struct cuda_fence {
 	bool evented;
 };
 
-#define PD_CUDA_LONE		8	/* one-node graphs per lane (cuda_lone.c) */
+#define PD_CUDA_LONE		4	/* one-node graphs per lane (cuda_lone.c) */
 /*
- * Graphs kept per kernel and geometry on a lane, and instantiations per
- * held shape, each for its own parameter values (cuda_lone.c, "Variants"):
- * the default, and the most PTASKD_GRAPH_VARIANTS may ask for.
+ * Instantiations per held shape, and one-node graphs per kernel and
+ * geometry on a lane, each for its own parameter values (cuda_lone.c,
+ * "DOC: variants"): the defaults, and the most PTASKD_GRAPH_VARIANTS and
+ * PTASKD_LONE_VARIANTS may ask for.  One-node graphs default to one:
+ * two did not make P1 faster on an H200 (2026-12-02, ptaskd.md).
  */
 #define PD_CUDA_VARIANTS	2
+#define PD_CUDA_LONE_VARIANTS	1
 #define PD_CUDA_VARIANTS_MAX	4
 /* a lane's graph is replaced only after this many launches unused */
 #define PD_CUDA_LONE_IDLE	(4 * PD_CUDA_LONE)

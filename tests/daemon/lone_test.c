@@ -15,7 +15,9 @@
  *     for PD_CUDA_LONE_BACKOFF launches, then builds again;
  *   - a graph unused for PD_CUDA_LONE_IDLE launches gives its slot to a
  *     kernel launched twice in a row;
- *   - dropping a kernel's graphs leaves the others.
+ *   - dropping a kernel's graphs leaves the others;
+ *   - with two variants (PTASKD_LONE_VARIANTS=2), two sets of values in
+ *     turn replay a graph each, unpatched; three in turn are patched.
  *
  * TAP, "N passed, M failed" through tests/daemon/run.sh.
  */
@@ -185,6 +187,7 @@ int main(void)
 	cb.cu.GraphDestroy = f_gdes;
 	check(pd_cuda_graphs_usable(&cb), "the stand-ins make graphs usable");
 	cb.lone_graphs = true;
+	cb.lone_variants = 1;
 	space.nlanes = 1;
 
 	for (nk = 1; nk <= 7; nk += 3) {
@@ -250,6 +253,30 @@ int main(void)
 		r += space.lane[0].lone[i].kernel != NULL;
 	check(r == 2 && launch(0, 1) == 1 && launch(1, 1) == 0,
 	      "dropping one kernel's graphs leaves the others'");
+
+	/* two variants: values taking turns between two sets, then three */
+	reset();
+	cb.lone_variants = 2;
+	replays = 0;
+	for (r = 0; r < 20; r++) {
+		vals[0][1] = 2000 + (uint64_t)(r % 2);
+		replays += launch(0, 1);
+	}
+	snprintf(what, sizeof(what),
+		 "two variants, two values in turn: %d replays (want 18), %d instantiations (want 2), %d patches (want 0)",
+		 replays, n_inst, n_setp);
+	check(replays == 18 && n_inst == 2 && n_setp == 0, what);
+	i = n_setp;
+	for (r = 0; r < 9; r++) {
+		vals[0][1] = 3000 + (uint64_t)(r % 3);
+		launch(0, 1);
+	}
+	snprintf(what, sizeof(what),
+		 "two variants, three values in turn: a patch each launch (%d, want 9), still 2 instantiations (%d)",
+		 n_setp - i, n_inst);
+	check(n_setp - i == 9 && n_inst == 2, what);
+	cb.lone_variants = 1;
+
 	reset();
 	check(n_destroy > 0, "every graph destroyed on the way");
 

@@ -52,14 +52,16 @@ else
 fi
 
 # read before the driver is loaded: refused on a machine without a GPU too
-for v in 0 5 2x ""; do
-	PTASKD_GRAPH_VARIANTS=$v "$D" --mode user --backend cuda --socket "$T/x" 2>"$T/err"
-	rc=$?
-	if [ "$rc" != 0 ] && grep -q "PTASKD_GRAPH_VARIANTS must be 1..4, not \"$v\"" "$T/err"; then
-		ok "PTASKD_GRAPH_VARIANTS='$v' is refused with a message"
-	else
-		nok "PTASKD_GRAPH_VARIANTS='$v': exit $rc, $(head -c 200 "$T/err")"
-	fi
+for name in PTASKD_GRAPH_VARIANTS PTASKD_LONE_VARIANTS; do
+	for v in 0 5 2x ""; do
+		env "$name=$v" "$D" --mode user --backend cuda --socket "$T/x" 2>"$T/err"
+		rc=$?
+		if [ "$rc" != 0 ] && grep -q "$name must be 1..4, not \"$v\"" "$T/err"; then
+			ok "$name='$v' is refused with a message"
+		else
+			nok "$name='$v': exit $rc, $(head -c 200 "$T/err")"
+		fi
+	done
 done
 
 "$D" --mode user --backend cpu --socket "$T/s" 2>"$T/log" &
