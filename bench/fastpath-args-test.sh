@@ -85,8 +85,9 @@ fi
 st=$?
 if [ "$st" = 0 ] && grep -q '^P1 variant=raw .*pingpong_med_us=' "$T/out" &&
    grep -q '^P1B variant=raw .*pingpong_per_s=' "$T/out" &&
-   grep -q '^P1C procs=2 .*raw_per_s=' "$T/out"; then
-	ok "the socket baseline alone reports P1, P1b and P1c"
+   grep -q '^P1C procs=2 .*raw_per_s=' "$T/out" &&
+   ! grep -q 'raw_threads' "$T/out"; then
+	ok "the socket baseline alone reports P1, P1b and P1c (no raw threads: CUDA's)"
 else
 	notok "socket baseline alone -> exit $st"
 	cat "$T/out" "$T/err" | sed 's/^/#    /'

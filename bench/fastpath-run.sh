@@ -283,7 +283,7 @@ digest() {
 	/^P1 variant=reuse/ { print "P1 reuse " id pick("ptask_med_us ptask_p99_us launch_med_us ratio_launch_med ratio_launch_p99 ratio_copy_med ratio_pingpong_med") }
 	/^P1 variant=fresh/ { print "P1 fresh " id pick("ptask_med_us ratio_launch_med ratio_launch_p99 ratio_pingpong_med") }
 	/^P1B variant=(batch|async|threads)/ { print "P1B " f("variant") " " id pick("ptask_per_s ratio_b2b ratio_pipe ratio_pingpong") }
-	/^P1C procs=(1|16) / { print "P1C " f("procs") " " id pick("mps ptask_per_s raw_per_s ratio_rate ptask_cpu_us_per_inv raw_cpu_us_per_inv ratio_cpu") }
+	/^P1C procs=(1|16) / { print "P1C " f("procs") " " id pick("mps ptask_per_s raw_per_s ratio_rate raw_threads_per_s ratio_rate_threads ptask_cpu_us_per_inv raw_cpu_us_per_inv ratio_cpu") }
 	/^P11 k=(3|100) bytes=4 / { print "P11 " f("k") " " id pick("ptask_hop_us ptask_per_ptask_us launch_hop_us kgraph_per_node_us pingpong_med_us") }
 	/^P11 k=3 bytes=[0-9][0-9]+ / { print "P11 " f("k") " " f("bytes") " " id pick("ptask_hop_us stream_hop_us") }
 	/^IDLE/ { print "IDLE " id pick("client_cpu_pct daemon_cpu_pct ok") }

@@ -18,7 +18,8 @@
  *         graph, doing P1 rounds for --seconds: aggregate rate, and CPU
  *         per invocation (the clients' getrusage + ptaskd's /proc stat);
  *         baseline: N processes doing raw launch + synchronize (under
- *         MPS when --mps says the caller started it).
+ *         MPS when --mps says the caller started it), and N threads of
+ *         one process doing it on a stream each in its one context.
  *   P11   chains of k ptasks (--chain), 4 B and --big-bytes (k <=
  *         --big-max-k): time per round, per extra hop, per ptask.
  *         Baselines: copy in + k launches + copy out on one stream, one
@@ -38,6 +39,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -570,9 +572,10 @@ static void report_p11(const struct fp_results *r, const struct fp_opts *o)
 }
 
 static void report_p1c(int n, const struct fp_gang_result *p,
-		       const struct fp_gang_result *raw, const struct fp_opts *o)
+		       const struct fp_gang_result *raw,
+		       const struct fp_gang_result *thr, const struct fp_opts *o)
 {
-	double pc = NAN, pd = NAN, rc = NAN;
+	double pc = NAN, pd = NAN, rc = NAN, tc = NAN;
 
 	printf("P1C procs=%d %s seconds=%g", n, common, o->seconds);
 	if (p) {
@@ -590,14 +593,23 @@ static void report_p1c(int n, const struct fp_gang_result *p,
 		       raw->count, o->mps ? "on" : "off");
 		put_opt("raw_cpu_us_per_inv", rc);
 	}
+	if (thr) {
+		tc = thr->count ? thr->client_cpu_us / (double)thr->count : NAN;
+		printf(" raw_threads_per_s=%.0f raw_threads_invocations=%lld",
+		       thr->per_s, thr->count);
+		put_opt("raw_threads_cpu_us_per_inv", tc);
+	}
 	if (p && raw) {
 		printf(" ratio_rate=%.3f", ratio(p->per_s, raw->per_s));
 		put_opt("ratio_cpu", rc > 0 ? (pc + pd) / rc : NAN);
 	}
+	if (p && thr)
+		printf(" ratio_rate_threads=%.3f", ratio(p->per_s, thr->per_s));
 	printf("\n");
-	tab("  %5d %12s %10s %10s %12s %10s %8s\n", n, num(p ? p->per_s : NAN, 0),
-	    num(pc, 2), num(pd, 2), num(raw ? raw->per_s : NAN, 0), num(rc, 2),
-	    o->mps ? "on" : "off");
+	tab("  %5d %12s %10s %10s %12s %10s %12s %10s %8s\n", n,
+	    num(p ? p->per_s : NAN, 0), num(pc, 2), num(pd, 2),
+	    num(raw ? raw->per_s : NAN, 0), num(rc, 2),
+	    num(thr ? thr->per_s : NAN, 0), num(tc, 2), o->mps ? "on" : "off");
 }
 
 static void report_idle(const struct fp_results *r)
@@ -674,15 +686,25 @@ static int part_p11(const struct fp_opts *o, struct fp_results *r)
 	return err;
 }
 
+/*
+ * P1c: for each count N, N ptask client processes, N raw processes (each
+ * its own context: time-sliced, or MPS's clients), and with the cuda
+ * baseline N raw threads of one process in its one context (what one
+ * executor process could reach: ptaskd's shared isolation, issue 13's
+ * executor per uid).
+ */
 static int part_p1c(const struct fp_opts *o)
 {
-	struct fp_gang_result p, raw;
+	struct fp_gang_result p, raw, thr;
+	bool threads = want_raw(o) && o->baseline == FP_BASE_CUDA;
+	struct fp_opts ot = *o;
 	int i, err = 0;
 
 	tab("\nP1c: N processes, P1 rounds for %g s each (rate: invocations/s; cpu: us per invocation)\n",
 	    o->seconds);
-	tab("  %5s %12s %10s %10s %12s %10s %8s\n", "procs", "ptask rate",
-	    "client cpu", "ptaskd cpu", "raw rate", "raw cpu", "mps");
+	tab("  %5s %12s %10s %10s %12s %10s %12s %10s %8s\n", "procs", "ptask rate",
+	    "client cpu", "ptaskd cpu", "raw rate", "raw cpu", "1 proc thr", "thr cpu",
+	    "mps");
 	for (i = 0; !err && i < o->nprocs; i++) {
 		fprintf(stderr, "fastpath: P1c %d process(es), %g s\n", o->procs[i], o->seconds);
 		if (want_ptask(o))
@@ -690,9 +712,15 @@ static int part_p1c(const struct fp_opts *o)
 		if (!err && want_raw(o))
 			err = fp_gang_run(o->procs[i], o->baseline == FP_BASE_CUDA ?
 					  fp_cuda_p1c_member : fp_sock_p1c_member, o, &raw);
+		if (!err && threads) {
+			fprintf(stderr, "fastpath: P1c %d raw thread(s) of one process, %g s\n",
+				o->procs[i], o->seconds);
+			ot.threads = o->procs[i];
+			err = fp_gang_run(1, fp_cuda_p1c_threads, &ot, &thr);
+		}
 		if (!err)
 			report_p1c(o->procs[i], want_ptask(o) ? &p : NULL,
-				   want_raw(o) ? &raw : NULL, o);
+				   want_raw(o) ? &raw : NULL, threads ? &thr : NULL, o);
 	}
 	return err;
 }

@@ -94,6 +94,8 @@ enum fp_baseline {
  * @tag: words appended to every result line ("iso=client"), or ""
  * @mps: the raw P1c processes run under NVIDIA MPS (the caller started it)
  * @seed: the first input value's seed
+ * @threads: threads of fp_cuda_p1c_threads's one process (part_p1c sets
+ *	it to each process count in turn)
  */
 struct fp_opts {
 	unsigned int parts;
@@ -119,6 +121,7 @@ struct fp_opts {
 	const char *tag;
 	int mps;
 	uint32_t seed;
+	int threads;
 };
 
 /**
@@ -237,6 +240,7 @@ int fp_cuda_p1(const struct fp_opts *o, struct fp_results *r);
 int fp_cuda_p1b(const struct fp_opts *o, struct fp_results *r);
 int fp_cuda_p11(const struct fp_opts *o, struct fp_results *r);
 int fp_cuda_p1c_member(struct fp_gang *g, int idx, const struct fp_opts *o);
+int fp_cuda_p1c_threads(struct fp_gang *g, int idx, const struct fp_opts *o);
 
 /* fastpath_sock.c: run in a child (fp_child_run) */
 int fp_sock_p1(const struct fp_opts *o, struct fp_results *r);

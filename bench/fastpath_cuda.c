@@ -22,14 +22,21 @@
  *                     a graph of k kernel nodes replayed, on buffers that
  *                     stay on the device (no copies)
  *   P1c member        launch + synchronize until the gang's deadline
+ *   P1c threads       N threads of one process doing the same, each on
+ *                     its own stream in the one context: the most one
+ *                     executor process (one context, as ptaskd's shared
+ *                     isolation and issue 13's executor per uid have)
+ *                     could reach, beside N processes under MPS
  *
  * Every result is checked like the ptask side's: pinned outputs each
  * round, device-resident ones (launch, b2b) after the timed rounds, the
  * output poisoned first so a kernel that never ran fails.
  *
- * Locking: none; one thread.
+ * Locking: none; one thread, but for fp_cuda_p1c_threads's, which share
+ * nothing but the gang's start and their one struct raw (read only).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,4 +590,131 @@ int fp_cuda_p1c_member(struct fp_gang *g, int idx, const struct fp_opts *o)
 		rw.cu->MemFree(d);
 	raw_close(&rw);
 	return err;
+}
+
+/**
+ * struct p1c_thread - one thread of fp_cuda_p1c_threads
+ * @rw: the process's device and kernel (read only here)
+ * @g: the gang (its deadline)
+ * @idx: which thread (its input value's seed)
+ * @o: the options
+ * @ready: every thread set up: the process's member waits at it, then
+ *	fp_gang_wait_start()
+ * @go: the gang's start passed on to the threads
+ * @count: launch + synchronize rounds in the window
+ * @err: 0 or -errno
+ */
+struct p1c_thread {
+	struct raw *rw;
+	struct fp_gang *g;
+	int idx;
+	const struct fp_opts *o;
+	pthread_barrier_t *ready;
+	pthread_barrier_t *go;
+	long long count;
+	int err;
+};
+
+static void *p1c_thread_main(void *arg)
+{
+	struct p1c_thread *t = arg;
+	struct raw *rw = t->rw;
+	uint32_t seed = t->o->seed + (uint32_t)t->idx, v = fp_next_value(&seed);
+	uint32_t w[2] = { v, ~(v + 1) };
+	CUdeviceptr d = 0;
+	CUstream s = NULL;
+	int i, err;
+
+	err = ok(rw, rw->cu->CtxSetCurrent(rw->d.ctx), "cuCtxSetCurrent") ?:
+	      ok(rw, rw->cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ?:
+	      ok(rw, rw->cu->MemAlloc(&d, 8), "cuMemAlloc") ?:
+	      ok(rw, rw->cu->MemcpyHtoD(d, w, sizeof(w)), "cuMemcpyHtoD");
+	for (i = 0; !err && i < P1C_WARMUP; i++)
+		err = launch(rw, d, d + 4, s) ?:
+		      ok(rw, rw->cu->StreamSynchronize(s), "cuStreamSynchronize");
+	/* a thread that failed still meets the others at both barriers */
+	pthread_barrier_wait(t->ready);
+	pthread_barrier_wait(t->go);
+	while (!err && (int64_t)fp_now_ns() < t->g->deadline_ns) {
+		err = launch(rw, d, d + 4, s) ?:
+		      ok(rw, rw->cu->StreamSynchronize(s), "cuStreamSynchronize");
+		t->count++;
+	}
+	if (!err && t->count) {
+		err = ok(rw, rw->cu->MemcpyDtoH(w, d, sizeof(w)), "cuMemcpyDtoH") ?:
+		      check("P1c threads launch", w[1], v + 1);
+	}
+	if (d)
+		rw->cu->MemFree(d);
+	if (s)
+		rw->cu->StreamDestroy(s);
+	t->err = err;
+	return NULL;
+}
+
+/**
+ * fp_cuda_p1c_threads() - raw P1c in one process: @o->threads threads,
+ * each doing launch + synchronize on its own stream in the process's one
+ * context until the gang's deadline (run as a gang of one member)
+ * @g: the gang
+ * @idx: this member (0)
+ * @o: the options, @o->threads set (1..FP_MAX_PROCS)
+ *
+ * The count is all the threads', the CPU time the process's.
+ * Return: 0 or -errno.
+ */
+int fp_cuda_p1c_threads(struct fp_gang *g, int idx, const struct fp_opts *o)
+{
+	struct p1c_thread t[FP_MAX_PROCS];
+	pthread_barrier_t ready, go;
+	pthread_t tid[FP_MAX_PROCS];
+	int i, n = 0, err, terr = 0;
+	long long count = 0;
+	struct raw rw;
+	double cpu0;
+
+	if (o->threads < 1 || o->threads > FP_MAX_PROCS)
+		return -EINVAL;
+	err = raw_open(&rw, o, 1);
+	if (err)
+		return err;
+	if (pthread_barrier_init(&ready, NULL, (unsigned int)o->threads + 1)) {
+		raw_close(&rw);
+		return -ENOMEM;
+	}
+	if (pthread_barrier_init(&go, NULL, (unsigned int)o->threads + 1)) {
+		pthread_barrier_destroy(&ready);
+		raw_close(&rw);
+		return -ENOMEM;
+	}
+	for (; n < o->threads; n++) {
+		t[n] = (struct p1c_thread){ .rw = &rw, .g = g, .idx = idx * FP_MAX_PROCS + n,
+					    .o = o, .ready = &ready, .go = &go };
+		err = -pthread_create(&tid[n], NULL, p1c_thread_main, &t[n]);
+		if (err)
+			break;
+	}
+	if (err) {
+		/*
+		 * The threads made wait at a barrier that counts o->threads
+		 * + 1 and will never pass: no tear-down; the gang's child
+		 * _exits as soon as this returns, and they with it.
+		 */
+		fprintf(stderr, "fastpath: P1c threads: thread %d: %s\n", n, strerror(-err));
+		return err;
+	}
+	pthread_barrier_wait(&ready);
+	fp_gang_wait_start(g, idx, &cpu0);
+	pthread_barrier_wait(&go);
+	for (i = 0; i < n; i++) {
+		pthread_join(tid[i], NULL);
+		count += t[i].count;
+		terr = terr ?: t[i].err;
+	}
+	if (!terr)
+		fp_gang_finish(g, idx, count, cpu0, 0);
+	pthread_barrier_destroy(&go);
+	pthread_barrier_destroy(&ready);
+	raw_close(&rw);
+	return terr;
 }
