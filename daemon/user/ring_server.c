@@ -84,6 +84,8 @@
  *	job (post_push_cqe), @push_pending while not yet
  * @push_pending: see @push_cqe
  * @late_push: PTASKD_LATE_PUSH_ANSWER is set (run_entry)
+ * @pull_past: a pull answered at once goes before the releases held in
+ *	front of it (pull_past_held; off with PTASKD_NO_PULL_PAST_HELD)
  */
 struct pd_ring {
 	struct pd_ring_host host;
@@ -110,6 +112,7 @@ struct pd_ring {
 	struct ptask_cqe push_cqe;
 	bool push_pending;
 	bool late_push;
+	bool pull_past;
 };
 
 /* Has the lifeline hung up, or carried something (not allowed)? */
@@ -166,6 +169,7 @@ int pd_ring_create(const struct pd_ring_host *host, const void *payload,
 	r->host = *host;
 	r->bytes = bytes;
 	r->late_push = getenv("PTASKD_LATE_PUSH_ANSWER") != NULL;
+	r->pull_past = getenv("PTASKD_NO_PULL_PAST_HELD") == NULL;
 	*fd = memfd_create("ptaskd-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (*fd < 0) {
 		err = -errno;
@@ -465,6 +469,8 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
  *   - before any entry but a push, and before a push of a datablock
  *     held for release, so that whatever may depend on a release (a
  *     pull waiting for memory, a create, a ptask's take) sees it done;
+ *     but right after a pull that takes a datablock already settled in
+ *     its channel, which depends on none of them (pull_past_held);
  *   - when HELD_MAX are held, when nothing else came for HELD_GRACE_NS
  *     (a client that released its last datablock and went on with
  *     other things), and when the ring ends.
@@ -473,15 +479,16 @@ static int run_entry(struct pd_ring *r, const struct ptask_sqe *sqe)
  */
 /* Every ring's, for ptaskd's last line (pd_ring_stats). */
 static _Atomic uint64_t releases_held, releases_beside, pulls_ahead,
-	pulls_redone;
+	pulls_redone, pulls_past;
 
 void pd_ring_stats(uint64_t *held, uint64_t *beside, uint64_t *ahead,
-		   uint64_t *redone)
+		   uint64_t *redone, uint64_t *past)
 {
 	*held = atomic_load_explicit(&releases_held, memory_order_relaxed);
 	*beside = atomic_load_explicit(&releases_beside, memory_order_relaxed);
 	*ahead = atomic_load_explicit(&pulls_ahead, memory_order_relaxed);
 	*redone = atomic_load_explicit(&pulls_redone, memory_order_relaxed);
+	*past = atomic_load_explicit(&pulls_past, memory_order_relaxed);
 }
 
 static bool is_held_release(const struct ptask_sqe *sqe)
@@ -726,6 +733,59 @@ static void ring_idle(void *arg, uint64_t writer, uint64_t due_ns)
 	r->in_idle = false;
 }
 
+/*
+ * A pull read with releases held in front of it (DOC: releases held
+ * back): a client that pulls a batch of outputs in turn, releasing each
+ * one after it read it (P1b's second half), writes the release of one
+ * and then the pull of the next, whose datablock is already settled in
+ * its channel; the release ran first, on the pull's path.  So the pull
+ * is tried first, never blocking (pd_ns_pull_ahead, no invocation's
+ * output taken before its settle): taken, it is answered at once and
+ * true is returned, and the caller runs the releases behind its answer,
+ * while the client reads the datablock.  A pull that would block or
+ * fails, or finds no room in the CQ, is left untouched (false): the
+ * releases run first and then the pull, as before, since what it waits
+ * for may depend on them (memory for an output, say).  A held release
+ * that fails then posts its completion after the pull's answer, not
+ * before it, as with pulls answered at the fence.
+ */
+static bool pull_past_held(struct pd_ring *r, const struct ptask_sqe *sqe)
+{
+	struct pd_request req;
+	struct ptask_cqe cqe;
+	bool ahead;
+	int err;
+
+	if (!r->pull_past || sqe->cmd != PTASK_IOC_PULL ||
+	    (sqe->flags & PTASK_SQE_DATA) || r->post_err ||
+	    pc_ring_q_space(&r->ring.cq) <= 0)
+		return false;
+	/* a bad one is run_entry's to refuse, and to log */
+	if (pd_ring_entry_parse(sqe, &req))
+		return false;
+	/* a tunnel's slices: their records' order is the tunnel's own */
+	if (req.arg.pull.flags & PTASK_PULL_SLICE) {
+		pd_request_free(&req);
+		return false;
+	}
+	err = pd_ns_pull_ahead(r->host.client, r->host.who, &req.arg.pull,
+			       &req.io, 0, &ahead, r->host.defer);
+	if (err) {
+		/* nothing taken: the pull runs again behind the releases */
+		pd_request_free(&req);
+		return false;
+	}
+	pd_trace(PD_TR_CALL);
+	pd_ring_entry_answer(sqe, &req, 0, &cqe);
+	add_mem(r, &req, &cqe);
+	pd_request_free(&req);
+	if (pd_ring_entry_posts(sqe, 0))
+		r->post_err = post(r, &cqe);
+	pd_trace(PD_TR_CQE);
+	atomic_fetch_add_explicit(&pulls_past, 1, memory_order_relaxed);
+	return true;
+}
+
 /* Must the held releases run before @sqe (DOC: releases held back)? */
 static bool held_first(const struct pd_ring *r, const struct ptask_sqe *sqe)
 {
@@ -854,8 +914,18 @@ static void serve(struct pd_ring *r)
 						  memory_order_relaxed);
 			continue;
 		}
-		if (held_first(r, &sqe))
-			run_held(r);
+		if (held_first(r, &sqe)) {
+			bool answered = pull_past_held(r, &sqe);
+
+			run_held(r);	/* behind the pull's answer, or before it */
+			if (answered) {
+				if (pd_wake_defer_take(r->host.defer))
+					r->host.help(r->host.help_arg);
+				r->last_ns = pc_ring_now_ns();
+				r->last_kind = pc_spin_kind(sqe.cmd);
+				continue;
+			}
+		}
 		r->pulled_early = false;
 		if (run_entry(r, &sqe))
 			return;

@@ -80,9 +80,10 @@ void pd_ring_destroy(struct pd_ring *r);
  * them ran while their thread waited for a fence (ring_server.c,
  * "releases held back"), the pulls run ahead of their fence
  * (ring_server.c, "pulls answered at the fence") and of those, the ones
- * run again because that fence failed; any thread.
+ * run again because that fence failed, and the pulls answered before
+ * the releases held in front of them (pull_past_held); any thread.
  */
 void pd_ring_stats(uint64_t *held, uint64_t *beside, uint64_t *ahead,
-		   uint64_t *redone);
+		   uint64_t *redone, uint64_t *past);
 
 #endif /* PTASKD_RING_SERVER_H */

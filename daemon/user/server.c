@@ -729,7 +729,7 @@ void pd_server_set_info(struct pd_server *s, const struct ptaskd_info *info)
 
 void pd_server_stop(struct pd_server *s)
 {
-	uint64_t held, beside, ahead, redone;
+	uint64_t held, beside, ahead, redone, past;
 	struct pd_conn *c;
 
 	s->stopping = true;
@@ -743,11 +743,11 @@ void pd_server_stop(struct pd_server *s)
 	pthread_mutex_unlock(&s->lock);
 	close(s->lfd);
 	unlink(s->path);
-	pd_ring_stats(&held, &beside, &ahead, &redone);
-	pd_log_info("rings: %llu releases held back, %llu of them run beside a kernel; %llu pulls answered at their fence, %llu run again after it failed",
+	pd_ring_stats(&held, &beside, &ahead, &redone, &past);
+	pd_log_info("rings: %llu releases held back, %llu of them run beside a kernel; %llu pulls answered at their fence, %llu run again after it failed; %llu pulls answered before the releases held in front of them",
 		    (unsigned long long)held, (unsigned long long)beside,
 		    (unsigned long long)(ahead - redone),
-		    (unsigned long long)redone);
+		    (unsigned long long)redone, (unsigned long long)past);
 	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

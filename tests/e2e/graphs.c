@@ -257,13 +257,15 @@ int e2e_chain_push_async(struct e2e_chain *ch, int k)
 	       push_vec(ch->ctx, ch->in_b, k, vec_b, E2E_N, true);
 }
 
-int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns)
+int e2e_chain_pull_kept(struct e2e_chain *ch, int k, int64_t timeout_ns,
+			struct ptask_db **out)
 {
 	const float mul = ch->mul ? ch->mul : 2.0f;
 	struct ptask_db *db;
 	float *p;
 	int err, i;
 
+	*out = NULL;
 	err = ptask_pull(ch->ctx, ch->out, timeout_ns, &db);
 	if (err)
 		return err;
@@ -275,7 +277,18 @@ int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns)
 			       k, i, p[i], mul * (float)(3 * i + k));
 			err = -EBADMSG;
 		}
-	ptask_datablock_release(ch->ctx, db);
+	*out = db;
+	return err;
+}
+
+int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns)
+{
+	struct ptask_db *db;
+	int err;
+
+	err = e2e_chain_pull_kept(ch, k, timeout_ns, &db);
+	if (db)
+		ptask_datablock_release(ch->ctx, db);
 	return err;
 }
 

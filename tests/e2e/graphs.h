@@ -53,6 +53,12 @@ int e2e_chain_push(struct e2e_chain *ch, int k);
 int e2e_chain_push_async(struct e2e_chain *ch, int k);
 /* Pulls round @k's result within @timeout_ns and checks every element. */
 int e2e_chain_pull(struct e2e_chain *ch, int k, int64_t timeout_ns);
+/*
+ * The same, keeping the output: *@out the caller's to release (NULL when
+ * the pull failed), even when a check failed.
+ */
+int e2e_chain_pull_kept(struct e2e_chain *ch, int k, int64_t timeout_ns,
+			struct ptask_db **out);
 
 /* Builds an sgemm graph, runs round @k (48 x 48), checks C, closes it. */
 int e2e_gemm_once(struct ptask_ctx *ctx, int k);
