@@ -1522,9 +1522,13 @@ struct ptask_proc_info {
  * ring: its entries run in order, one at a time; a program that wants
  * a pull and a push in flight together uses two rings.  The one
  * exception: a fire-and-forget release (below) may run after pushes
- * queued behind it, while their work runs (user mode does so), but never
- * after a push of the same datablock nor after any other entry behind
- * it, and soon when nothing follows it.
+ * queued behind it, while their work runs, and after a pull behind it
+ * that takes a datablock already in its channel, which no release can
+ * change (user mode does both; a failing release's completion then
+ * follows that pull's); but never after a push of the same datablock
+ * nor after any other entry behind it, and soon when nothing follows
+ * it.  So a release is certainly done once an entry behind it other
+ * than a push or a pull has completed.
  *
  * A struct ptask_cqe answers one entry: the entry's @user_data, @res (0
  * or the -errno the ioctl returns) and @arg, the struct as the ioctl

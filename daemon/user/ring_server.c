@@ -919,6 +919,7 @@ static void serve(struct pd_ring *r)
 
 			run_held(r);	/* behind the pull's answer, or before it */
 			if (answered) {
+				r->unhelped = 0;	/* as run_entry's tail */
 				if (pd_wake_defer_take(r->host.defer))
 					r->host.help(r->host.help_arg);
 				r->last_ns = pc_ring_now_ns();

@@ -987,8 +987,8 @@ TEST_F(e2e, pulled_output_ahead_with_a_backlog)
 
 /*
  * Rounds one at a time through a one-hop graph (push, then pull; no
- * round queued behind another) on one sim device of short launches
- * (what the helper runs itself, as releases_run_beside_the_kernel):
+ * round queued behind another) on one sim device of launches short
+ * enough that the helper runs them itself:
  * every pull is checked.  Returns 0 or the first error.
  */
 static int lone_rounds(struct e2e_chain *ch, int rounds)
@@ -1032,10 +1032,10 @@ static long long log_pulls_ahead(const struct e2e_daemon *d,
 
 /*
  * A ptaskd on one sim device, with @env set to 1 in its environment
- * (NULL: none): LONE_ROUNDS lone rounds (lone_rounds) through a one-hop
- * graph,
- * every result checked; then the graph closed, everything it held gone,
- * and ptaskd stopped, so its last lines can be read.
+ * (NULL: none): LONE_ROUNDS lone rounds (lone_rounds) through a
+ * one-hop graph, every result checked; then the graph closed,
+ * everything it held gone, and ptaskd stopped, so its last lines can
+ * be read.
  */
 static void lone_rounds_logged(struct __test_metadata *_metadata,
 			       FIXTURE_DATA(e2e) *self,
@@ -1443,10 +1443,11 @@ static long long log_pulls_past(const struct e2e_daemon *d)
  * many pulls ptaskd answered before the release held in front of them
  * (ring_server.c, pull_past_held), from its last line.
  */
+enum { PULL_BATCH = 8, PULL_BATCHES = 30 };
+
 static long long batch_pulls_logged(struct __test_metadata *_metadata,
 				    FIXTURE_DATA(e2e) *self, const char *env)
 {
-	enum { BATCH = 8, BATCHES = 30 };
 	int err, k, j;
 
 	if (env)
@@ -1458,11 +1459,11 @@ static long long batch_pulls_logged(struct __test_metadata *_metadata,
 		return err;
 	err = e2e_ctx_open(&self->d, &self->ch.ctx) ?:
 	      e2e_chain_build(&self->ch, "vec_add");
-	for (k = 0; !err && k < BATCHES; k++) {
-		for (j = 0; !err && j < BATCH; j++)
-			err = e2e_chain_push(&self->ch, BATCH * k + j);
-		for (j = 0; !err && j < BATCH; j++)
-			err = e2e_chain_pull(&self->ch, BATCH * k + j,
+	for (k = 0; !err && k < PULL_BATCHES; k++) {
+		for (j = 0; !err && j < PULL_BATCH; j++)
+			err = e2e_chain_push(&self->ch, PULL_BATCH * k + j);
+		for (j = 0; !err && j < PULL_BATCH; j++)
+			err = e2e_chain_pull(&self->ch, PULL_BATCH * k + j,
 					     30 * E2E_SEC);
 	}
 	EXPECT_PT(0, err);
@@ -1489,8 +1490,15 @@ TEST_F(e2e, pulls_answered_before_held_releases)
 	long long past;
 
 	NEED_RINGS();
+	/*
+	 * One CPU: ptaskd polls for no client (max_spinners 0), so a held
+	 * release runs at once unless the pull behind it is queued already
+	 */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU: releases are not held for the next entry");
 	past = batch_pulls_logged(_metadata, self, NULL);
-	fprintf(stderr, "# %lld of 240 pulls answered before a held release\n", past);
+	fprintf(stderr, "# %lld of %d pulls answered before a held release\n",
+		past, PULL_BATCH * PULL_BATCHES);
 	EXPECT_LT(0, past) TH_LOG("%lld pulls before a held release", past);
 	past = batch_pulls_logged(_metadata, self, "PTASKD_NO_PULL_PAST_HELD");
 	EXPECT_EQ(0, past) TH_LOG("turned off: %lld", past);
