@@ -983,6 +983,18 @@ TEST_F(e2e, pulled_output_ahead_with_a_backlog)
  * for at least one.
  */
 #define LONE_ROUNDS	200
+
+/*
+ * Can a client run beside ptaskd's thread while that thread waits for a
+ * fence?  Not on one CPU (the test guest: qemu -smp 1), where whether
+ * the client's next entry comes during the wait is the scheduler's
+ * choice (0 of 200 pulls at their fence in one guest run, most in
+ * others): the counts of such races are asserted only with two or more.
+ */
+static bool client_runs_beside(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
 #define BESIDE_ROUNDS	200
 
 /*
@@ -1119,7 +1131,9 @@ TEST_F(e2e, lone_pull_ahead_settled_by_its_waiter)
 	fprintf(stderr, "# %lld of %d pulls answered at their fence\n", pulls,
 		LONE_ROUNDS);
 	/* how many: a race between the client's pull and the fence's wait */
-	EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
+	if (client_runs_beside()) {
+		EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
+	}
 }
 
 /*
@@ -1157,7 +1171,9 @@ TEST_F(e2e, pull_ahead_of_a_fence_that_fails)
 	pulls = log_pulls_ahead(&self->d, &redone);
 	fprintf(stderr, "# %lld pulls answered at their fence, %lld run again after it failed\n",
 		pulls, redone);
-	EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
+	if (client_runs_beside()) {
+		EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
+	}
 	/*
 	 * 1 here every time; 0 where the client's pull came after the
 	 * fence's wait began (a busy machine): the early pull then never
@@ -1182,7 +1198,9 @@ TEST_F(e2e, push_answered_after_its_launch)
 	pulls = log_pulls_ahead(&self->d, NULL);
 	fprintf(stderr, "# %lld of %d pulls answered at their fence\n", pulls,
 		LONE_ROUNDS);
-	EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
+	if (client_runs_beside()) {
+		EXPECT_LT(0, pulls) TH_LOG("%lld pulls at the fence", pulls);
+	}
 }
 
 TEST_F(e2e, lone_pull_not_ahead_when_turned_off)
