@@ -269,6 +269,14 @@ struct pd_backend {
 	 * work to the lane threads, and wait longer.
 	 */
 	bool wait_runs_work;
+	/*
+	 * An untimed launch's fence reports an estimate (cuda: from its
+	 * submission to its fence seen), which counts whatever else the
+	 * device ran meanwhile; sim and cpu report the launch's own time
+	 * whether timed or not.  The engine charges a sampled-out launch
+	 * under contention its ptask's average instead (worker.c).
+	 */
+	bool untimed_estimated;
 };
 
 extern const struct pd_backend_ops pd_backend_cuda;

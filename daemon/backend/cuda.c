@@ -287,6 +287,7 @@ static int cuda_init(struct pd_backend *be, const char *config)
 	}
 	memset(be->info, 0, sizeof(be->info));
 	be->ndev = cb->ndev = (uint32_t)n;
+	be->untimed_estimated = true;
 	for (i = 0; i < cb->ndev; i++) {
 		err = device_probe(cb, i, &be->info[i]);
 		if (err)

@@ -63,6 +63,12 @@
  *   peer_bandwidth   bytes/s (default 20G)
  *   peer_latency_ns  (default 5000)
  *   lanes            lanes per space (1..PD_MAX_LANES; default 4)
+ *   untimed_extra_ns an untimed launch's fence reports this much more
+ *                    than its modelled time, as cuda's estimate counts
+ *                    what else the device ran meanwhile; above 0 the
+ *                    backend says its untimed times are estimates
+ *                    (pd_backend.untimed_estimated).  Default 0.  For
+ *                    tests of what the engine charges.
  *   fault_launch     N: the machine's Nth launch faults, as a CUDA kernel
  *                    that faults: it is accepted, and the first fence
  *                    after it on its lane fails (-EIO); 0: never (the
@@ -140,6 +146,7 @@ struct sim_dev_cfg {
  * @lanes: lanes per space
  * @fault_launch: the launch (counted from 1 over the machine) that
  *	faults; 0: none
+ * @untimed_extra_ns: added to an untimed launch's reported time
  * @def: device defaults (bare keys)
  * @dev: each device
  * @dev_set: per device, a bit per field of struct sim_dev_cfg set by a
@@ -156,6 +163,7 @@ struct sim_cfg {
 	double peer_latency_ns;
 	unsigned int lanes;
 	double fault_launch;
+	double untimed_extra_ns;
 	struct sim_dev_cfg def;
 	struct sim_dev_cfg dev[PD_MAX_DEVICES];
 	uint32_t dev_set[PD_MAX_DEVICES];
@@ -359,6 +367,7 @@ static int sim_set(struct sim_cfg *c, const char *key, const char *value)
 		{ "peer_bandwidth", &c->peer_bandwidth },
 		{ "peer_latency_ns", &c->peer_latency_ns },
 		{ "fault_launch", &c->fault_launch },
+		{ "untimed_extra_ns", &c->untimed_extra_ns },
 	};
 	unsigned long n;
 	char *end;
@@ -597,6 +606,7 @@ static int sim_init(struct pd_backend *be, const char *config)
 	pd_backend_rank(be);
 	be->priv = sim;
 	be->wall_per_gpu_ns = sim->cfg.time_scale;
+	be->untimed_estimated = sim->cfg.untimed_extra_ns > 0;
 	return 0;
 
 out_free:
@@ -850,7 +860,8 @@ static int launch_now(struct pd_backend *be, struct sim_space *s,
 	model_ns = sim->cfg.launch_ns + (compute > memory ? compute : memory);
 	pthread_mutex_lock(&sim->lock);
 	model_locked(sim, s, lane, SE_COMPUTE, model_ns, NULL, 0);
-	s->lanes[lane].pending_gpu_ns += (uint64_t)model_ns;
+	s->lanes[lane].pending_gpu_ns += (uint64_t)model_ns +
+		(launch->untimed ? (uint64_t)sim->cfg.untimed_extra_ns : 0);
 	if (++sim->launches == (uint64_t)sim->cfg.fault_launch)
 		s->lanes[lane].faulted = true;
 	pthread_mutex_unlock(&sim->lock);

@@ -251,7 +251,8 @@ static void count_locked(struct pd_engine *e, struct pd_job *job,
 	 * one up to a late look (pd_job_fence_seen_locked); a batch's
 	 * members each ran a share
 	 */
-	if (!job->estimated_copies && !(job->untimed && job->seen_late))
+	if (!job->estimated_copies && !job->estimated_contended &&
+	    !(job->untimed && job->seen_late))
 		pd_sched_ran_locked(e, job, (gpu_ns ? gpu_ns : run_ns) / runs);
 }
 
@@ -586,6 +587,16 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 			     (unsigned long long)run_ns / 1000, job->lane,
 			     job->ahead ? ", completed ahead" : "");
 	pd_engine_lock(e);
+	/*
+	 * Sampled out under contention (worker.c, launch_sampled_timed):
+	 * the estimate counts the other processes' work, the ptask's timed
+	 * runs say what its own costs.
+	 */
+	if (job->estimated_contended && e->be->untimed_estimated &&
+	    job->info->runs) {
+		gpu_ns = (uint64_t)(job->info->avg_run_ns * pd_job_runs(job));
+		arg.gpu_ns = (uint64_t)((double)gpu_ns * scale);
+	}
 	if (!err && upstream_failed_locked(job)) {
 		/* Its inputs are what a failed job left: never a result. */
 		err = -EIO;

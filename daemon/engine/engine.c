@@ -826,6 +826,10 @@ int pd_engine_start(struct pd_source *src, struct pd_backend *be,
 		e->cfg.no_fuse = true;
 	if (getenv("PTASKD_NO_BATCH"))
 		e->cfg.no_batch = true;
+	if (getenv("PTASKD_TIME_CONTENDED"))
+		e->cfg.time_contended = true;
+	if (getenv("PTASKD_NO_TURN_WAIT"))
+		e->cfg.no_turn_wait = true;
 	e->ndev = be->ndev;
 	e->max_inflight = cfg->max_inflight ? cfg->max_inflight :
 					      PD_INFLIGHT_DEFAULT;
@@ -950,7 +954,7 @@ void pd_engine_stop(struct pd_engine *e)
 			break;
 		pd_engine_wait(e, &e->idle_cond);
 	}
-	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed; %llu taken ahead; %llu segments of %llu ptasks; %llu batches of %llu invocations",
+	pd_log_info("engine: stopped: %llu invocations, %llu completed ahead, %llu failed; %llu launches held, %llu flushes, %llu replayed; %llu taken ahead; %llu segments of %llu ptasks; %llu batches of %llu invocations; %llu launches under contention, %llu of them sampled out of timing; %llu waits for a device's turn, %llu claimed after",
 		    (unsigned long long)e->stats.invocations,
 		    (unsigned long long)e->stats.ahead,
 		    (unsigned long long)e->stats.failed,
@@ -961,7 +965,11 @@ void pd_engine_stop(struct pd_engine *e)
 		    (unsigned long long)e->stats.segments,
 		    (unsigned long long)e->stats.fused,
 		    (unsigned long long)e->stats.batches,
-		    (unsigned long long)e->stats.batched);
+		    (unsigned long long)e->stats.batched,
+		    (unsigned long long)e->stats.contended,
+		    (unsigned long long)e->stats.contended_untimed,
+		    (unsigned long long)e->stats.turn_waits,
+		    (unsigned long long)e->stats.turn_claims);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);

@@ -248,6 +248,14 @@ const char *pd_policy_name(int policy);
  *	invocation of its own: for comparison)
  * @no_batch: a job for every invocation, never a batch of a stream's
  *	(engine.c, "Batches": for comparison)
+ * @no_turn_wait: a helper whose short job finds the device claimed by
+ *	another helper leaves it to the device's worker at once instead of
+ *	waiting its turn (help.c, wait_turn_locked: for comparison)
+ * @turn_wait_few_cores: helpers wait their turn even with few CPUs
+ *	(PD_FEW_CORES), where it is off otherwise (tests)
+ * @time_contended: time every launch while another process uses the
+ *	device, short kernels' too, instead of a sample (worker.c,
+ *	launch_sampled_timed: for comparison)
  */
 struct pd_engine_config {
 	int policy;
@@ -264,6 +272,9 @@ struct pd_engine_config {
 	bool no_take_ahead;
 	bool no_fuse;
 	bool no_batch;
+	bool time_contended;
+	bool no_turn_wait;
+	bool turn_wait_few_cores;
 };
 
 #define PD_INFLIGHT_DEFAULT	64
@@ -303,6 +314,12 @@ struct pd_engine_config {
  *	(engine.c, "Batches")
  * @batched: the invocations those batches ran
  * @queued: jobs made and waiting for a device now (not a counter)
+ * @contended: launches while another process used their device lately
+ *	(worker.c, launch_timed)
+ * @turn_waits: a helper waited for a device another helper claimed
+ * @turn_claims: of @turn_waits, it then claimed a job itself
+ * @contended_untimed: of @contended, launches sampled out of timing and
+ *	charged their ptask's average (worker.c, launch_sampled_timed)
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -332,6 +349,10 @@ struct pd_engine_stats {
 	uint64_t batches;
 	uint64_t batched;
 	uint64_t queued;
+	uint64_t contended;
+	uint64_t contended_untimed;
+	uint64_t turn_waits;
+	uint64_t turn_claims;
 };
 
 struct pd_engine;

@@ -154,7 +154,7 @@
 #define PD_INLINE_SEGMENT_RUN_NS	(400ULL * 1000)
 /*
  * A job that copies has its launch timed only if its kernel is this short
- * (worker.c, copies_timed): the jobs a helper would run inline.  Of
+ * (worker.c, launch_sampled_timed): the jobs a helper would run inline.  Of
  * those, after a ptask's first PD_TIMED_COPIES_FIRST timed runs, one in
  * PD_TIMED_COPIES_EVERY is timed: enough to keep its averages, not two
  * cuEventRecord calls (about 4 us of CPU on an H200) on every job.
@@ -164,6 +164,8 @@
 #define PD_TIMED_COPIES_EVERY	8
 #define PD_INLINE_BYTES		(256ULL << 10)
 #define PD_HELP_NS		(200ULL * 1000)
+/* Helpers waiting their turn for a claimed device at once (help.c). */
+#define PD_TURN_WAITERS_MAX	2
 /*
  * Invocations per helper take: as many as a take returns, so a stream's
  * invocations the core took ahead come in one take (engine.c,
@@ -276,8 +278,9 @@ struct pd_space;
  *	split over lanes keeps several cores busy, so its device time (the
  *	charge) is a multiple of its wall time.
  * @walls: fences seen that @avg_wall_ns averages (0: none yet)
- * @copies_untimed: its copying jobs launched untimed since the last one
- *	timed (worker.c, copies_timed)
+ * @untimed_streak: its jobs that copy or ran under contention launched
+ *	untimed since the last such one timed (worker.c,
+ *	launch_sampled_timed)
  * @hnode: its place in e->infos, keyed by @handle (while not @dead)
  */
 struct pd_ptask_info {
@@ -297,7 +300,7 @@ struct pd_ptask_info {
 	uint64_t runs;
 	double avg_wall_ns;
 	uint64_t walls;
-	uint32_t copies_untimed;
+	uint32_t untimed_streak;
 	struct pc_hash_node hnode;
 };
 
@@ -578,6 +581,11 @@ struct pd_member {
  * @estimated_copies: it copies and its launch was untimed: its device
  *	time is an estimate that counts the copies, which the ptask's
  *	averages must not learn (complete.c, count_locked)
+ * @estimated_contended: another process used the device lately and its
+ *	launch was untimed (sampled out, worker.c): its estimate counts
+ *	that process's work, so the averages do not learn it and, where the
+ *	backend's untimed time is such an estimate, it is charged its
+ *	ptask's average instead (complete.c, pd_job_finish)
  * @nmembers: its ptasks: 1, or a segment's (PTASK_INV_SEGMENT: launched
  *	one after another on its lane, held together where the engine
  *	holds launches, their links in scratch memory; the history of the
@@ -630,6 +638,7 @@ struct pd_job {
 	bool held;
 	bool after_held;
 	bool estimated_copies;
+	bool estimated_contended;
 	uint32_t nmembers;
 	struct pd_member *members;
 	bool batch;
@@ -762,6 +771,12 @@ struct pd_device {
  * @forget_n: handles in @forget_q
  * @forget_cap: its room
  * @forgets_queued: @forget_n is not 0 (read without @forget_lock)
+ * @turn_waiters: helpers waiting for a device another helper claimed
+ *	(help.c, wait_turn_locked): a device's holder that lets go of it
+ *	leaves the queued jobs to them instead of placing them on workers
+ * @devs_let_go: bumped under @lock whenever a holder lets go of a
+ *	device (its @job slot empties); read without it by the helpers
+ *	waiting their turn, so that they do not spin on @lock
  */
 struct pd_engine {
 	struct pd_source *src;
@@ -812,6 +827,8 @@ struct pd_engine {
 	uint32_t forget_n;
 	uint32_t forget_cap;
 	_Atomic bool forgets_queued;
+	uint32_t turn_waiters;
+	_Atomic uint64_t devs_let_go;
 };
 
 void pd_engine_forget_drain_locked(struct pd_engine *e);
@@ -960,6 +977,13 @@ static inline bool pd_dev_available(const struct pd_device *dev)
 {
 	return !dev->job && dev->ninflight < dev->e->max_inflight;
 }
+
+/*
+ * A device's holder let go of it (dev->job is NULL again): helpers
+ * waiting their turn claim what is queued; with none waiting, it is
+ * placed on the workers (help.c).
+ */
+void pd_dev_let_go_locked(struct pd_engine *e);
 
 /* worker.c */
 void *pd_worker_main(void *arg);

@@ -15,6 +15,8 @@
  * say whether more work became ready.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include "daemon/backend/host.h"
 #include "daemon/engine/engine_priv.h"
 #include "daemon/trace.h"
@@ -107,7 +109,10 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
 		d = !mine && now - start < PD_HELP_NS ?
 		    pd_sched_dispatch_claim_locked(e) : -1;
 		if (d < 0 && (mine || now - start >= PD_HELP_NS))
-			pd_sched_dispatch_locked(e);
+			pd_dev_let_go_locked(e);
+		else if (d < 0)	/* dispatched: what is left is the waiters' */
+			atomic_fetch_add_explicit(&e->devs_let_go, 1,
+						  memory_order_relaxed);
 		pthread_cond_broadcast(&e->idle_cond);
 		pd_engine_unlock(e);
 		if (d < 0)
@@ -120,6 +125,85 @@ static void run_claimed(struct pd_device *dev, struct pd_wake_defer *defer,
 	pd_engine_lock(e);
 	pd_job_wait_complete_locked(e, job, defer, NULL);
 	pd_engine_unlock(e);
+}
+
+void pd_dev_let_go_locked(struct pd_engine *e)
+{
+	pd_assert_locked(e);
+	atomic_fetch_add_explicit(&e->devs_let_go, 1, memory_order_relaxed);
+	if (!e->turn_waiters)
+		pd_sched_dispatch_locked(e);
+}
+
+/* Is a device being submitted to by a helper that claimed it? */
+static bool helper_holds_a_device_locked(const struct pd_engine *e)
+{
+	uint32_t d;
+
+	for (d = 0; d < e->ndev; d++)
+		if (e->dev[d].job && e->dev[d].claimed)
+			return true;
+	return false;
+}
+
+/*
+ * The helper's short job found the device claimed by another helper
+ * (another client's ring thread submitting its own job, 5-10 us on an
+ * H200).  Left to the device's worker, the job would wait for the
+ * worker's wake-up (12-14 us, p99 80-400 us on these VMs), and its
+ * output for the completion thread's or the worker's: with two client
+ * processes or more in one context, P1c's rate fell below one client's
+ * (an H200, 2026-12-03: 100k/s alone, 60k/s for two, 24k/s for 16).
+ * The helper has nothing better to do meanwhile (its client waits for
+ * the output), so it waits its turn: it polls for a holder letting go
+ * of a device (@devs_let_go, without the lock), then claims the first
+ * job placeable, which may be another helper's (placement keeps the
+ * policy's order), until none is queued, no helper holds a device, or
+ * its time (PD_HELP_NS from @start) is up.  While helpers wait, a
+ * holder that lets go leaves the queue to them (pd_dev_let_go_locked);
+ * the last to leave without a claim places what is left on the
+ * workers.  At most PD_TURN_WAITERS_MAX wait at once: on an H200
+ * (2026-12-03, P1c, the same binary with and without waiting,
+ * alternated three times) any number of waiters took two clients from
+ * 46-55k to 76-85k invocations/s but 8 and 16 from 39-43k and 30-32k
+ * to 37-41k and 28-31k, the waiters' polling keeping the holders and
+ * the clients off the 16 CPUs.  Not with few CPUs (PD_FEW_CORES), where the poller would
+ * keep the holder off its CPU, nor with cfg.no_turn_wait.  Locked;
+ * drops the lock while it polls.  Returns the device claimed, or -1.
+ */
+static int wait_turn_locked(struct pd_engine *e, uint64_t start)
+{
+	uint64_t seen;
+	int d = -1;
+
+	pd_assert_locked(e);
+	if (e->cfg.no_turn_wait || (e->few_cores && !e->cfg.turn_wait_few_cores) ||
+	    e->turn_waiters >= PD_TURN_WAITERS_MAX || !e->nqueued ||
+	    e->stopping || !helper_holds_a_device_locked(e))
+		return -1;
+	e->turn_waiters++;
+	e->stats.turn_waits++;
+	for (;;) {
+		seen = atomic_load_explicit(&e->devs_let_go,
+					    memory_order_relaxed);
+		pd_engine_unlock(e);
+		while (atomic_load_explicit(&e->devs_let_go,
+					    memory_order_relaxed) == seen &&
+		       pd_now_ns() - start < PD_HELP_NS)
+			sched_yield();
+		pd_engine_lock(e);
+		if (!e->nqueued || e->stopping)
+			break;
+		d = pd_sched_dispatch_claim_locked(e);
+		if (d >= 0 || pd_now_ns() - start >= PD_HELP_NS ||
+		    !helper_holds_a_device_locked(e))
+			break;
+	}
+	if (!--e->turn_waiters && d < 0)
+		pd_sched_dispatch_locked(e);
+	if (d >= 0)
+		e->stats.turn_claims++;
+	return d;
 }
 
 static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
@@ -294,6 +378,8 @@ static bool help_loop(struct pd_engine *e, struct pd_wake_defer *defer,
 		d = claim ? pd_sched_dispatch_claim_locked(e) : -1;
 		if (!claim)
 			pd_sched_dispatch_locked(e);
+		else if (d < 0 && n < PD_HELP_TAKE)
+			d = wait_turn_locked(e, start);
 		pd_engine_unlock(e);
 		pd_trace(PD_TR_PLACED);
 		/* Not ours to run: the rest of a batch is the workers'. */

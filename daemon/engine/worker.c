@@ -208,42 +208,61 @@ static bool job_copies(const struct pd_job *job)
 }
 
 /*
- * Is @job's launch timed because it copies (job_copies)?  Not when its
- * ptask's kernels are long (PD_TIMED_COPIES_MAX_NS): timing events around
- * the launches of lanes that overlap cost the overlap itself.  On an
- * H200 (2026-11-27) gemm's pipeline of three n = 4096 chains (16 ms
- * sgemms, 64 MiB copies) ran at 55 ms a chain with its launches timed and
- * 32.7 ms untimed, against 37.1 for the hand-coded chain one at a time,
- * and at n = 1024 (0.3 ms sgemms) at 0.67-0.68 against 0.55-0.56 ms.
- * Short kernels stay timed: untimed, a 4 MiB round trip of an empty
- * kernel took 350 us instead of 225-285 (the estimate counts the copies,
- * and the completion thread expects the fence late), while a helper or
- * waiter decides by these averages whether to wait for a job itself.
- * A ptask not yet run is timed: its first time decides.  (The untimed
- * figures are of a build whose limit was read from the environment.)
+ * Is @job's launch timed, given that it copies (job_copies) and that
+ * another process used the device lately (@contended, launch_timed)?
  *
- * Those short ones are timed by sample: the first PD_TIMED_COPIES_FIRST
- * runs of a ptask, then one in PD_TIMED_COPIES_EVERY.  The others are
- * estimated_copies: their estimate (copies included) is charged to
- * PTSched as any untimed launch's is (the device had one process: no
- * fairness rests on it), but the averages learn only from the timed
- * ones, so what went wrong with the 4 MiB round trip cannot.  Profiled
- * on an H200 (2026-11-27, gemm's pipelined chains at n = 256), the two
- * cuEventRecord calls of a timed launch cost a device's worker 4.4 us
- * an invocation, 11% of its CPU.
+ * Copies: not when its ptask's kernels are long (PD_TIMED_COPIES_MAX_NS):
+ * timing events around the launches of lanes that overlap cost the
+ * overlap itself.  On an H200 (2026-11-27) gemm's pipeline of three
+ * n = 4096 chains (16 ms sgemms, 64 MiB copies) ran at 55 ms a chain
+ * with its launches timed and 32.7 ms untimed, against 37.1 for the
+ * hand-coded chain one at a time, and at n = 1024 (0.3 ms sgemms) at
+ * 0.67-0.68 against 0.55-0.56 ms.  Short kernels stay timed: untimed, a
+ * 4 MiB round trip of an empty kernel took 350 us instead of 225-285
+ * (the estimate counts the copies, and the completion thread expects the
+ * fence late), while a helper or waiter decides by these averages
+ * whether to wait for a job itself.  A ptask not yet run is timed: its
+ * first time decides.  (The untimed figures are of a build whose limit
+ * was read from the environment.)
+ *
+ * Contention: PTSched weighs the processes by what each is charged, so
+ * a long kernel's launch is always timed, and so was every short one's:
+ * the two cuEventRecord calls then cost the device's holder 5-6 us an
+ * invocation (P1c on an H200, 2026-12-03, two client processes: from
+ * prepared to launched 8.6 us at the median against 2.5 with one), on
+ * the one thread that submits to the device.  A short kernel's device
+ * time varies little from one run to the next, so its launches are
+ * timed by sample as well, and a sampled-out one is charged its ptask's
+ * average (pd_job.estimated_contended, complete.c) where the backend's
+ * untimed time is an estimate that would count the other processes'
+ * work (pd_backend.untimed_estimated).  PTASKD_TIME_CONTENDED=1 times
+ * every contended launch, as before (for comparison).
+ *
+ * The sample: the first PD_TIMED_COPIES_FIRST runs of a ptask, then one
+ * in PD_TIMED_COPIES_EVERY.  The others' estimates are kept out of the
+ * ptask's averages (pd_job.estimated_copies and estimated_contended), so
+ * the completion thread's expectations, the helpers' idea of a short job
+ * and the charge of the sampled-out runs come from the timed ones alone.
+ * Profiled on an H200 (2026-11-27, gemm's pipelined chains at n = 256),
+ * the two cuEventRecord calls of a timed launch cost a device's worker
+ * 4.4 us an invocation, 11% of its CPU.
  */
-static bool copies_timed_locked(struct pd_engine *e, const struct pd_job *job,
-				bool copies)
+static bool launch_sampled_timed_locked(struct pd_engine *e,
+					const struct pd_job *job,
+					bool copies, bool contended)
 {
 	struct pd_ptask_info *info = job->info;
+	bool long_kernels = info->runs &&
+			    info->avg_run_ns > (double)PD_TIMED_COPIES_MAX_NS;
 
 	pd_assert_locked(e);
-	if (!copies ||
-	    (info->runs && info->avg_run_ns > (double)PD_TIMED_COPIES_MAX_NS))
+	if (contended && (long_kernels || e->cfg.time_contended))
+		return true;
+	if ((!copies && !contended) || long_kernels)
 		return false;
 	if (info->runs < PD_TIMED_COPIES_FIRST ||
-	    ++info->copies_untimed >= PD_TIMED_COPIES_EVERY) {
-		info->copies_untimed = 0;
+	    ++info->untimed_streak >= PD_TIMED_COPIES_EVERY) {
+		info->untimed_streak = 0;
 		return true;
 	}
 	return false;
@@ -412,17 +431,22 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 		job->launch_ns = pd_now_ns();
 		contended = launch_timed(dev, job, job->launch_ns);
 		pd_engine_lock(e);
-		launch.untimed = !contended &&
-				 !copies_timed_locked(e, job, copies);
+		launch.untimed = !launch_sampled_timed_locked(e, job, copies,
+							      contended);
 		job->untimed = launch.untimed;
 		job->estimated_copies = launch.untimed && copies;
+		job->estimated_contended = launch.untimed && contended;
+		e->stats.contended += contended;
+		e->stats.contended_untimed += job->estimated_contended;
 		pd_job_link_upstream_locked(e, job);
 		/*
 		 * A segment's or a batch's launches go together, then its
 		 * fence: batches of one size replay as one graph, patched
 		 * where their datablocks differ (engine.c, "Batches").
+		 * Not under contention: another process's work would flush
+		 * them at once (held_other).
 		 */
-		if (launch.untimed)
+		if (launch.untimed && !contended)
 			hold = job->nmembers > 1 ? pd_engine_may_hold(e) :
 			       hold_launch_locked(dev, job, &will_ahead);
 		/* launches held elsewhere, or that this one does not join */
@@ -619,7 +643,7 @@ void *pd_worker_main(void *arg)
 			/* A busy device tidies up between jobs too. */
 			if (pd_now_ns() >= dev->tidy_ns)
 				tidy_locked(dev);
-			pd_sched_dispatch_locked(e);
+			pd_dev_let_go_locked(e);
 			pthread_cond_broadcast(&e->idle_cond);
 			if (mine)
 				pd_job_wait_complete_locked(e, job, &dev->defer,

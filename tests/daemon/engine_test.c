@@ -1969,6 +1969,107 @@ static bool helper_body(struct rig *r, void *arg)
 }
 
 /*
+ * Helpers waiting their turn (help.c, wait_turn_locked): TURN_THREADS
+ * threads, each a client's connection with a graph of its own
+ * (in -> test_tid -> out, 4 bytes), push the helper's way and pull, as
+ * P1c's client processes do.  A helper whose job finds the device
+ * claimed by another waits for it and claims a job itself instead of
+ * leaving it to the worker: some do (stats), every result is right, and
+ * nothing is left behind (rig_stop).  With @arg (cfg.no_turn_wait) none
+ * waits.  Each thread calls through a copy of the rig with its own
+ * deferred wake-ups, as each connection has.
+ */
+#define TURN_THREADS	4
+#define TURN_ROUNDS	300
+
+struct turn_thread {
+	struct rig r;
+	uint32_t cin, cout, k;
+	bool ok;
+	pthread_t tid;
+};
+
+static void *turn_main(void *arg)
+{
+	struct turn_thread *t = arg;
+	struct rig *r = &t->r;
+	uint32_t din, dout, *x, *y;
+	int round;
+
+	din = db_new(r, 4, (void **)&x);
+	if (!din)
+		return NULL;
+	for (round = 0; round < TURN_ROUNDS; round++) {
+		x[0] = t->k * 100000 + (uint32_t)round;
+		if (helped_push(r, t->cin, din) ||
+		    pull(r, t->cout, &dout, (void **)&y))
+			return NULL;
+		if (y[0] != x[0] + 1) {
+			diag("thread %u round %d: %u, want %u", t->k, round,
+			     y[0], x[0] + 1);
+			return NULL;
+		}
+		if (db_release(r, dout))
+			return NULL;
+	}
+	t->ok = db_release(r, din) == 0;
+	return NULL;
+}
+
+static bool turn_wait_body(struct rig *r, void *arg)
+{
+	const bool off = arg != NULL;
+	struct turn_thread th[TURN_THREADS];
+	struct pd_engine_stats st0, st;
+	uint32_t g[TURN_THREADS], k;
+	char name[32];
+	bool ok = true;
+
+	for (k = 0; k < TURN_THREADS; k++) {
+		uint32_t t, pt, in, out;
+
+		snprintf(name, sizeof(name), "turn%u", k);
+		g[k] = graph_new(r, name);
+		t = tmpl_new(r, g[k], 4, 1, PTASK_BIND_GLOBAL);
+		pt = ptask_new(r, g[k], PTASK_KIND_GPU, "test_tid", 2);
+		in = port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0);
+		out = port_new(r, pt, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+		th[k].cin = chan_new(r, g[k], 0, in, 2);
+		th[k].cout = chan_new(r, g[k], out, 0, 2);
+		CHECK(!build_failed);
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g[k]), 0);
+		th[k].r = *r;
+		th[k].k = k;
+		th[k].ok = false;
+	}
+	pd_engine_get_stats(r->e, &st0);
+	for (k = 0; k < TURN_THREADS; k++)
+		CHECK_EQ(pthread_create(&th[k].tid, NULL, turn_main, &th[k]), 0);
+	for (k = 0; k < TURN_THREADS; k++) {
+		pthread_join(th[k].tid, NULL);
+		ok &= th[k].ok;
+	}
+	pd_engine_get_stats(r->e, &st);
+	diag("%llu invocations, %llu helped; %llu waits for a turn, %llu claimed after",
+	     (unsigned long long)(st.invocations - st0.invocations),
+	     (unsigned long long)(st.helped - st0.helped),
+	     (unsigned long long)(st.turn_waits - st0.turn_waits),
+	     (unsigned long long)(st.turn_claims - st0.turn_claims));
+	CHECK(ok);
+	CHECK_EQ(st.invocations - st0.invocations, TURN_THREADS * TURN_ROUNDS);
+	CHECK_EQ(st.failed - st0.failed, 0);
+	if (off) {
+		CHECK_EQ(st.turn_waits - st0.turn_waits, 0);
+	} else {
+		CHECK(st.turn_waits - st0.turn_waits >= 1);
+		CHECK(st.turn_claims - st0.turn_claims >= 1);
+	}
+	for (k = 0; k < TURN_THREADS; k++)
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g[k]), 0);
+	return true;
+}
+
+/*
  * Arena spares (daemon/user/arena.h), on their own: an emptied arena is kept
  * and reused instead of made again, up to spare_max bytes per uid;
  * small datablocks go to arenas in use before spares; pd_arenas_alloc
@@ -3364,6 +3465,105 @@ static bool held_body(struct rig *r, void *arg)
 	return true;
 }
 
+/*
+ * Launches under contention (worker.c, launch_sampled_timed): the
+ * ptasks of two processes (pids 4242 and 4243) alternate on one device,
+ * P1's round each (push a 4-byte in/out datablock, pull it, release it).
+ * sim's untimed launches report untimed_extra_ns (1 ms) more than they
+ * ran, as cuda's estimates count the other process's work: a sampled-out
+ * launch must be charged its ptask's timed average instead, so the mean
+ * charge stays near the modelled 20 us.  With @arg (cfg.time_contended)
+ * every launch is timed.  A third process's ptask runs once first, so
+ * that every launch of the two is contended from their first (the first
+ * launch on a device is not, and its estimate would teach its ptask a
+ * long average).
+ */
+#define CONTENDED_ROUNDS	48
+#define CONTENDED_LAUNCH_NS	20000ULL
+
+static bool contended_round(struct rig *r, uint32_t cin, uint32_t cout,
+			    int32_t seed)
+{
+	uint32_t din, dout;
+	int32_t *p, *q;
+
+	din = db_new(r, sizeof(*p), (void **)&p);
+	CHECK(din);
+	*p = seed;
+	CHECK_EQ(push(r, cin, din), 0);
+	CHECK_EQ(db_release(r, din), 0);
+	CHECK_EQ(pull(r, cout, &dout, (void **)&q), 0);
+	if (*q != seed + 1) {
+		diag("test_inc gave %d for %d", *q, seed);
+		return false;
+	}
+	CHECK_EQ(db_release(r, dout), 0);
+	return true;
+}
+
+static bool contended_body(struct rig *r, void *arg)
+{
+	static const int32_t pids[3] = { 4244, 4242, 4243 };
+	const bool every_timed = arg != NULL;
+	uint32_t g[3], cin[3], cout[3], dn[3], k;
+	struct pd_engine_stats st0, st1;
+	uint64_t inv, contended, untimed, mean_ns;
+	char name[32];
+	int round;
+
+	for (k = 0; k < 3; k++) {
+		uint32_t t, tn, pt, out, in, pn;
+
+		r->who.pid = pids[k];
+		snprintf(name, sizeof(name), "contended%u", k);
+		g[k] = graph_new(r, name);
+		t = tmpl_new(r, g[k], 4, 1, PTASK_BIND_GLOBAL);
+		tn = tmpl_new(r, g[k], 4, 1, PTASK_BIND_PARAM);
+		pt = ptask_new(r, g[k], PTASK_KIND_GPU, "test_inc", 3);
+		out = port_new(r, pt, PTASK_PORT_OUTPUT, t, 0, 0, 0);
+		in = port_new(r, pt, PTASK_PORT_INPUT, t, 0, PTASK_PORT_INOUT,
+			      out);
+		pn = port_new(r, pt, PTASK_PORT_STICKY, tn, 1, 0, 0);
+		cin[k] = chan_new(r, g[k], 0, in, 2);
+		cout[k] = chan_new(r, g[k], out, 0, 2);
+		CHECK(!build_failed);
+		CHECK(fill_n(r, chan_new(r, g[k], 0, pn, 1), 1, &dn[k]));
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g[k]), 0);
+	}
+	r->who.pid = pids[1];
+	CHECK(contended_round(r, cin[0], cout[0], 7));
+	pd_engine_get_stats(r->e, &st0);
+	for (round = 0; round < CONTENDED_ROUNDS; round++)
+		for (k = 1; k < 3; k++)
+			CHECK(contended_round(r, cin[k], cout[k],
+					      round * 10 + (int32_t)k));
+	pd_engine_get_stats(r->e, &st1);
+	inv = st1.invocations - st0.invocations;
+	contended = st1.contended - st0.contended;
+	untimed = st1.contended_untimed - st0.contended_untimed;
+	mean_ns = inv ? (st1.gpu_ns - st0.gpu_ns) / inv : 0;
+	diag("%llu invocations, %llu contended, %llu sampled out; %llu us charged each on average",
+	     (unsigned long long)inv, (unsigned long long)contended,
+	     (unsigned long long)untimed, (unsigned long long)mean_ns / 1000);
+	CHECK_EQ(inv, 2 * CONTENDED_ROUNDS);
+	CHECK_EQ(contended, 2 * CONTENDED_ROUNDS);
+	if (every_timed) {
+		CHECK_EQ(untimed, 0);
+	} else {
+		/* the first 4 of each ptask timed, then 1 in 8 */
+		CHECK(untimed >= CONTENDED_ROUNDS);
+		CHECK(untimed <= 2 * CONTENDED_ROUNDS - 8);
+	}
+	/* the 1 ms of an estimate would show in the mean: it must not */
+	CHECK(mean_ns >= CONTENDED_LAUNCH_NS);
+	CHECK(mean_ns < 2 * CONTENDED_LAUNCH_NS);
+	for (k = 0; k < 3; k++) {
+		CHECK_EQ(db_release(r, dn[k]), 0);
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g[k]), 0);
+	}
+	return true;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Block ranges: one launch split across the cpu backend's idle lanes.     */
 
@@ -4008,6 +4208,18 @@ int main(void)
 		.policy = PD_POLICY_FIFO, .shared_isolation = true,
 	};
 	struct pd_engine_config inplace = { .policy = PD_POLICY_FIFO };
+	struct pd_engine_config inplace_time_contended = {
+		.policy = PD_POLICY_FIFO, .time_contended = true,
+	};
+	struct pd_engine_config turn_wait = {
+		.policy = PD_POLICY_FIFO, .turn_wait_few_cores = true,
+	};
+	struct pd_engine_config turn_wait_off = {
+		.policy = PD_POLICY_FIFO, .turn_wait_few_cores = true,
+		.no_turn_wait = true,
+	};
+	const char *sim_estimates =
+		"devices=1;launch_ns=20000;untimed_extra_ns=1000000";
 	struct pd_engine_config shared_copies = {
 		.policy = PD_POLICY_FIFO, .shared_isolation = true,
 		.inplace_set = true,
@@ -4242,6 +4454,16 @@ int main(void)
 	       "sim: a worker waiting for a lone short job submits the next one pushed meanwhile");
 	result(with_rig("sim", "devices=1", &inplace, held_body, NULL),
 	       "sim: a chain's launches held and replayed once its shape repeats; another shape is not replayed at first");
+	result(with_rig("sim", "devices=1", &turn_wait, turn_wait_body, NULL),
+	       "sim: helpers of four connections wait their turn for the device another claimed, then claim; right results, nothing left");
+	result(with_rig("sim", "devices=1", &turn_wait_off, turn_wait_body,
+			&turn_wait_off),
+	       "sim: no_turn_wait: the same, no helper waits");
+	result(with_rig("sim", sim_estimates, &inplace, contended_body, NULL),
+	       "sim: two processes' short launches under contention timed by sample, the rest charged their ptask's average, not the estimate");
+	result(with_rig("sim", sim_estimates, &inplace_time_contended,
+			contended_body, &inplace_time_contended),
+	       "sim: time_contended: every launch under contention timed");
 	result(with_rig("sim", "devices=1", &inplace, chain_body, &chain_tap),
 	       "an output a client also pulls is never completed ahead");
 	result(with_rig("cpu", "lanes=2", &fifo, inout_body, NULL),
