@@ -1630,6 +1630,14 @@ static bool sim_config_test(void)
 	CHECK_EQ(be.ops->init(&be, "memory=12Q"), -EINVAL);
 	CHECK_EQ(be.ops->init(&be, "h2d_bandwidth=0"), -EINVAL);
 	CHECK_EQ(be.ops->init(&be, "dev99.cores=1"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "untimed_extra_ns=-1"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "untimed_extra_ns=soon"), -EINVAL);
+	CHECK_EQ(be.ops->init(&be, "untimed_extra_ns=0"), 0);
+	CHECK(!be.untimed_estimated);
+	be.ops->fini(&be);
+	CHECK_EQ(be.ops->init(&be, "untimed_extra_ns=5k"), 0);
+	CHECK(be.untimed_estimated);
+	be.ops->fini(&be);
 	CHECK_EQ(be.ops->init(&be, "/nonexistent/sim.conf"), -ENOENT);
 
 	fd = mkstemp(path);
