@@ -320,6 +320,9 @@ struct pd_engine_config {
  * @turn_claims: of @turn_waits, it then claimed a job itself
  * @contended_untimed: of @contended, launches sampled out of timing and
  *	charged their ptask's average (worker.c, launch_sampled_timed)
+ * @per_lane: jobs run on each lane index, all spaces together (a lane
+ *	past 0 is used only while the lower ones have work in flight:
+ *	prepare.c, "Lanes")
  */
 struct pd_engine_stats {
 	uint64_t invocations;
@@ -353,6 +356,7 @@ struct pd_engine_stats {
 	uint64_t contended_untimed;
 	uint64_t turn_waits;
 	uint64_t turn_claims;
+	uint64_t per_lane[PD_MAX_LANES];
 };
 
 struct pd_engine;

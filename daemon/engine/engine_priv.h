@@ -362,7 +362,6 @@ struct pd_lane {
  * @nlanes: its lanes (the device's pd_device_info.lanes, at least 1)
  * @lanes: each lane's jobs in flight
  * @ninflight: jobs in flight in it (it stays open while any are)
- * @next_lane: where the round robin among equal lanes starts
  */
 struct pd_space {
 	struct pd_device *dev;
@@ -376,7 +375,6 @@ struct pd_space {
 	uint32_t nlanes;
 	struct pd_lane lanes[PD_MAX_LANES];
 	uint32_t ninflight;
-	uint32_t next_lane;
 };
 
 /**

@@ -2322,6 +2322,7 @@ static bool lanes_config_test(void)
  * @ordered: one lane: results must come out in push order
  * @min_inflight: the engine must have had at least this many in flight
  * @wall_ns: out: push of the first to pull of the last
+ * @min_lanes: lanes that must have run some of them (0: not checked)
  */
 struct pipe_args {
 	const char *entry;
@@ -2329,7 +2330,19 @@ struct pipe_args {
 	bool ordered;
 	uint32_t min_inflight;
 	uint64_t wall_ns;
+	uint32_t min_lanes;
 };
+
+/* Lanes that ran a job between @st0 and @st. */
+static uint32_t lanes_used(const struct pd_engine_stats *st0,
+			   const struct pd_engine_stats *st)
+{
+	uint32_t l, n = 0;
+
+	for (l = 0; l < PD_MAX_LANES; l++)
+		n += st->per_lane[l] != st0->per_lane[l];
+	return n;
+}
 
 /*
  * Build @n independent ptasks of @entry in graph @g, each with a 4-byte
@@ -2411,6 +2424,49 @@ static bool pipe_body(struct rig *r, void *arg)
 		     (unsigned long long)st.inflight_max, pa->min_inflight);
 		return false;
 	}
+	if (lanes_used(&st0, &st) < pa->min_lanes) {
+		diag("%u lane(s) ran the jobs, expected %u or more",
+		     lanes_used(&st0, &st), pa->min_lanes);
+		return false;
+	}
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
+ * One invocation at a time (pushed, pulled, released, then the next), on
+ * a device with several lanes: every job runs on lane 0, since no other
+ * job is in flight when it is placed (prepare.c, "Lanes": a CUDA context
+ * whose third stream launched kernels replays long graphs slower), and
+ * every result is right.
+ */
+static bool wait_engine_idle(struct rig *r);
+
+static bool lone_lane_body(struct rig *r, void *arg)
+{
+	uint32_t g, cin, cout, db, dout, i, n = *(const uint32_t *)arg;
+	struct pd_engine_stats st0, st;
+	uint32_t *x, *y;
+
+	pd_engine_get_stats(r->e, &st0);
+	g = graph_new(r, "lone");
+	CHECK(pipes_build(r, g, "test_tid", 1, &cin, &cout));
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	db = db_new(r, 4, (void **)&x);
+	CHECK(db);
+	for (i = 0; i < n; i++) {
+		x[0] = i * 7;
+		CHECK_EQ(push(r, cin, db), 0);
+		CHECK_EQ(pull(r, cout, &dout, (void **)&y), 0);
+		CHECK_EQ(y[0], i * 7 + 1);
+		CHECK_EQ(db_release(r, dout), 0);
+		CHECK(wait_engine_idle(r));
+	}
+	CHECK_EQ(db_release(r, db), 0);
+	pd_engine_get_stats(r->e, &st);
+	CHECK_EQ(st.invocations - st0.invocations, n);
+	CHECK_EQ(st.per_lane[0] - st0.per_lane[0], n);
+	CHECK_EQ(lanes_used(&st0, &st), 1);
 	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
 	return true;
 }
@@ -2719,8 +2775,8 @@ static bool cpu_parallel_test(bool *skipped)
 	struct pd_engine_config cfg = { .policy = PD_POLICY_FIFO };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	uint32_t lanes = cores > 8 ? 8 : (uint32_t)cores;
-	struct pipe_args one = { "test_nap", 0, true, 1, 0 };
-	struct pipe_args many = { "test_nap", 0, false, 2, 0 };
+	struct pipe_args one = { "test_nap", 0, true, 1, 0, 0 };
+	struct pipe_args many = { "test_nap", 0, false, 2, 0, 0 };
 	char config[32];
 
 	*skipped = cores < 2;
@@ -4232,10 +4288,11 @@ int main(void)
 		.policy = PD_POLICY_FIFO, .shared_isolation = true,
 		.inplace_set = true,
 	};
-	struct pipe_args pipe1 = { "test_tid", 64, true, 8, 0 };
-	struct pipe_args pipe4 = { "test_tid", 64, false, 8, 0 };
-	struct pipe_args cpipe1 = { "test_nap", 32, true, 4, 0 };
-	struct pipe_args cpipe3 = { "test_nap", 48, false, 4, 0 };
+	struct pipe_args pipe1 = { "test_tid", 64, true, 8, 0, 0 };
+	struct pipe_args pipe4 = { "test_tid", 64, false, 8, 0, 2 };
+	uint32_t lone_rounds = 20;
+	struct pipe_args cpipe1 = { "test_nap", 32, true, 4, 0, 0 };
+	struct pipe_args cpipe3 = { "test_nap", 48, false, 4, 0, 2 };
 	struct gemm_args small = { 2, 3, 3, 32, { 0 } };
 	struct pd_engine_config fifo_no_ahead = {
 		.policy = PD_POLICY_FIFO, .no_ahead = true,
@@ -4369,7 +4426,10 @@ int main(void)
 	       "sim, one lane: 64 invocations in flight complete in order");
 	result(with_rig("sim", "devices=1;time_scale=100", &fifo, pipe_body,
 			&pipe4),
-	       "sim, four lanes: 64 invocations in flight, each right once");
+	       "sim, four lanes: 64 invocations in flight, each right once, on two lanes or more");
+	result(with_rig("sim", "devices=1;time_scale=100", &fifo, lone_lane_body,
+			&lone_rounds),
+	       "sim, four lanes: one invocation at a time runs on lane 0 alone");
 	result(with_rig("cpu", "lanes=1", &fifo, pipe_body, &cpipe1),
 	       "cpu, one lane: 32 invocations in flight complete in order");
 	result(with_rig("cpu", "lanes=3", &fifo, pipe_body, &cpipe3),
