@@ -59,7 +59,14 @@
  *                                 round), two_execs (host, two
  *                                 instantiations of the graph set up for
  *                                 two output words and replayed in turn:
- *                                 no patching)
+ *                                 no patching), captured (dev's chain
+ *                                 recorded by stream capture instead of
+ *                                 built node by node), packed4 and
+ *                                 packed16 (dev with its words 4 or 16
+ *                                 bytes apart instead of 256)
+ *   chain<K>_streams<N>_us        dev's chain captured and replayed, run
+ *                                 first, after N other streams (0..3)
+ *                                 launched a kernel in the context
  * GB/s are 10^9 bytes a second.  Exit 77 when there is no GPU.
  *
  * Built by tests/gpu/gpu.mk (build/gpu/gpu_raw); not a guest benchmark.
@@ -69,6 +76,7 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -579,10 +587,26 @@ out:
  */
 #define CHAIN_K		100
 #define CHAIN_RUNS	2000
-enum chain_way { CW_DEV, CW_HOST, CW_PATCH_LAST, CW_PATCH_ENDS, CW_TWO, CW_N };
-static const char *const chain_way_name[CW_N] = {
-	"dev", "host", "patch_last", "patch_ends", "two_execs",
+enum chain_way {
+	CW_DEV, CW_HOST, CW_PATCH_LAST, CW_PATCH_ENDS, CW_TWO, CW_CAPTURED,
+	CW_PACKED4, CW_PACKED16, CW_N
 };
+static const char *const chain_way_name[CW_N] = {
+	"dev", "host", "patch_last", "patch_ends", "two_execs", "captured",
+	"packed4", "packed16",
+};
+
+/* dev's words are 256 bytes apart (as a segment's links), packed's less */
+static bool chain_ends_dev(enum chain_way way)
+{
+	return way == CW_DEV || way == CW_CAPTURED || way == CW_PACKED4 ||
+	       way == CW_PACKED16;
+}
+
+static uint64_t chain_stride(enum chain_way way)
+{
+	return way == CW_PACKED4 ? 4 : way == CW_PACKED16 ? 16 : 256;
+}
 
 struct chain {
 	CUfunction fn;
@@ -592,6 +616,8 @@ struct chain {
 	CUdeviceptr d;		/* device words: the links, and dev's ends */
 	CUgraph g;
 	CUgraphExec x[2];
+	CUgraph cg;		/* dev's chain captured from a stream */
+	CUgraphExec cx;
 	CUgraphNode node[CHAIN_K];
 	double t[CHAIN_RUNS];
 };
@@ -601,13 +627,14 @@ static void chain_params(const struct chain *c, enum chain_way way, int i,
 			 int o, CUDA_KERNEL_NODE_PARAMS *p, CUdeviceptr io[2],
 			 void **args)
 {
-	int ends_dev = way == CW_DEV;
+	int ends_dev = chain_ends_dev(way);
+	uint64_t st = chain_stride(way);
 
-	io[0] = i ? c->d + (uint64_t)i * 256 :
-		ends_dev ? c->d + (uint64_t)(CHAIN_K + 1 + o) * 256 :
+	io[0] = i ? c->d + (uint64_t)i * st :
+		ends_dev ? c->d + (uint64_t)(CHAIN_K + 1 + o) * st :
 		c->hw + (uint64_t)o * 4;
-	io[1] = i < CHAIN_K - 1 ? c->d + (uint64_t)(i + 1) * 256 :
-		ends_dev ? c->d + (uint64_t)(CHAIN_K + 3 + o) * 256 :
+	io[1] = i < CHAIN_K - 1 ? c->d + (uint64_t)(i + 1) * st :
+		ends_dev ? c->d + (uint64_t)(CHAIN_K + 3 + o) * st :
 		c->hw + (uint64_t)(2 + o) * 4;
 	args[0] = &io[0];
 	args[1] = &io[1];
@@ -633,11 +660,14 @@ static int chain_patch(struct chain *c, CUgraphExec x, enum chain_way way,
 
 static int chain_way_run(struct chain *c, enum chain_way way)
 {
-	int i, o, ends_dev = way == CW_DEV;
+	int i, o, ends_dev = chain_ends_dev(way);
+	uint64_t st = chain_stride(way);
+	CUgraphExec x;
 	uint32_t v, got;
 	double t0;
 
-	for (i = 0; i < CHAIN_K; i++)
+	/* captured: its own instantiation, made with dev's words */
+	for (i = 0; way != CW_CAPTURED && i < CHAIN_K; i++)
 		if (chain_patch(c, c->x[0], way, i, 0) ||
 		    chain_patch(c, c->x[1], way, i, way == CW_TWO))
 			return -1;
@@ -645,7 +675,7 @@ static int chain_way_run(struct chain *c, enum chain_way way)
 		o = way >= CW_PATCH_LAST ? (i & 1) : 0;
 		v = (uint32_t)(i + WARMUP) * 13 + 5;
 		if (ends_dev) {
-			if (!ok(cu->MemcpyHtoD(c->d + (uint64_t)(CHAIN_K + 1) * 256,
+			if (!ok(cu->MemcpyHtoD(c->d + (uint64_t)(CHAIN_K + 1) * st,
 					       &v, 4), "cuMemcpyHtoD"))
 				return -1;
 		} else {
@@ -660,14 +690,14 @@ static int chain_way_run(struct chain *c, enum chain_way way)
 			return -1;
 		if (way == CW_PATCH_ENDS && chain_patch(c, c->x[0], way, 0, o))
 			return -1;
-		if (!ok(cu->GraphLaunch(c->x[way == CW_TWO ? o : 0], c->s),
-			"cuGraphLaunch") ||
+		x = way == CW_CAPTURED ? c->cx : c->x[way == CW_TWO ? o : 0];
+		if (!ok(cu->GraphLaunch(x, c->s), "cuGraphLaunch") ||
 		    !ok(cu->StreamSynchronize(c->s), "cuStreamSynchronize"))
 			return -1;
 		if (i >= 0)
 			c->t[i] = now_us() - t0;
 		if (ends_dev) {
-			if (!ok(cu->MemcpyDtoH(&got, c->d + (uint64_t)(CHAIN_K + 3) * 256,
+			if (!ok(cu->MemcpyDtoH(&got, c->d + (uint64_t)(CHAIN_K + 3) * st,
 					       4), "cuMemcpyDtoH"))
 				return -1;
 		} else {
@@ -722,6 +752,26 @@ static int bench_chain(const char *ptx)
 	if (!ok(cu->GraphInstantiate(&c.x[0], c.g, 0), "cuGraphInstantiate") ||
 	    !ok(cu->GraphInstantiate(&c.x[1], c.g, 0), "cuGraphInstantiate"))
 		goto out;
+	/*
+	 * The same chain (dev's words) recorded by stream capture, as
+	 * fastpath's raw "kgraph" is, against node by node as the backend
+	 * builds it (cuda_kernel.c): whether the way it is built shows on
+	 * the GPU.
+	 */
+	if (!cu->StreamBeginCapture || !cu->StreamEndCapture ||
+	    !ok(cu->StreamBeginCapture(c.s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+		"cuStreamBeginCapture"))
+		goto out;
+	for (i = 0; i < CHAIN_K; i++) {
+		chain_params(&c, CW_CAPTURED, i, 0, &p, io, args);
+		if (!ok(cu->LaunchKernel(c.fn, 1, 1, 1, 1, 1, 1, 0, c.s, args,
+					 NULL), "cuLaunchKernel (captured)"))
+			break;
+	}
+	if (!ok(cu->StreamEndCapture(c.s, &c.cg), "cuStreamEndCapture") ||
+	    i < CHAIN_K ||
+	    !ok(cu->GraphInstantiate(&c.cx, c.cg, 0), "cuGraphInstantiate"))
+		goto out;
 	for (i = 0; i < CW_N; i++)
 		if (chain_way_run(&c, (enum chain_way)i))
 			goto out;
@@ -733,6 +783,10 @@ out:
 	for (i = 0; i < 2; i++)
 		if (c.x[i])
 			cu->GraphExecDestroy(c.x[i]);
+	if (c.cx)
+		cu->GraphExecDestroy(c.cx);
+	if (c.cg)
+		cu->GraphDestroy(c.cg);
 	if (c.g)
 		cu->GraphDestroy(c.g);
 	if (c.d)
@@ -741,6 +795,98 @@ out:
 		cu->MemFreeHost(host);
 	if (c.s)
 		cu->StreamDestroy(c.s);
+	return err;
+}
+
+/*
+ * chain<K>_streams<N>_us: dev's chain, captured and replayed on one
+ * stream, in a context where N other streams (N = 0..3) have launched
+ * kernels before: measured on an H200 (2026-12-03), a context where a
+ * third stream ever launched kernels replays the chain about 18 us
+ * slower, for good (destroying the streams does not undo it; streams
+ * that only copy or write memory words do not count).  So this runs
+ * first, before any other part's streams touch the context; ptaskd's
+ * lanes take the lowest idle one for that reason (prepare.c).
+ */
+static int bench_chain_streams(const char *ptx)
+{
+	static double t[CHAIN_RUNS];
+	CUstream s = NULL, other[3] = { NULL, NULL, NULL };
+	CUdeviceptr d = 0, io[2];
+	CUgraphExec x = NULL;
+	CUgraph g = NULL;
+	CUfunction fn;
+	CUmodule mod;
+	uint32_t v = 11, got = 0;
+	void *args[2] = { &io[0], &io[1] };
+	int i, n, err = -1;
+	double t0;
+
+	if (!cu->StreamBeginCapture || !cu->StreamEndCapture || !cu->GraphLaunch) {
+		printf("chain_streams=unsupported\n");
+		return 0;
+	}
+	if (!ok(cu->ModuleLoadDataEx(&mod, ptx, 0, NULL, NULL), "cuModuleLoadDataEx") ||
+	    !ok(cu->ModuleGetFunction(&fn, mod, "load_inc"), "cuModuleGetFunction") ||
+	    !ok(cu->StreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
+	    !ok(cu->MemAlloc(&d, (CHAIN_K + 8) * 256), "cuMemAlloc") ||
+	    !ok(cu->MemcpyHtoD(d, &v, 4), "cuMemcpyHtoD") ||
+	    !ok(cu->StreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+		"cuStreamBeginCapture"))
+		goto out;
+	for (i = 0; i < CHAIN_K; i++) {
+		io[0] = d + (uint64_t)i * 256;
+		io[1] = d + (uint64_t)(i + 1) * 256;
+		if (!ok(cu->LaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, s, args, NULL),
+			"cuLaunchKernel (captured)"))
+			break;
+	}
+	if (!ok(cu->StreamEndCapture(s, &g), "cuStreamEndCapture") ||
+	    i < CHAIN_K || !ok(cu->GraphInstantiate(&x, g, 0), "cuGraphInstantiate"))
+		goto out;
+	for (n = 0; n <= 3; n++) {
+		if (n) {
+			/* another stream launches kernels: its own words */
+			io[0] = io[1] = d + (uint64_t)(CHAIN_K + 4 + n) * 256;
+			if (!ok(cu->StreamCreate(&other[n - 1], CU_STREAM_NON_BLOCKING),
+				"cuStreamCreate") ||
+			    !ok(cu->LaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, other[n - 1],
+						 args, NULL), "cuLaunchKernel") ||
+			    !ok(cu->StreamSynchronize(other[n - 1]), "cuStreamSynchronize"))
+				goto out;
+		}
+		for (i = -WARMUP; i < CHAIN_RUNS; i++) {
+			t0 = now_us();
+			if (!ok(cu->GraphLaunch(x, s), "cuGraphLaunch") ||
+			    !ok(cu->StreamSynchronize(s), "cuStreamSynchronize"))
+				goto out;
+			if (i >= 0)
+				t[i] = now_us() - t0;
+		}
+		if (!ok(cu->MemcpyDtoH(&got, d + (uint64_t)CHAIN_K * 256, 4),
+			"cuMemcpyDtoH"))
+			goto out;
+		if (got != v + CHAIN_K) {
+			fprintf(stderr, "gpu_raw: chain_streams: out %u, want %u\n",
+				got, v + CHAIN_K);
+			goto out;
+		}
+		printf("chain%d_streams%d_us=%.2f\n", CHAIN_K, n,
+		       median(t, CHAIN_RUNS));
+	}
+	err = 0;
+out:
+	for (n = 0; n < 3; n++)
+		if (other[n])
+			cu->StreamDestroy(other[n]);
+	if (x)
+		cu->GraphExecDestroy(x);
+	if (g)
+		cu->GraphDestroy(g);
+	if (d)
+		cu->MemFree(d);
+	if (s)
+		cu->StreamDestroy(s);
 	return err;
 }
 
@@ -771,7 +917,9 @@ int main(int argc, char **argv)
 	cu->DeviceGetCount(&n);
 	printf("machine=%s\ngpu=%s\ndriver=%d.%d\ndevices=%d\n", host,
 	       gpu.name, ver / 1000, ver % 1000 / 10, n);
-	if (bench_launch(ptx, runs) || bench_lone(ptx, runs) ||
+	/* first: the context's history changes it (see the function) */
+	if (bench_chain_streams(ptx) ||
+	    bench_launch(ptx, runs) || bench_lone(ptx, runs) ||
 	    bench_b2b_threads(ptx) || bench_chain(ptx) || bench_copies())
 		return 1;
 	pc_cuda_dev_close(&gpu);
