@@ -22,14 +22,14 @@
  * (0.18 us a node; streams that only copied or wrote memory words do
  * not count, destroying the streams does not undo it, and
  * CUDA_DEVICE_MAX_CONNECTIONS does not change it), and round robin put
- * a lone client's every invocation on the next of the four lanes.  The
- * next
- * hop of a chain completed ahead (its producer is a job completed ahead,
- * pd_dbrec.ahead_writer) stays on its producer's lane: stream order, no
- * lane_wait, and the launches held there go on.  Its copies
- * are queued there, after lane_waits for work on other lanes that
- * writes what it reads, or reads or writes what it overwrites
- * (engine_priv.h, "Hazards").
+ * a lone client's every invocation on the next of the four lanes.
+ *
+ * The next hop of a chain completed ahead (its producer is a job
+ * completed ahead, pd_dbrec.ahead_writer) stays on its producer's lane:
+ * stream order, no lane_wait, and the launches held there go on.  A
+ * job's copies are queued on its lane, after lane_waits for work on
+ * other lanes that writes what it reads, or reads or writes what it
+ * overwrites (engine_priv.h, "Hazards").
  *
  * In place: an input of at most the device's inplace_max bytes whose
  * host pages are current and registered (host_device_ptr answers) is
