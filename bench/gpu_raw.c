@@ -67,6 +67,8 @@
  *   chain<K>_streams<N>_us        dev's chain captured and replayed, run
  *                                 first, after N other streams (0..3)
  *                                 launched a kernel in the context
+ *                                 (gstreams: launched the chain's graph,
+ *                                 with GPU_RAW_CHAIN_OTHER=graph)
  * GB/s are 10^9 bytes a second.  Exit 77 when there is no GPU.
  *
  * Built by tests/gpu/gpu.mk (build/gpu/gpu_raw); not a guest benchmark.
@@ -819,6 +821,8 @@ static int bench_chain_streams(const char *ptx)
 	CUmodule mod;
 	uint32_t v = 11, got = 0;
 	void *args[2] = { &io[0], &io[1] };
+	const char *how = getenv("GPU_RAW_CHAIN_OTHER");
+	bool graphs = how && !strcmp(how, "graph");
 	int i, n, err = -1;
 	double t0;
 
@@ -846,12 +850,17 @@ static int bench_chain_streams(const char *ptx)
 		goto out;
 	for (n = 0; n <= 3; n++) {
 		if (n) {
-			/* another stream launches kernels: its own words */
+			/*
+			 * Another stream launches a kernel on its own words,
+			 * or (GPU_RAW_CHAIN_OTHER=graph) the chain's graph
+			 * itself, as ptaskd's lanes launch graphs.
+			 */
 			io[0] = io[1] = d + (uint64_t)(CHAIN_K + 4 + n) * 256;
 			if (!ok(cu->StreamCreate(&other[n - 1], CU_STREAM_NON_BLOCKING),
 				"cuStreamCreate") ||
-			    !ok(cu->LaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, other[n - 1],
-						 args, NULL), "cuLaunchKernel") ||
+			    !(graphs ? ok(cu->GraphLaunch(x, other[n - 1]), "cuGraphLaunch") :
+			      ok(cu->LaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, other[n - 1],
+						  args, NULL), "cuLaunchKernel")) ||
 			    !ok(cu->StreamSynchronize(other[n - 1]), "cuStreamSynchronize"))
 				goto out;
 		}
@@ -871,8 +880,8 @@ static int bench_chain_streams(const char *ptx)
 				got, v + CHAIN_K);
 			goto out;
 		}
-		printf("chain%d_streams%d_us=%.2f\n", CHAIN_K, n,
-		       median(t, CHAIN_RUNS));
+		printf("chain%d_%s%d_us=%.2f\n", CHAIN_K,
+		       graphs ? "gstreams" : "streams", n, median(t, CHAIN_RUNS));
 	}
 	err = 0;
 out:
