@@ -105,4 +105,26 @@ ab_bad "NAME of letters" "a b=build/bin/ptaskd"
 ab_bad "VAR=VALUE" a=build/bin/ptaskd:novalue
 ab_bad "twice" a=build/bin/ptaskd a=build/bin/ptaskd
 
+# bench/fastpath-run.sh: FASTPATH_PTASKD_ARGS takes options only
+FASTPATH_PTASKD_ARGS="--lanes=1 lanes" OUT="$T/run" \
+	refused "'lanes' is not a --NAME" bash bench/fastpath-run.sh --backend cpu
+# ... and hands them to ptaskd (the cpu backend, one short P1 run)
+if [ -x build/bin/ptaskd ] && [ -d build/twins ]; then
+	FASTPATH_PTASKD_ARGS="--lanes=5 --inflight=9" FASTPATH_CONFIGS="client:default:p1" \
+		FASTPATH_ARGS="--quick --rounds 100 --warmup 10" FASTPATH_BUDGET=60 \
+		OUT="$T/lanes" bash bench/fastpath-run.sh --backend cpu \
+		>"$T/out" 2>"$T/err"
+	st=$?
+	if [ "$st" = 0 ] &&
+	   tar xzOf "$T/lanes/fastpath-run.tar.gz" ptaskd.log 2>/dev/null |
+	   grep -q '9 jobs in flight per device on 5 lane(s)'; then
+		ok "FASTPATH_PTASKD_ARGS='--lanes=5 --inflight=9' reach ptaskd (its log says so)"
+	else
+		notok "FASTPATH_PTASKD_ARGS='--lanes=5 --inflight=9' -> exit $st, or not in ptaskd's log"
+		sed 's/^/#    /' "$T/err"
+	fi
+else
+	skip "FASTPATH_PTASKD_ARGS reaches ptaskd" "no build/bin/ptaskd or build/twins"
+fi
+
 finish

@@ -35,6 +35,9 @@
 #
 # Environment: FASTPATH_ARGS (more fastpath options, every run),
 # FASTPATH_CONFIGS (above), FASTPATH_MPS=0 (skip the MPS phase),
+# FASTPATH_PTASKD_ARGS (more ptaskd options, each --NAME or --NAME=VALUE,
+# e.g. "--lanes=1": through bench/fastpath-ab.sh's NAME=PTASKD:VAR=VAL, one
+# binary measured under two settings),
 # FASTPATH_BUDGET (seconds for the whole script, default 540: a device call
 # may last 600; a run gets what is left, and one that cannot start with
 # 30 s left is skipped, saying so), OUT (where the results go; default
@@ -54,7 +57,7 @@ BACKEND=cuda
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--backend) BACKEND=${2:-}; shift 2 || shift ;;
-	-h|--help) sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,51p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "fastpath-run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -125,7 +128,7 @@ CPU_ARGS=()
 
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ) host=$(hostname) kernel=$(uname -r) cpus=$(nproc)"
-	echo "backend=$BACKEND configs=\"$CONFIGS\" args=\"${FASTPATH_ARGS:-}\""
+	echo "backend=$BACKEND configs=\"$CONFIGS\" args=\"${FASTPATH_ARGS:-}\" ptaskd_args=\"${FASTPATH_PTASKD_ARGS:-}\""
 	grep -m1 'model name' /proc/cpuinfo
 	if [ "$BACKEND" = cuda ]; then
 		nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,compute_mode \
@@ -135,6 +138,16 @@ CPU_ARGS=()
 } | tee "$S"
 [ "$BACKEND" = cuda ] && nvidia-smi >"$W/nvidia-smi.txt" 2>&1
 
+# FASTPATH_PTASKD_ARGS: options only, checked here (ptaskd checks the rest)
+PTASKD_EXTRA=()
+for a in ${FASTPATH_PTASKD_ARGS:-}; do
+	case "$a" in
+	--[a-z]*) PTASKD_EXTRA+=("$a") ;;
+	*) echo "fastpath-run.sh: FASTPATH_PTASKD_ARGS: '$a' is not a --NAME or --NAME=VALUE option" >&2
+	   exit 2 ;;
+	esac
+done
+
 HAS_ISO=0
 "$PTASKD" --help 2>&1 | grep -q -- '--isolation' && HAS_ISO=1
 
@@ -143,6 +156,7 @@ start_daemon() {
 	local args=(--mode user --backend "$BACKEND" --socket "$W/sock")
 
 	[ "$HAS_ISO" = 1 ] && args+=(--isolation "$1")
+	args+=("${PTASKD_EXTRA[@]}")
 	[ "$BACKEND" = cpu ] && args+=(--host-kernels "$ROOT/build/twins")
 	rm -f "$W/sock"
 	echo "== ptaskd ${args[*]}" >>"$W/ptaskd.log"
