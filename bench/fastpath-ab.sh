@@ -12,7 +12,9 @@
 # same FASTPATH_CONFIGS (default "client:default:p1,p1b
 # shared:default:p1,p1b") and FASTPATH_ARGS; a build given as
 # NAME=PTASKD:VAR=VAL runs with VAR=VAL in ptaskd's environment (e.g. the same binary with
-# PTASKD_NO_LONE_GRAPH=1).  build/bin/ptaskd is swapped for each run and
+# PTASKD_NO_LONE_GRAPH=1; or with FASTPATH_PTASKD_ARGS=--lanes=1, an
+# option of ptaskd's, which bench/fastpath-run.sh passes on).
+# build/bin/ptaskd is swapped for each run and
 # put back at the end.  Prints one line per run and result (the fields
 # the goals name) and, last, each build's medians over the rounds;
 # $OUT/ab-results.txt has every result line, tagged build=NAME round=N,
