@@ -66,6 +66,17 @@ cuda|cpu) ;;
 *) echo "fastpath-run.sh: --backend '$BACKEND': cuda or cpu" >&2; exit 2 ;;
 esac
 
+# FASTPATH_PTASKD_ARGS: options only, checked before anything is run or
+# written (ptaskd checks the rest); split on blanks, never globbed
+read -r -a PTASKD_EXTRA <<<"${FASTPATH_PTASKD_ARGS:-}"
+for a in "${PTASKD_EXTRA[@]}"; do
+	case "$a" in
+	--[a-z]*) ;;
+	*) echo "fastpath-run.sh: FASTPATH_PTASKD_ARGS: '$a' is not a --NAME or --NAME=VALUE option" >&2
+	   exit 2 ;;
+	esac
+done
+
 PTASKD=build/bin/ptaskd
 FASTPATH=build/bin/fastpath
 PTX=build/gpu/bench_kernels.ptx
@@ -137,16 +148,6 @@ CPU_ARGS=()
 	echo "git=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown) ptaskd_built_from=$(built_from)"
 } | tee "$S"
 [ "$BACKEND" = cuda ] && nvidia-smi >"$W/nvidia-smi.txt" 2>&1
-
-# FASTPATH_PTASKD_ARGS: options only, checked here (ptaskd checks the rest)
-PTASKD_EXTRA=()
-for a in ${FASTPATH_PTASKD_ARGS:-}; do
-	case "$a" in
-	--[a-z]*) PTASKD_EXTRA+=("$a") ;;
-	*) echo "fastpath-run.sh: FASTPATH_PTASKD_ARGS: '$a' is not a --NAME or --NAME=VALUE option" >&2
-	   exit 2 ;;
-	esac
-done
 
 HAS_ISO=0
 "$PTASKD" --help 2>&1 | grep -q -- '--isolation' && HAS_ISO=1

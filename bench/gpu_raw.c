@@ -726,7 +726,8 @@ static int bench_chain(const char *ptx)
 	int i, err = -1;
 
 	if (!cu->GraphCreate || !cu->GraphAddKernelNode ||
-	    !cu->GraphExecKernelNodeSetParams) {
+	    !cu->GraphExecKernelNodeSetParams || !cu->StreamBeginCapture ||
+	    !cu->StreamEndCapture) {
 		printf("chain=unsupported\n");
 		return 0;
 	}
@@ -760,8 +761,7 @@ static int bench_chain(const char *ptx)
 	 * builds it (cuda_kernel.c): whether the way it is built shows on
 	 * the GPU.
 	 */
-	if (!cu->StreamBeginCapture || !cu->StreamEndCapture ||
-	    !ok(cu->StreamBeginCapture(c.s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+	if (!ok(cu->StreamBeginCapture(c.s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
 		"cuStreamBeginCapture"))
 		goto out;
 	for (i = 0; i < CHAIN_K; i++) {
@@ -826,7 +826,9 @@ static int bench_chain_streams(const char *ptx)
 	int i, n, err = -1;
 	double t0;
 
-	if (!cu->StreamBeginCapture || !cu->StreamEndCapture || !cu->GraphLaunch) {
+	if (!cu->StreamBeginCapture || !cu->StreamEndCapture ||
+	    !cu->GraphInstantiate || !cu->GraphLaunch ||
+	    !cu->GraphExecDestroy || !cu->GraphDestroy) {
 		printf("chain_streams=unsupported\n");
 		return 0;
 	}

@@ -320,9 +320,9 @@ struct pd_engine_config {
  * @turn_claims: of @turn_waits, it then claimed a job itself
  * @contended_untimed: of @contended, launches sampled out of timing and
  *	charged their ptask's average (worker.c, launch_sampled_timed)
- * @per_lane: jobs run on each lane index, all spaces together (a lane
- *	past 0 is used only while the lower ones have work in flight:
- *	prepare.c, "Lanes")
+ * @per_lane: jobs placed on each lane index, all spaces together (a
+ *	segment or a batch counts once; ties between lanes go to the
+ *	lowest: prepare.c, "Lanes")
  */
 struct pd_engine_stats {
 	uint64_t invocations;
