@@ -922,6 +922,35 @@ err_free:
 	return err;
 }
 
+/*
+ * The jobs each lane index ran, all spaces together, where any did: a
+ * lane past 0 gets work only while the lower ones have some in flight
+ * (prepare.c, "Lanes"), so this says how parallel the work was.
+ * Locked.
+ */
+static void log_lanes_locked(struct pd_engine *e)
+{
+	char buf[PD_MAX_LANES * 24] = "";
+	size_t len = 0;
+	uint32_t l;
+
+	pd_assert_locked(e);
+	for (l = 0; l < PD_MAX_LANES && len < sizeof(buf); l++) {
+		int n;
+
+		if (!e->stats.per_lane[l])
+			continue;
+		n = snprintf(buf + len, sizeof(buf) - len, "%s%u: %llu",
+			     len ? ", " : "", l,
+			     (unsigned long long)e->stats.per_lane[l]);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len)
+		pd_log_info("engine: jobs per lane: %s", buf);
+}
+
 /**
  * pd_engine_stop() - finish everything taken, then stop
  * @e: the engine
@@ -970,6 +999,7 @@ void pd_engine_stop(struct pd_engine *e)
 		    (unsigned long long)e->stats.contended_untimed,
 		    (unsigned long long)e->stats.turn_waits,
 		    (unsigned long long)e->stats.turn_claims);
+	log_lanes_locked(e);
 	pd_engine_unlock(e);
 	threads_join(e, false, true);
 	engine_free(e);
