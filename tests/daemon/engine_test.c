@@ -3245,7 +3245,18 @@ static bool stream_batch_body(struct rig *r, void *arg)
 	     sa->rounds, (unsigned long long)(st.batches - st0.batches),
 	     (unsigned long long)(st.batched - st0.batched), settles,
 	     (unsigned long long)(st.failed - st0.failed), pulled);
-	CHECK_EQ(st.invocations - st0.invocations, sa->rounds);
+	/*
+	 * Failing: what the core had not handed over when the graph failed
+	 * is dropped with the graph and never becomes one of the engine's
+	 * invocations (seen once in CI: 36 of 40, the last 4 not taken yet);
+	 * the 13 and every round before it always are.
+	 */
+	if (sa->fail) {
+		CHECK(st.invocations - st0.invocations >= bad + 1);
+		CHECK(st.invocations - st0.invocations <= sa->rounds);
+	} else {
+		CHECK_EQ(st.invocations - st0.invocations, sa->rounds);
+	}
 	CHECK(settles >= st.taken_ahead - st0.taken_ahead);
 	if (sa->batches) {
 		CHECK(st.batches - st0.batches >= 1);
