@@ -108,6 +108,15 @@ ab_bad "twice" a=build/bin/ptaskd a=build/bin/ptaskd
 # bench/fastpath-run.sh: FASTPATH_PTASKD_ARGS takes options only
 FASTPATH_PTASKD_ARGS="--lanes=1 lanes" OUT="$T/run" \
 	refused "'lanes' is not a --NAME" bash bench/fastpath-run.sh --backend cpu
+# build/gpu/gpu_raw refuses a GPU_RAW_CHAIN_OTHER it does not know,
+# before it looks for a GPU (make check-daemon builds it)
+if [ -x build/gpu/gpu_raw ]; then
+	GPU_RAW_CHAIN_OTHER=streams refused "GPU_RAW_CHAIN_OTHER='streams': graph or kernel" \
+		build/gpu/gpu_raw build/gpu/kernels.ptx
+else
+	skip "gpu_raw refuses a bad GPU_RAW_CHAIN_OTHER" "no build/gpu/gpu_raw"
+fi
+
 # ... and hands them to ptaskd (the cpu backend, one short P1 run)
 if [ -x build/bin/ptaskd ] && [ -d build/twins ]; then
 	FASTPATH_PTASKD_ARGS="--lanes=5 --inflight=9" FASTPATH_CONFIGS="client:default:p1" \

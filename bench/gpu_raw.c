@@ -68,7 +68,9 @@
  *                                 first, after N other streams (0..3)
  *                                 launched a kernel in the context
  *                                 (gstreams: launched the chain's graph,
- *                                 with GPU_RAW_CHAIN_OTHER=graph)
+ *                                 with GPU_RAW_CHAIN_OTHER=graph; kernel,
+ *                                 the default, or unset: a kernel; any
+ *                                 other value is refused, exit 2)
  * GB/s are 10^9 bytes a second.  Exit 77 when there is no GPU.
  *
  * Built by tests/gpu/gpu.mk (build/gpu/gpu_raw); not a guest benchmark.
@@ -913,6 +915,15 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && (runs = atoi(argv[2])) < 1)
 		return 2;
+	{
+		const char *how = getenv("GPU_RAW_CHAIN_OTHER");
+
+		if (how && strcmp(how, "graph") && strcmp(how, "kernel")) {
+			fprintf(stderr, "gpu_raw: GPU_RAW_CHAIN_OTHER='%s': graph or kernel\n",
+				how);
+			return 2;
+		}
+	}
 	ptx = slurp(argv[1]);
 	if (!ptx) {
 		fprintf(stderr, "gpu_raw: cannot read %s: %s\n", argv[1],
