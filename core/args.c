@@ -245,6 +245,12 @@ static int check_complete(const struct ptask_exec_complete *a)
 	return 0;
 }
 
+/*
+ * A block of at most 1024 threads, 64 of them in z (CUDA's limits on
+ * every card it supports).  Each side is bounded before the product is
+ * taken: three u32 sides multiply past 2^64 (2^28 x 2^28 x 256 wrapped
+ * to 0 and was accepted).
+ */
 static int check_geometry(const struct ptask_geometry *a)
 {
 	u32 zeros = 0, i;
@@ -254,11 +260,14 @@ static int check_geometry(const struct ptask_geometry *a)
 		return -EINVAL;
 	for (i = 0; i < 3; i++) {
 		zeros += !a->grid[i] + !a->block[i];
+		if (a->block[i] > 1024)
+			return -EINVAL;
 		threads *= a->block[i];
 	}
 	if (zeros == 6)
 		return 0;
-	if (zeros || threads > 1024 || a->grid[1] > 65535 || a->grid[2] > 65535)
+	if (zeros || threads > 1024 || a->block[2] > 64 ||
+	    a->grid[1] > 65535 || a->grid[2] > 65535)
 		return -EINVAL;
 	return 0;
 }

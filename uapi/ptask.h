@@ -192,8 +192,8 @@
  * PTASK_IOC_PTASK_SET_GEOMETRY (struct ptask_geometry)
  *	Set the launch geometry of GPU @ptask (grid and block, x*y*z each;
  *	all zero: inferred from the templates).  Errors: -EINVAL (partly
- *	zero, a block over 1024 threads, a CPU ptask), -ENOENT, -EACCES,
- *	-ESHUTDOWN.
+ *	zero, a block over 1024 threads or over 64 in z, a grid over 65535
+ *	in y or z, a CPU ptask), -ENOENT, -EACCES, -ESHUTDOWN.
  *
  * Executor calls (only on the fd of a registered executor, else -EPERM;
  * registration is PTASK_CMD_EXEC_REGISTER over generic netlink and needs

@@ -466,6 +466,20 @@ TEST_F(object, geometry_block_over_1024_einval)
 	ASSERT_PT(0, pt_set_geometry(self->fd, p, 0, grid, max));
 }
 
+/* 2^28 x 2^28 x 256 threads: the product wraps a u64 to 0. */
+TEST_F(object, geometry_block_product_wrap_einval)
+{
+	static const __u32 grid[3] = { 1, 1, 1 };
+	static const __u32 wrap[3] = { 1U << 28, 1U << 28, 256 };
+	static const __u32 deep[3] = { 1, 1, 65 }, z64[3] = { 1, 16, 64 };
+	__u32 p;
+
+	ASSERT_PT(0, pt_ptask_open_gpu(self->fd, self->graph, 1, "", &p));
+	ASSERT_PT(-EINVAL, pt_set_geometry(self->fd, p, 0, grid, wrap));
+	ASSERT_PT(-EINVAL, pt_set_geometry(self->fd, p, 0, grid, deep));
+	ASSERT_PT(0, pt_set_geometry(self->fd, p, 0, grid, z64));
+}
+
 TEST_F(object, geometry_cpu_ptask_einval)
 {
 	static const __u32 one[3] = { 1, 1, 1 };

@@ -381,6 +381,12 @@ static void test_geometry_rules(void)
 	BAD(v, C, (a->block[0] = 1025, a->block[1] = 1));
 	BAD(v, C, (a->block[0] = 65536, a->block[1] = 65536,
 		   a->block[2] = 65536));		/* no wrap */
+	BAD(v, C, (a->block[0] = 1u << 28, a->block[1] = 1u << 28,
+		   a->block[2] = 256));		/* 2^64 wraps to 0 */
+	BAD(v, C, (a->block[0] = 1, a->block[1] = 1,
+		   a->block[2] = 65));			/* z: at most 64 */
+	GOOD(v, C, (a->block[0] = 1, a->block[1] = 16,
+		    a->block[2] = 64));
 	BAD(v, C, a->grid[1] = 65536);
 	BAD(v, C, a->grid[2] = 65536);
 }
