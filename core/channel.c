@@ -251,7 +251,8 @@ static bool push_fits(const struct ptask_channel *ch,
  * @arg: the checked argument
  *
  * Return: 0, -ENOENT (no such channel, or a datablock the caller does not
- * hold), -EACCES, -ESHUTDOWN, -EIO, -EINVAL (not a graph input),
+ * hold), -EACCES, -ESHUTDOWN, -EIO, -EINVAL (not a graph input, or a
+ * record count the datablock's bytes cannot hold),
  * -EPROTOTYPE, or -EAGAIN when full (the shell sleeps and retries).
  */
 int ptask_core_channel_push(struct ptask_client *c, struct ptask_push *arg)
@@ -274,6 +275,8 @@ int ptask_core_channel_push(struct ptask_client *c, struct ptask_push *arg)
 		return -ENOENT;
 	records = arg->flags & PTASK_PUSH_SET_RECORDS ? arg->records :
 							db->records;
+	if (!ptask_datablock_records_ok(db, records))
+		return -EINVAL;
 	if (!push_fits(ch, db, records))
 		return -EPROTOTYPE;
 	if (ch->tunnel)

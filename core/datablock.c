@@ -120,6 +120,26 @@ u32 ptask_core_datablock_mmap_handle(u64 offset)
 	return (u32)(offset >> PTASK_MMAP_SHIFT);
 }
 
+/**
+ * ptask_datablock_records_ok() - may @db say it holds @records records?
+ * @db: the datablock
+ * @records: the count
+ *
+ * A record is at least one byte, or a stride when @db was made from a
+ * record stream's template: a larger count would be a lie every reader
+ * (executors, pullers, a tunnel's batching) takes on trust; an
+ * untemplated 1-byte datablock took 2^64 - 1.
+ *
+ * Return: true if the count fits in @db's bytes.
+ */
+bool ptask_datablock_records_ok(const struct ptask_datablock *db, u64 records)
+{
+	u64 unit = db->has_geom && db->geom.kind == PTASK_TEMPLATE_RECORDS ?
+		   db->geom.stride : 1;
+
+	return records <= db->bytes / unit;
+}
+
 /* Size and records of a datablock made from @t; -EINVAL if they don't fit. */
 static int template_size(const struct ptask_template *t, u64 records,
 			 u64 *bytes)
@@ -143,7 +163,7 @@ static int template_size(const struct ptask_template *t, u64 records,
  *	@arg->mmap_offset set on success
  *
  * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL (records that
- * do not fit the template) or -ENOMEM.
+ * do not fit the template, or more records than bytes) or -ENOMEM.
  */
 int ptask_core_datablock_create(struct ptask_client *c,
 				struct ptask_datablock_create *arg)
@@ -164,6 +184,9 @@ int ptask_core_datablock_create(struct ptask_client *c,
 		if (err)
 			return err;
 	}
+	/* a record stream's count was checked by template_size */
+	if (arg->records > bytes)
+		return -EINVAL;
 	db = ptask_datablock_alloc(c, bytes);
 	if (!db)
 		return -ENOMEM;

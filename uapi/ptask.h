@@ -145,8 +145,8 @@
  *	bytes written, or a record count set, after a push are what every
  *	holder sees.  Errors: -EINVAL (0 bytes, over
  *	PTASK_DATABLOCK_MAX_BYTES, bytes given with a template, a record
- *	stream's @records 0 or over its capacity), -ENOENT, -EACCES,
- *	-ESHUTDOWN, -EIO, -ENOMEM.
+ *	stream's @records 0 or over its capacity, more @records than
+ *	bytes), -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -ENOMEM.
  *
  * PTASK_IOC_DATABLOCK_RELEASE (struct ptask_datablock_release)
  *	Drop one reference the caller holds.  Mappings stay valid until
@@ -158,7 +158,9 @@
  *	PTASK_NONBLOCK or O_NONBLOCK (-EAGAIN), until @timeout_ns
  *	(-ETIMEDOUT); a signal gives -EINTR (or a restart).  With
  *	PTASK_PUSH_SET_RECORDS the datablock's record count becomes @records
- *	first.  Errors: -EINVAL (channel not a graph input), -ENOENT,
+ *	first: at most its bytes (over its stride, if it was made from a
+ *	record stream's template).  Errors: -EINVAL (channel not a graph
+ *	input, a record count over that), -ENOENT,
  *	-EACCES, -EPROTOTYPE (datablock does not fit the channel's template),
  *	-EAGAIN, -ETIMEDOUT, -EINTR, -ESHUTDOWN (also when the graph is
  *	terminated while the caller sleeps), -EIO (the graph failed).

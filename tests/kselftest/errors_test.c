@@ -719,4 +719,22 @@ TEST_F(errors, exec_ptask_info_not_executor_eperm)
 					     &len, NULL));
 }
 
+/*
+ * A record count past a datablock's bytes: an untemplated channel took
+ * 2^64 - 1 records on a 1-byte datablock (issue 13, the outside attack).
+ */
+TEST_F(errors, records_over_bytes_einval)
+{
+	__u32 one;
+
+	ASSERT_PT(0, pt_db_make(self->fd, 1, 1, &one));
+	ASSERT_PT(-EINVAL, pt_push(self->fd, self->g.in_chan[0], one,
+				   PTASK_PUSH_SET_RECORDS, UINT64_MAX, 0));
+	ASSERT_PT(-EINVAL, pt_push(self->fd, self->g.in_chan[0], self->db,
+				   PTASK_PUSH_SET_RECORDS, 65, 0));
+	ASSERT_PT(0, pt_push(self->fd, self->g.in_chan[0], self->db,
+			     PTASK_PUSH_SET_RECORDS, 64, 0));
+	ASSERT_PT(0, pt_db_release(self->fd, one));
+}
+
 TEST_HARNESS_MAIN

@@ -237,6 +237,46 @@ static void test_push_mismatch(void)
 	CHECK_EQ(h_db_obj(d_rec)->records, 4);		/* not applied */
 }
 
+/*
+ * A record count is at most the datablock's bytes (its stride's worth,
+ * made from a record stream's template): an untemplated channel took
+ * 2^64 - 1 records on a 1-byte datablock, which every taker and puller
+ * then believed.
+ */
+static void test_records_bounded_by_bytes(void)
+{
+	struct ptask_client *c = h_client();
+	u32 g = mkgraph(c), tr, p, in_any, in_r, ch_any, ch_r, d1, d16, drec;
+	struct ptask_datablock_create big = { .bytes = 8, .records = 9 };
+
+	REQUIRE_OK(h_tmpl(c, g, PTASK_TEMPLATE_RECORDS, 4, 4, 1, 1, &tr));
+	REQUIRE_OK(h_ptask(c, g, 2, &p));
+	REQUIRE_OK(h_port(c, p, PTASK_PORT_INPUT, 0, &in_any));
+	REQUIRE_OK(h_port(c, p, PTASK_PORT_INPUT, tr, &in_r));
+	REQUIRE_OK(h_chan(c, g, 0, in_any, 4, 0, &ch_any));
+	REQUIRE_OK(h_chan(c, g, 0, in_r, 4, 0, &ch_r));
+	REQUIRE_OK(h_db(c, 1, &d1));
+	REQUIRE_OK(h_db(c, 16, &d16));
+	REQUIRE_OK(h_db_tmpl(c, tr, 2, &drec, NULL));	/* 8 bytes */
+
+	CHECK_ERR(h_push_records(c, ch_any, d1, UINT64_MAX), -EINVAL);
+	CHECK_ERR(h_push_records(c, ch_any, d1, 2), -EINVAL);
+	CHECK_EQ(h_db_obj(d1)->records, 0);		/* not applied */
+	CHECK_EQ(h_db_obj(d1)->refs, 1);
+	CHECK_OK(h_push_records(c, ch_any, d1, 1));
+	CHECK_OK(h_push_records(c, ch_any, d16, 16));
+	/* made from the template: 4 bytes a record, 8 bytes */
+	CHECK_ERR(h_push_records(c, ch_any, drec, 3), -EINVAL);
+	CHECK_OK(h_push_records(c, ch_any, drec, 2));
+	CHECK_ERR(h_push_records(c, ch_r, d16, 17), -EINVAL);
+	CHECK_OK(h_push_records(c, ch_r, d16, 4));
+	/* DATABLOCK_CREATE likewise, before anything is allocated */
+	CHECK_ERR(h_call(c, NULL, PTASK_IOC_DATABLOCK_CREATE, &big, NULL),
+		  -EINVAL);
+	big.records = 8;
+	CHECK_OK(h_call(c, NULL, PTASK_IOC_DATABLOCK_CREATE, &big, NULL));
+}
+
 /* Capacity: the port takes one, the channel holds @capacity more. */
 static void test_capacity_and_eagain(void)
 {
@@ -628,6 +668,7 @@ static const struct h_test tests[] = {
 	H_TEST(test_fits_opaque),
 	H_TEST(test_channel_template_compat),
 	H_TEST(test_push_mismatch),
+	H_TEST(test_records_bounded_by_bytes),
 	H_TEST(test_capacity_and_eagain),
 	H_TEST(test_fifo_order),
 	H_TEST(test_sticky),
