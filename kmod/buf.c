@@ -181,9 +181,27 @@ static void buf_vm_close(struct vm_area_struct *vma)
 	ptask_os_buf_put(vma->vm_private_data);
 }
 
+/*
+ * A page of the mapping asked for again: after MADV_DONTNEED (or
+ * anything else that zaps the PTEs vm_insert_pages() made) the same
+ * datablock page comes back, its bytes intact, instead of SIGBUS.
+ */
+static vm_fault_t buf_vm_fault(struct vm_fault *vmf)
+{
+	struct ptask_buf *buf = vmf->vma->vm_private_data;
+	unsigned long i = vmf->pgoff - vmf->vma->vm_pgoff;
+
+	if (i >= buf->npages)
+		return VM_FAULT_SIGBUS;
+	vmf->page = buf->pages[i];
+	get_page(vmf->page);
+	return 0;
+}
+
 static const struct vm_operations_struct buf_vm_ops = {
 	.open = buf_vm_open,
 	.close = buf_vm_close,
+	.fault = buf_vm_fault,
 };
 
 /**
@@ -191,8 +209,12 @@ static const struct vm_operations_struct buf_vm_ops = {
  * @buf: the buffer; on success the vma owns the caller's reference
  * @vma: a shared mapping at most the buffer's size (in pages) long
  *
+ * Datablocks hold data, never code: an executable mapping is refused,
+ * and mprotect() may not make one later (VM_MAYEXEC cleared).
+ *
  * Context: mmap_lock held for writing; ptask_kernel.lock not held.
- * Return: 0, -EINVAL (private or too long), or vm_insert_pages()'s error.
+ * Return: 0, -EINVAL (private or too long), -EPERM (PROT_EXEC), or
+ * vm_insert_pages()'s error.
  */
 int ptask_buf_mmap(struct ptask_buf *buf, struct vm_area_struct *vma)
 {
@@ -201,6 +223,9 @@ int ptask_buf_mmap(struct ptask_buf *buf, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED) || npages > buf->npages)
 		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	ptask_vm_flags_clear(vma, VM_MAYEXEC);
 	ptask_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	vma->vm_ops = &buf_vm_ops;
 	vma->vm_private_data = buf;

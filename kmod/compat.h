@@ -84,6 +84,26 @@ static inline void ptask_vm_flags_set(struct vm_area_struct *vma,
 }
 
 /**
+ * ptask_vm_flags_clear() - clear flags on a vma being mapped
+ * @vma: the vma, from f_op->mmap
+ * @flags: VM_* flags to take away
+ *
+ * As ptask_vm_flags_set(), the other way.
+ *
+ * Context: mmap_lock held for writing (f_op->mmap).
+ */
+static inline void ptask_vm_flags_clear(struct vm_area_struct *vma,
+					vm_flags_t flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, flags);
+#else
+	lockdep_assert_held_write(&vma->vm_mm->mmap_lock);
+	vma->vm_flags &= ~flags;
+#endif
+}
+
+/**
  * ptask_hrtimer_setup() - initialise an hrtimer and its callback
  * @timer: the timer
  * @function: its callback

@@ -10,6 +10,8 @@
  * wake_seq, a signal arrives or the absolute deadline passes.  Results are
  * copied out after the lock is dropped.
  */
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -404,6 +406,32 @@ int ptask_dev_entry_call(struct file *file, unsigned int cmd,
 	return err;
 }
 
+/* What a mapping holds instead of the /dev/ptask file: the module. */
+static const struct file_operations ptask_mapping_fops = {
+	.owner = THIS_MODULE,
+};
+
+/*
+ * A mapping of datablock or ring pages holds its pages (a buffer
+ * reference), never the client: the vma gets a file of its own, so
+ * close() of the last fd closes the client, its graphs and datablocks
+ * as the uapi says, though a mapping (a forked child's, say) lives on
+ * until munmap.  Mapped through /dev/ptask's file itself, the vma kept
+ * that file, and with it the whole client, open.  The anonymous file
+ * keeps the module loaded while the vma's operations may still run.
+ */
+static int mapping_detach(struct vm_area_struct *vma)
+{
+	struct file *f = anon_inode_getfile("[ptask-mapping]",
+					    &ptask_mapping_fops, NULL, O_RDWR);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	vma_set_file(vma, f);
+	fput(f);
+	return 0;
+}
+
 static int ptask_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct ptask_file *pf = file->private_data;
@@ -414,6 +442,11 @@ static int ptask_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	err = mapping_detach(vma);
+	if (err)
+		return err;
 	if (ptask_ring_mmap_offset((u64)vma->vm_pgoff << PAGE_SHIFT))
 		return ptask_ring_mmap(pf, vma);
 	handle = ptask_core_datablock_mmap_handle((u64)vma->vm_pgoff << PAGE_SHIFT);

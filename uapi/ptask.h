@@ -59,7 +59,10 @@
  *	class (owner; group, supplementary groups included; other) needs both
  *	read and write, 06 << class shift, to open it; a process with
  *	CAP_DAC_OVERRIDE in the initial namespace passes).  With
- *	PTASK_GRAPH_EXCL as well, an existing graph is -EEXIST.  Without
+ *	PTASK_GRAPH_EXCL as well, an existing graph is -EEXIST; without
+ *	EXCL, CREATE opens an existing graph only if the caller's euid owns
+ *	it, else -EEXIST (a name another user took first is never joined
+ *	silently: open it without CREATE to join it by its mode).  Without
  *	CREATE, a missing graph is -ENOENT.  An empty name with CREATE makes
  *	an anonymous graph nobody else can open.  Opening the same graph twice
  *	from one client returns the same handle.  Errors: -EINVAL (name not
@@ -404,7 +407,12 @@
  * "Kernel-mode rings" at the end).
  * The pages are inserted as ordinary pages, so get_user_pages() and
  * cuMemHostRegister() can pin a mapping.  A mapping stays valid after
- * the datablock is released.
+ * the datablock is released, and after the fd is closed: it keeps the
+ * pages, not the fd's client (closing the last fd closes its graphs and
+ * datablocks even while a mapping, a forked child's say, lives on).
+ * PROT_EXEC is -EPERM, and mprotect() cannot add it later (-EACCES).
+ * Pages given back with MADV_DONTNEED come back with their bytes on the
+ * next access.
  */
 #ifndef _UAPI_LINUX_PTASK_H
 #define _UAPI_LINUX_PTASK_H

@@ -314,6 +314,53 @@ TEST_F(datablock, mmap_released_datablock_fails)
 	ASSERT_EQ(MAP_FAILED, p);
 }
 
+/* Datablocks hold data, not code (issue 13, the outside attack). */
+TEST_F(datablock, mmap_exec_eperm)
+{
+	__u64 off;
+	void *p;
+	__u32 h;
+
+	ASSERT_PT(0, pt_db_create(self->fd, 4096, 0, 0, &h, &off, NULL));
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, self->fd,
+		 (off_t)off);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	ASSERT_EQ(MAP_FAILED, p);
+	ASSERT_EQ(EPERM, errno);
+	p = pt_env_map(&self->env, self->fd, off, 4096);
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(-1, mprotect(p, 4096, PROT_READ | PROT_WRITE | PROT_EXEC));
+	ASSERT_EQ(EACCES, errno);
+	ASSERT_EQ(0, mprotect(p, 4096, PROT_READ));
+	ASSERT_PT(0, pt_db_release(self->fd, h));
+}
+
+/*
+ * MADV_DONTNEED drops the mapping's page table entries; the next access
+ * finds the datablock's own pages again, bytes intact (it raised SIGBUS:
+ * issue 13, the outside attack).
+ */
+TEST_F(datablock, mmap_madv_dontneed_keeps_bytes)
+{
+	__u64 off;
+	__u32 h, s;
+	void *p;
+
+	ASSERT_PT(0, pt_db_create(self->fd, 8192, 0, 0, &h, &off, NULL));
+	p = pt_env_map(&self->env, self->fd, off, 8192);
+	ASSERT_NE(NULL, p);
+	pt_fill(p, 8192, 4242);
+	ASSERT_EQ(0, madvise(p, 8192, MADV_DONTNEED));
+	ASSERT_PT(0, pt_check(p, 8192, &s));
+	ASSERT_EQ(4242U, s);
+	pt_fill(p, 8192, 4343);		/* written through again */
+	ASSERT_EQ(0, madvise(p, 4096, MADV_DONTNEED));
+	ASSERT_PT(0, pt_check(p, 8192, &s));
+	ASSERT_EQ(4343U, s);
+	ASSERT_PT(0, pt_db_release(self->fd, h));
+}
+
 /*
  * "Mappings stay valid until munmap": after the release the datablock
  * object is gone but its memory (a "buffer") lives while mapped.
