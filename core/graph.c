@@ -99,6 +99,14 @@ int ptask_core_graph_open(struct ptask_client *c, const struct ptask_caller *who
 		if ((arg->flags & PTASK_GRAPH_EXCL) &&
 		    (arg->flags & PTASK_GRAPH_CREATE))
 			return -EEXIST;
+		/*
+		 * A caller that asks to create means to own: a name another
+		 * uid took first is never joined silently (uid 1000's 0666
+		 * "svc" took in a service's CREATE 0600, its mode ignored).
+		 * Opening without CREATE joins another's graph by its mode.
+		 */
+		if ((arg->flags & PTASK_GRAPH_CREATE) && g->uid != who->uid)
+			return -EEXIST;
 		if (!may_open(g, who))
 			return -EACCES;
 		if (!ptask_client_has_open(c, g)) {

@@ -157,6 +157,59 @@ TEST_F(sharing, cap_dac_override_passes)
 }
 
 /*
+ * A name squatted by another uid: nobody makes it first, mode 0666; root's
+ * CREATE (without EXCL, as a service would) is -EEXIST instead of joining
+ * nobody's graph with its 0600 ignored (issue 13, the outside attack);
+ * an open without CREATE joins it on purpose.
+ */
+TEST_F(sharing, create_of_squatted_name_eexist)
+{
+	int c2p[2], p2c[2];
+	char c = 0;
+	pid_t pid;
+
+	PT_NEED_ROOT();
+	ASSERT_EQ(0, pipe(c2p));
+	ASSERT_EQ(0, pipe(p2c));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		int fd;
+
+		close(c2p[0]);
+		close(p2c[1]);
+		if (pt_become(PT_NOBODY))
+			_exit(PT_CHILD_FAIL);
+		fd = pt_open();
+		if (fd < 0)
+			_exit(PT_CHILD_SKIP);
+		if (pt_graph_open(fd, self->name, PTASK_GRAPH_CREATE, 0666,
+				  NULL))
+			_exit(PT_CHILD_FAIL + 1);
+		if (write(c2p[1], "k", 1) != 1)
+			_exit(PT_CHILD_FAIL + 2);
+		if (read(p2c[0], &c, 1) != 0)
+			_exit(PT_CHILD_FAIL + 3);
+		_exit(PT_CHILD_OK);
+	}
+	pt_env_track_pid(&self->env, pid);
+	close(c2p[1]);
+	close(p2c[0]);
+	if (read(c2p[0], &c, 1) != 1) {
+		close(c2p[0]);
+		close(p2c[1]);
+		PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
+		ASSERT_TRUE(false);
+	}
+	EXPECT_PT(-EEXIST, pt_graph_open(self->fd, self->name,
+					 PTASK_GRAPH_CREATE, 0600, NULL));
+	EXPECT_PT(0, pt_graph_open(self->fd, self->name, 0, 0, NULL));
+	close(c2p[0]);
+	close(p2c[1]);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
+}
+
+/*
  * Two processes, one named graph: the child opens it by name, finds the
  * input channel with PTASK_IOC_LOOKUP and pushes; the parent pulls.
  *

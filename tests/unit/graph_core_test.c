@@ -247,16 +247,36 @@ static void test_graph_permissions(void)
 						      .dac_override = true }));
 	/* Without it, uid 0 is just another class. */
 	CHECK_ERR(open_as(0600, h_who(0, 0)), -EACCES);
-	/* CREATE on an existing graph checks the mode too. */
+	/*
+	 * CREATE on an existing graph of another owner is -EEXIST, whatever
+	 * its mode: a squatter's 0666 graph is never joined by a CREATE
+	 * that meant to own (issue 13, the outside attack); its owner's
+	 * CREATE opens it, its mode unchanged.
+	 */
 	{
 		struct ptask_client *o = h_client(), *c = h_client();
+		u32 g2;
 
-		CHECK_OK(h_graph(o, "p2", PTASK_GRAPH_CREATE, 0600, NULL));
+		CHECK_OK(h_graph(o, "p2", PTASK_GRAPH_CREATE, 0600, &g2));
 		CHECK_ERR(h_graph_who(c, &other, "p2", PTASK_GRAPH_CREATE,
-				      0666, NULL), -EACCES);
-		/* ...and does not change it. */
+				      0666, NULL), -EEXIST);
 		CHECK_OK(h_graph_who(c, &owner, "p2", PTASK_GRAPH_CREATE,
 				     0666, NULL));
+		CHECK_EQ(h_graph_obj(g2)->mode, 0600);
+	}
+	{
+		struct ptask_client *sq = h_client(), *svc = h_client();
+		struct ptask_caller admin0 = { .uid = 0, .gid = 0,
+					       .dac_override = true };
+
+		CHECK_OK(h_graph_who(sq, &other, "svc", PTASK_GRAPH_CREATE,
+				     0666, NULL));
+		CHECK_ERR(h_graph_who(svc, &owner, "svc", PTASK_GRAPH_CREATE,
+				      0600, NULL), -EEXIST);
+		CHECK_ERR(h_graph_who(svc, &admin0, "svc", PTASK_GRAPH_CREATE,
+				      0600, NULL), -EEXIST);
+		/* joining on purpose still works, by the graph's mode */
+		CHECK_OK(h_graph_who(svc, &owner, "svc", 0, 0, NULL));
 	}
 	/* A graph created by another user is owned by that user. */
 	{
