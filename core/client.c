@@ -123,12 +123,19 @@ struct ptask_hold *ptask_client_find_hold(struct ptask_client *c,
  * @c: the client
  * @db: the datablock; the caller passes one reference to the hold
  *
- * Return: 0, or -ENOMEM (the reference stays with the caller).
+ * At most PTASK_HOLD_MAX references of one client to one datablock:
+ * what one client can pin is bounded, and with it the datablock's count
+ * (ptask_datablock_get saturates beyond anything clients can reach).
+ *
+ * Return: 0, -EMFILE (the client holds PTASK_HOLD_MAX already) or
+ * -ENOMEM; on error the reference stays with the caller.
  */
 int ptask_client_hold(struct ptask_client *c, struct ptask_datablock *db)
 {
 	struct ptask_hold *h = ptask_client_find_hold(c, db);
 
+	if (h && h->count >= PTASK_HOLD_MAX)
+		return -EMFILE;
 	if (!h) {
 		h = ptask_os_zalloc(sizeof(*h));
 		if (!h)

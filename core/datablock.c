@@ -65,10 +65,23 @@ err_free_db:
 /**
  * ptask_datablock_get() - take one more reference
  * @db: the datablock
+ *
+ * Saturating, as refcount_t is (the count is the namespace lock's, so a
+ * plain u32 under it gives the same semantics in every shell): at
+ * PTASK_REFS_SATURATED it stays there and the datablock is never freed.
+ * A u32 that wrapped freed a datablock still referenced (issue 13: an
+ * unprivileged client's push -> pass-through -> pull cycles, never
+ * released, then a use after free in ptask_port_drain).
  */
 void ptask_datablock_get(struct ptask_datablock *db)
 {
 	PTASK_WARN_ON(db->refs == 0);
+	if (db->refs >= PTASK_REFS_SATURATED - 1) {
+		if (db->refs != PTASK_REFS_SATURATED)
+			ptask_os_saturated("datablock");
+		db->refs = PTASK_REFS_SATURATED;
+		return;
+	}
 	db->refs++;
 }
 
@@ -83,7 +96,9 @@ void ptask_datablock_get(struct ptask_datablock *db)
 void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db)
 {
 	ptask_os_assert_locked(ns);
-	if (PTASK_WARN_ON(db->refs == 0) || --db->refs)
+	/* saturated: kept for good (ptask_datablock_get) */
+	if (PTASK_WARN_ON(db->refs == 0) ||
+	    db->refs == PTASK_REFS_SATURATED || --db->refs)
 		return;
 	ptask_ns_remove(ns, &db->obj);
 	/* Dropped unpulled (its graph stopped) before its writer settled. */

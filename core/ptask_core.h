@@ -374,6 +374,13 @@ struct ptask_channel {
 	struct ptask_tunnel *tunnel;	/* PTASK_CHANNEL_TUNNEL: tunnel.c */
 };
 
+/*
+ * Where a datablock's count stops (ptask_datablock_get): as refcount_t's
+ * REFCOUNT_SATURATED, a quarter of the range below the top, so that no
+ * sequence of gets and puts walks it back to 0.
+ */
+#define PTASK_REFS_SATURATED		0xc0000000U
+
 struct ptask_datablock {
 	struct ptask_obj obj;
 	u32 refs;

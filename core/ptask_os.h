@@ -71,6 +71,14 @@ void ptask_os_free(void *p);
 u64 ptask_os_now_ns(void);
 
 /*
+ * A reference count of @what reached PTASK_REFS_SATURATED: the object is
+ * kept for good (a leak, never a use after free), as refcount_t does.
+ * Said once: the kernel's WARN_ONCE, the daemon's log; the unit tests
+ * count it.
+ */
+void ptask_os_saturated(const char *what);
+
+/*
  * Datablock memory.  A buffer is reference-counted by the shell: the core
  * holds one reference per datablock; a shell adds its own for every
  * mapping, so memory outlives the datablock while it is mapped.  @c is

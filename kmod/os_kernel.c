@@ -23,6 +23,12 @@ u64 ptask_os_now_ns(void)
 	return ktime_get_ns();
 }
 
+void ptask_os_saturated(const char *what)
+{
+	WARN_ONCE(1, "ptask: %s reference count saturated; leaking it\n",
+		  what);
+}
+
 void ptask_os_client_wake(struct ptask_client *client)
 {
 	struct ptask_file *pf = client->os;

@@ -171,9 +171,13 @@
  * PTASK_IOC_PULL (struct ptask_pull)
  *	Take the oldest datablock from graph-output @channel; the caller
  *	holds a reference to it and gets its @handle, @mmap_offset, @bytes and
- *	@records.  Blocks like push while the channel is empty.  Errors:
- *	-EINVAL (not a graph output), -ENOENT, -EACCES, -EAGAIN, -ETIMEDOUT,
- *	-EINTR, -ESHUTDOWN, -EIO, -ENOMEM.
+ *	@records.  Blocks like push while the channel is empty.  A client
+ *	holds at most PTASK_HOLD_MAX references to one datablock (a
+ *	datablock passed through and pulled again and again without a
+ *	release): past that the pull is -EMFILE and the datablock stays in
+ *	the channel.  Errors: -EINVAL (not a graph output), -ENOENT,
+ *	-EACCES, -EAGAIN, -ETIMEDOUT, -EINTR, -ESHUTDOWN, -EIO, -ENOMEM,
+ *	-EMFILE.
  *
  * PTASK_IOC_GRAPH_RUN (struct ptask_graph_ctl)
  *	Start @graph: from now on ptasks whose inputs are all Occupied are
@@ -427,6 +431,8 @@
 #define PTASK_MAX_PORTS			64
 #define PTASK_CODE_MAX_BYTES		(16U << 20)
 #define PTASK_DATABLOCK_MAX_BYTES	(256ULL << 20)
+/* references one client may hold to one datablock (PULL: -EMFILE) */
+#define PTASK_HOLD_MAX			65536U
 #define PTASK_CHANNEL_MAX_CAPACITY	65536
 #define PTASK_PRIO_MIN			0
 #define PTASK_PRIO_MAX			99

@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -31,6 +33,15 @@ static void assert_locked(struct pd_ns *ns)
 		pd_log_err("core called without the namespace lock");
 		abort();
 	}
+}
+
+void ptask_os_saturated(const char *what)
+{
+	static atomic_bool said;
+
+	if (!atomic_exchange(&said, true))
+		pd_log_err("core: a %s reference count saturated: it is kept for good",
+			   what);
 }
 
 int ptask_os_warn(int cond, const char *file, int line, const char *what)

@@ -602,6 +602,82 @@ static void test_state_machine(void)
 }
 
 /* A datablock in several channels, ports and holds at once. */
+/*
+ * The outside attack of issue 13: push -> pass-through -> pull, never
+ * released, added a reference a cycle.  A client's hold on one
+ * datablock stops at PTASK_HOLD_MAX: the pull past it is -EMFILE and
+ * the datablock stays in the channel for a pull after a release.
+ */
+static void test_hold_bounded(void)
+{
+	struct ptask_client *c = h_client(), *e = h_executor();
+	u32 g, ch_in, ch_out, db, x = 0;
+	struct ptask_hold *h;
+
+	REQUIRE_OK(h_graph(c, "hb", PTASK_GRAPH_CREATE, 0600, &g));
+	mkpipe(c, g, 4, 4, &ch_in, &ch_out);
+	REQUIRE_OK(h_db(c, 8, &db));
+	REQUIRE_OK(h_run(c, g));
+	h = ptask_client_find_hold(c, h_db_obj(db));
+	REQUIRE(h);
+	/* as if PTASK_HOLD_MAX - 1 earlier cycles had been pulled */
+	h->count = PTASK_HOLD_MAX - 1;
+	h_db_obj(db)->refs += PTASK_HOLD_MAX - 2;
+	REQUIRE_OK(h_push(c, ch_in, db));
+	CHECK_EQ(h_passthrough(e, 2), 1);
+	CHECK_OK(h_pull(c, ch_out, &x));
+	CHECK_EQ(x, db);
+	CHECK_EQ(h->count, PTASK_HOLD_MAX);
+	REQUIRE_OK(h_push(c, ch_in, db));
+	CHECK_EQ(h_passthrough(e, 2), 1);
+	CHECK_ERR(h_pull(c, ch_out, &x), -EMFILE);
+	CHECK_EQ(h->count, PTASK_HOLD_MAX);
+	/* nothing lost: a release, and the same pull succeeds */
+	REQUIRE_OK(h_release(c, db));
+	CHECK_OK(h_pull(c, ch_out, &x));
+	CHECK_EQ(x, db);
+	/* back to one hold, so the client's end frees it */
+	h->count = 1;
+	h_db_obj(db)->refs = 1;
+	ptask_core_client_destroy(c);
+	CHECK(!h_db_obj(db));
+	CHECK_EQ(os_user_buffers, 0);
+}
+
+/*
+ * A datablock's count saturates instead of wrapping (refcount_t's
+ * semantics): past PTASK_REFS_SATURATED it stays, said once, and puts
+ * leave it there: the datablock is kept, never freed while referenced.
+ */
+static void test_refs_saturate(void)
+{
+	struct ptask_client *c = h_client();
+	struct ptask_datablock *d;
+	unsigned long said = os_user_saturations;
+	u32 db;
+
+	REQUIRE_OK(h_db(c, 8, &db));
+	d = h_db_obj(db);
+	d->refs = PTASK_REFS_SATURATED - 2;
+	ptask_datablock_get(d);
+	CHECK_EQ(d->refs, PTASK_REFS_SATURATED - 1);
+	CHECK_EQ(os_user_saturations, said);
+	ptask_datablock_get(d);
+	CHECK_EQ(d->refs, PTASK_REFS_SATURATED);
+	CHECK_EQ(os_user_saturations, said + 1);
+	ptask_datablock_get(d);
+	CHECK_EQ(d->refs, PTASK_REFS_SATURATED);
+	CHECK_EQ(os_user_saturations, said + 1);	/* said once */
+	ptask_datablock_put(c->ns, d);
+	ptask_datablock_put(c->ns, d);
+	CHECK_EQ(d->refs, PTASK_REFS_SATURATED);
+	CHECK(h_db_obj(db) == d);
+	d->refs = 1;			/* so the test frees it */
+	ptask_core_client_destroy(c);
+	CHECK(!h_db_obj(db));
+	CHECK_EQ(os_user_buffers, 0);
+}
+
 static void test_refcounts(void)
 {
 	struct ptask_client *c = h_client(), *c2 = h_client(),
@@ -676,6 +752,8 @@ static const struct h_test tests[] = {
 	H_TEST(test_fanout_all_or_nothing),
 	H_TEST(test_state_machine),
 	H_TEST(test_refcounts),
+	H_TEST(test_hold_bounded),
+	H_TEST(test_refs_saturate),
 	H_TEST(test_output_without_channel),
 };
 

@@ -30,6 +30,14 @@ unsigned long os_user_alloc_failures;
 unsigned long long os_user_buf_bytes;
 unsigned long long os_user_buf_limit;
 
+unsigned long os_user_saturations;
+
+void ptask_os_saturated(const char *what)
+{
+	(void)what;
+	os_user_saturations++;
+}
+
 int ptask_os_warn(int cond, const char *file, int line, const char *what)
 {
 	if (cond) {

@@ -9,6 +9,7 @@ extern long os_user_buffers;		/* live buffers */
 extern int os_user_locked;		/* 0: any core call aborts */
 extern unsigned long os_user_wakes;	/* ptask_os_client_wake() calls */
 extern unsigned long os_user_events;	/* ptask_os_event() calls */
+extern unsigned long os_user_saturations;	/* ptask_os_saturated() calls */
 extern int os_user_fail_alloc_after;	/* -1 never; n: the (n+1)th fails */
 extern int os_user_fail_alloc_once;	/* 1: only that one fails, then -1 */
 extern unsigned long os_user_allocs;	/* allocation attempts (objects+bufs) */
