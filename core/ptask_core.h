@@ -575,7 +575,7 @@ void ptask_template_free(struct ptask_template *t);
 bool ptask_geom_equal(const struct ptask_geom *a, const struct ptask_geom *b);
 u64 ptask_geom_bytes(const struct ptask_geom *g);
 bool ptask_datablock_records_ok(const struct ptask_datablock *db,
-				 u64 records);
+				u64 records);
 bool ptask_datablock_fits(const struct ptask_datablock *db,
 			  const struct ptask_template *t);
 
