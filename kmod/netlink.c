@@ -357,8 +357,21 @@ static const struct genl_small_ops ptask_genl_ops[] = {
 	},
 };
 
+/*
+ * Events name other users' objects (a private graph's CREATED, its
+ * failure): joining the group needs CAP_SYS_ADMIN, as the family's other
+ * admin calls do.  Open to anyone, an unprivileged listener learnt of
+ * every uid's graphs (issue 13, the outside attack).  The flag is there
+ * since 6.7 and in the 6.1 and 6.6 stable kernels that took the fix
+ * adding it; where it is not, the group stays open and the module says
+ * so at load.
+ */
 static const struct genl_multicast_group ptask_mcgrps[] = {
+#ifdef GENL_MCAST_CAP_SYS_ADMIN
+	{ .name = PTASK_GENL_MCGRP_EVENTS, .flags = GENL_MCAST_CAP_SYS_ADMIN },
+#else
 	{ .name = PTASK_GENL_MCGRP_EVENTS },
+#endif
 };
 
 struct genl_family ptask_genl_family __ro_after_init = {
@@ -375,6 +388,9 @@ struct genl_family ptask_genl_family __ro_after_init = {
 
 int ptask_netlink_init(void)
 {
+#ifndef GENL_MCAST_CAP_SYS_ADMIN
+	pr_warn("ptask: this kernel cannot restrict the events group: any user may listen\n");
+#endif
 	return genl_register_family(&ptask_genl_family);
 }
 

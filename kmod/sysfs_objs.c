@@ -238,7 +238,14 @@ static int ptask_read(struct kobject *kobj, struct ptask_view *v)
 	return err;
 }
 
-/* The read-only files of ptasks/<handle>/, in this order. */
+/*
+ * The read-only files of ptasks/<handle>/, in this order.  Root's only
+ * (0400, priority 0600): a ptask's name, owner and graph are another
+ * user's business, as PTASK_IOC_GET_OBJECT (CAP_SYS_ADMIN) keeps them;
+ * world-readable, uid 1000 read the name of root's private ptask (issue
+ * 13, the outside attack).  procs/<pid>/ stays world-readable, like
+ * /proc/<pid>/stat.
+ */
 enum ptask_dir_file {
 	TF_PROXY_NICE, TF_OWNER_PID, TF_OWNER_UID, TF_STATE, TF_KIND, TF_GRAPH,
 	TF_ACCEL, TF_GPU, TF_INVOCATIONS, TF_NAME, __TF_MAX,
@@ -248,16 +255,16 @@ static ssize_t ptask_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf);
 
 static struct kobj_attribute ptask_files[__TF_MAX] = {
-	[TF_PROXY_NICE] = __ATTR(proxy_nice, 0444, ptask_show, NULL),
-	[TF_OWNER_PID] = __ATTR(owner_pid, 0444, ptask_show, NULL),
-	[TF_OWNER_UID] = __ATTR(owner_uid, 0444, ptask_show, NULL),
-	[TF_STATE] = __ATTR(state, 0444, ptask_show, NULL),
-	[TF_KIND] = __ATTR(kind, 0444, ptask_show, NULL),
-	[TF_GRAPH] = __ATTR(graph, 0444, ptask_show, NULL),
-	[TF_ACCEL] = __ATTR(accel, 0444, ptask_show, NULL),
-	[TF_GPU] = __ATTR(gpu_ns, 0444, ptask_show, NULL),
-	[TF_INVOCATIONS] = __ATTR(invocations, 0444, ptask_show, NULL),
-	[TF_NAME] = __ATTR(name, 0444, ptask_show, NULL),
+	[TF_PROXY_NICE] = __ATTR(proxy_nice, 0400, ptask_show, NULL),
+	[TF_OWNER_PID] = __ATTR(owner_pid, 0400, ptask_show, NULL),
+	[TF_OWNER_UID] = __ATTR(owner_uid, 0400, ptask_show, NULL),
+	[TF_STATE] = __ATTR(state, 0400, ptask_show, NULL),
+	[TF_KIND] = __ATTR(kind, 0400, ptask_show, NULL),
+	[TF_GRAPH] = __ATTR(graph, 0400, ptask_show, NULL),
+	[TF_ACCEL] = __ATTR(accel, 0400, ptask_show, NULL),
+	[TF_GPU] = __ATTR(gpu_ns, 0400, ptask_show, NULL),
+	[TF_INVOCATIONS] = __ATTR(invocations, 0400, ptask_show, NULL),
+	[TF_NAME] = __ATTR(name, 0400, ptask_show, NULL),
 };
 
 static ssize_t ptask_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -324,7 +331,7 @@ static ssize_t ptask_priority_store(struct kobject *kobj,
 }
 
 static struct kobj_attribute ptask_priority_attr =
-	__ATTR(priority, 0644, ptask_priority_show, ptask_priority_store);
+	__ATTR(priority, 0600, ptask_priority_show, ptask_priority_store);
 
 static struct attribute *ptask_attrs[] = {
 	&ptask_priority_attr.attr,

@@ -1202,6 +1202,8 @@ struct ptask_exec_ptask_info {
  *
  * Multicast group PTASK_GENL_MCGRP_EVENTS: PTASK_CMD_EVENT messages with
  * PTASK_A_EVENT (enum ptask_event), PTASK_A_OBJ_TYPE and PTASK_A_OBJ_HANDLE.
+ * Joining it needs CAP_SYS_ADMIN (-EPERM): events name every user's
+ * objects.
  */
 #define PTASK_GENL_NAME			"ptask"
 #define PTASK_GENL_VERSION		1

@@ -358,6 +358,50 @@ TEST_F(sched, ptask_directory_priority)
 	EXPECT_EQ(0, pt_path_wait(dir, false, PT_WAIT_MS));
 }
 
+/*
+ * A ptask's files are root's: nobody reads neither the name nor the
+ * owner of root's private ptask (world-readable, they told uid 1000
+ * what GET_OBJECT keeps from it: issue 13, the outside attack).
+ */
+TEST_F(sched, ptask_directory_root_only)
+{
+	static const char *const files[] = {
+		"name", "owner_uid", "owner_pid", "graph", "state", "priority",
+	};
+	struct pt_copy_graph g;
+	char dir[160], path[200];
+	pid_t pid;
+
+	PT_NEED_ROOT();
+	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
+	snprintf(dir, sizeof(dir), PTASK_SYSFS_DIR "/ptasks/%u", g.ptask);
+	snprintf(path, sizeof(path), "%s/name", dir);
+	ASSERT_EQ(0, pt_path_wait(path, true, PT_WAIT_MS));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		unsigned int i;
+
+		if (pt_become(PT_NOBODY))
+			_exit(PT_CHILD_FAIL);
+		for (i = 0; i < ARRAY_SIZE(files); i++) {
+			char p[200];
+			int fd;
+
+			snprintf(p, sizeof(p), "%s/%s", dir, files[i]);
+			fd = open(p, O_RDONLY);
+			if (fd >= 0 || errno != EACCES)
+				_exit(PT_CHILD_FAIL + 1 + (int)i);
+		}
+		_exit(PT_CHILD_OK);
+	}
+	pt_env_track_pid(&self->env, pid);
+	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
+	ASSERT_PT(0, pt_graph_close(self->fd, g.graph));
+}
+
 /* The value of "key:\t<value>" in fdinfo text, or -1. */
 static long long fdinfo_value(const char *text, const char *key)
 {
