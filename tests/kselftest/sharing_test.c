@@ -108,18 +108,26 @@ TEST_F(sharing, same_uid_mode_0600_allowed)
 	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
-/* A graph nobody made with 0600: root passes by CAP_DAC_OVERRIDE. */
-TEST_F(sharing, cap_dac_override_passes)
+/*
+ * Fork a child that, as nobody, creates graph @name with @mode and keeps
+ * it open until the parent closes *@go; it writes a byte on *@ready once
+ * the graph exists.  Returns its pid, or -1.
+ */
+static pid_t nobody_holds_graph(const char *name, __u32 mode, int *ready,
+				int *go)
 {
 	int c2p[2], p2c[2];
-	char c = 0;
 	pid_t pid;
+	char c = 0;
 
-	PT_NEED_ROOT();
-	ASSERT_EQ(0, pipe(c2p));
-	ASSERT_EQ(0, pipe(p2c));
+	if (pipe(c2p))
+		return -1;
+	if (pipe(p2c)) {
+		close(c2p[0]);
+		close(c2p[1]);
+		return -1;
+	}
 	pid = fork();
-	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		int fd;
 
@@ -130,8 +138,7 @@ TEST_F(sharing, cap_dac_override_passes)
 		fd = pt_open();
 		if (fd < 0)
 			_exit(PT_CHILD_SKIP);
-		if (pt_graph_open(fd, self->name, PTASK_GRAPH_CREATE, 0600,
-				  NULL))
+		if (pt_graph_open(fd, name, PTASK_GRAPH_CREATE, mode, NULL))
 			_exit(PT_CHILD_FAIL + 1);
 		if (write(c2p[1], "k", 1) != 1)
 			_exit(PT_CHILD_FAIL + 2);
@@ -140,19 +147,39 @@ TEST_F(sharing, cap_dac_override_passes)
 			_exit(PT_CHILD_FAIL + 3);
 		_exit(PT_CHILD_OK);
 	}
-	pt_env_track_pid(&self->env, pid);
 	close(c2p[1]);
 	close(p2c[0]);
-	if (read(c2p[0], &c, 1) != 1) {
-		/* The child gave up: its exit code says why. */
+	if (pid < 0) {
 		close(c2p[0]);
 		close(p2c[1]);
+		return -1;
+	}
+	*ready = c2p[0];
+	*go = p2c[1];
+	return pid;
+}
+
+/* A graph nobody made with 0600: root passes by CAP_DAC_OVERRIDE. */
+TEST_F(sharing, cap_dac_override_passes)
+{
+	int ready, go;
+	char c = 0;
+	pid_t pid;
+
+	PT_NEED_ROOT();
+	pid = nobody_holds_graph(self->name, 0600, &ready, &go);
+	ASSERT_LE(0, pid);
+	pt_env_track_pid(&self->env, pid);
+	if (read(ready, &c, 1) != 1) {
+		/* The child gave up: its exit code says why. */
+		close(ready);
+		close(go);
 		PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 		ASSERT_TRUE(false);
 	}
 	EXPECT_PT(0, pt_graph_open(self->fd, self->name, 0, 0, NULL));
-	close(c2p[0]);
-	close(p2c[1]);
+	close(ready);
+	close(go);
 	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
@@ -164,48 +191,25 @@ TEST_F(sharing, cap_dac_override_passes)
  */
 TEST_F(sharing, create_of_squatted_name_eexist)
 {
-	int c2p[2], p2c[2];
+	int ready, go;
 	char c = 0;
 	pid_t pid;
 
 	PT_NEED_ROOT();
-	ASSERT_EQ(0, pipe(c2p));
-	ASSERT_EQ(0, pipe(p2c));
-	pid = fork();
+	pid = nobody_holds_graph(self->name, 0666, &ready, &go);
 	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		int fd;
-
-		close(c2p[0]);
-		close(p2c[1]);
-		if (pt_become(PT_NOBODY))
-			_exit(PT_CHILD_FAIL);
-		fd = pt_open();
-		if (fd < 0)
-			_exit(PT_CHILD_SKIP);
-		if (pt_graph_open(fd, self->name, PTASK_GRAPH_CREATE, 0666,
-				  NULL))
-			_exit(PT_CHILD_FAIL + 1);
-		if (write(c2p[1], "k", 1) != 1)
-			_exit(PT_CHILD_FAIL + 2);
-		if (read(p2c[0], &c, 1) != 0)
-			_exit(PT_CHILD_FAIL + 3);
-		_exit(PT_CHILD_OK);
-	}
 	pt_env_track_pid(&self->env, pid);
-	close(c2p[1]);
-	close(p2c[0]);
-	if (read(c2p[0], &c, 1) != 1) {
-		close(c2p[0]);
-		close(p2c[1]);
+	if (read(ready, &c, 1) != 1) {
+		close(ready);
+		close(go);
 		PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 		ASSERT_TRUE(false);
 	}
 	EXPECT_PT(-EEXIST, pt_graph_open(self->fd, self->name,
 					 PTASK_GRAPH_CREATE, 0600, NULL));
 	EXPECT_PT(0, pt_graph_open(self->fd, self->name, 0, 0, NULL));
-	close(c2p[0]);
-	close(p2c[1]);
+	close(ready);
+	close(go);
 	PT_WAIT_CHILD(&self->env, pid, PT_WAIT_MS);
 }
 
