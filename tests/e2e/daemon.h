@@ -86,8 +86,13 @@ int e2e_sched_set_window(const struct e2e_daemon *d, __u32 window_ms);
 /* One process's accounting (struct ptask_proc_info's fields we need). */
 struct e2e_proc {
 	__u64 invocations;
+	__u64 avg_ns;		/* its average charge */
 	__u32 held;
+	__u32 weight;
 };
+
+/* The accelerators PTSched's refills add up to (sched/n_accels). */
+int e2e_sched_accels(const struct e2e_daemon *d, __u32 *n_accels);
 
 /* -ESRCH: the scheduler has no record of @pid. */
 int e2e_proc_read(const struct e2e_daemon *d, pid_t pid, struct e2e_proc *p);

@@ -156,6 +156,27 @@ static int sysfs_put(const char *rel, __u64 val)
 	return r;
 }
 
+int e2e_sched_accels(const struct e2e_daemon *d, __u32 *n_accels)
+{
+	struct ptask_sched_params p;
+	__u64 n64;
+	int n;
+
+	if (d->mode == PTASK_MODE_KERNEL) {
+		n = pt_sysfs_u64("sched/n_accels", &n64);
+		if (!n)
+			*n_accels = (__u32)n64;
+		return n;
+	}
+	n = user_call(d, PTASKD_OP_SCHED_GET, NULL, 0, &p, sizeof(p));
+	if (n < 0)
+		return n;
+	if (n != (int)sizeof(p))
+		return -EPROTO;
+	*n_accels = p.n_accels;
+	return 0;
+}
+
 int e2e_sched_set_window(const struct e2e_daemon *d, __u32 window_ms)
 {
 	struct ptaskd_sched_set req = {
@@ -180,7 +201,7 @@ int e2e_proc_read(const struct e2e_daemon *d, pid_t pid, struct e2e_proc *p)
 	struct ptaskd_list req = { .cursor = (__u64)pid - 1 };
 	struct ptask_proc_info rec;
 	char rel[64];
-	__u64 held;
+	__u64 held, weight;
 	int n;
 
 	if (d->mode == PTASK_MODE_KERNEL) {
@@ -188,8 +209,14 @@ int e2e_proc_read(const struct e2e_daemon *d, pid_t pid, struct e2e_proc *p)
 		n = pt_sysfs_u64(rel, &p->invocations);
 		snprintf(rel, sizeof(rel), "procs/%d/held", pid);
 		n = n ?: pt_sysfs_u64(rel, &held);
-		if (!n)
+		snprintf(rel, sizeof(rel), "procs/%d/avg_ns", pid);
+		n = n ?: pt_sysfs_u64(rel, &p->avg_ns);
+		snprintf(rel, sizeof(rel), "procs/%d/weight", pid);
+		n = n ?: pt_sysfs_u64(rel, &weight);
+		if (!n) {
 			p->held = (__u32)held;
+			p->weight = (__u32)weight;
+		}
 		return n == -ENOENT ? -ESRCH : n;
 	}
 	/* The first record past pid - 1 is @pid's, if it has one. */
@@ -199,6 +226,8 @@ int e2e_proc_read(const struct e2e_daemon *d, pid_t pid, struct e2e_proc *p)
 	if (n < (int)sizeof(rec) || rec.pid != pid)
 		return -ESRCH;
 	p->invocations = rec.invocations;
+	p->avg_ns = rec.avg_ns;
 	p->held = rec.held;
+	p->weight = rec.weight;
 	return 0;
 }
