@@ -195,7 +195,9 @@ static int check_lookup(const struct ptask_lookup *a)
 
 static int check_db_create(const struct ptask_datablock_create *a)
 {
-	if (a->flags)
+	if (a->flags & ~PTASK_DATABLOCK_CREATE_FLAGS_ALL)
+		return -EINVAL;
+	if (!(a->flags & PTASK_DATABLOCK_CREATE_OUTPUT) != !a->invocation)
 		return -EINVAL;
 	if (a->template)
 		return a->bytes ? -EINVAL : 0;

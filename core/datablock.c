@@ -8,58 +8,75 @@
 
 /**
  * ptask_datablock_alloc() - a new datablock with one reference
- * @c: the client it is made for (its shell picks the memory)
+ * @c: the client it is made for (its shell picks the memory; its uid
+ *	pays for it)
  * @bytes: its size (1..PTASK_DATABLOCK_MAX_BYTES)
+ * @out: set to the datablock
  *
- * Return: the datablock, or NULL on -ENOMEM.
+ * Return: 0, -EDQUOT (@c's uid is at its limit, uid_usage.c) or -ENOMEM.
  */
-struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
-					      u64 bytes)
+int ptask_datablock_alloc(struct ptask_client *c, u64 bytes,
+			  struct ptask_datablock **out)
 {
-	return ptask_datablock_alloc_output(c, NULL, bytes);
+	return ptask_datablock_alloc_output(c, NULL, bytes, out);
 }
 
 /**
  * ptask_datablock_alloc_output() - a new datablock with one reference, for
- *	an output the core makes (PTASK_TAKE_AHEAD)
+ *	an output of an invocation of @p (PTASK_TAKE_AHEAD,
+ *	PTASK_DATABLOCK_CREATE_OUTPUT)
  * @c: the executor it is made for
- * @p: the ptask it is an output of (its owner's memory), or NULL: a
- *	datablock @c asked for (ptask_datablock_alloc())
+ * @p: the ptask it is an output of (its owner's memory, its owner pays),
+ *	or NULL: a datablock @c asked for (ptask_datablock_alloc())
  * @bytes: its size (1..PTASK_DATABLOCK_MAX_BYTES)
+ * @out: set to the datablock
  *
- * Return: the datablock, or NULL on -ENOMEM.
+ * Return: 0, -EDQUOT (the paying uid is at its limit) or -ENOMEM.
  */
-struct ptask_datablock *ptask_datablock_alloc_output(struct ptask_client *c,
-						     const struct ptask_ptask *p,
-						     u64 bytes)
+int ptask_datablock_alloc_output(struct ptask_client *c,
+				 const struct ptask_ptask *p, u64 bytes,
+				 struct ptask_datablock **out)
 {
 	struct ptask_ns *ns = c->ns;
+	u32 uid = p ? p->owner_uid : c->uid;
+	u64 charge = ptask_uid_charge_bytes(bytes);
 	struct ptask_datablock *db;
 	int err;
 
 	ptask_os_assert_locked(ns);
+	/* First: a uid at its limit costs nothing, not even the struct. */
+	err = ptask_uid_charge(ns, uid, charge);
+	if (err)
+		return err;
+	err = -ENOMEM;
 	db = ptask_os_zalloc(sizeof(*db));
 	if (!db)
-		return NULL;
+		goto err_uncharge;
 	err = p ? ptask_os_buf_alloc_output(c, p->owner_uid, bytes, &db->buf) :
 		  ptask_os_buf_alloc(c, bytes, &db->buf);
 	if (err)
 		goto err_free_db;
-	if (ptask_ns_add(ns, &db->obj, PTASK_OBJ_DATABLOCK))
+	err = ptask_ns_add(ns, &db->obj, PTASK_OBJ_DATABLOCK);
+	if (err)
 		goto err_put_buf;
 	ptask_os_buf_bind(db->buf, db->obj.handle);
 	db->refs = 1;
 	db->bytes = bytes;
+	db->charged_uid = uid;
+	db->charged = charge;
 	ptask_list_init(&db->holds);
 	ptask_list_init(&db->writer_node);
 	ptask_count_inc(ns, PTASK_COUNT_DATABLOCKS);
-	return db;
+	*out = db;
+	return 0;
 
 err_put_buf:
 	ptask_os_buf_put(db->buf);
 err_free_db:
 	ptask_os_free(db);
-	return NULL;
+err_uncharge:
+	ptask_uid_uncharge(ns, uid, charge);
+	return err;
 }
 
 /**
@@ -106,6 +123,7 @@ void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db)
 	/* Gone now, even while a mapping keeps the memory: tell the shell. */
 	ptask_os_buf_bind(db->buf, 0);
 	ptask_os_buf_put(db->buf);
+	ptask_uid_uncharge(ns, db->charged_uid, db->charged);
 	ptask_count_dec(ns, PTASK_COUNT_DATABLOCKS);
 	ptask_os_free(db);
 }
@@ -177,18 +195,27 @@ static int template_size(const struct ptask_template *t, u64 records,
  * @arg: the checked argument; @arg->handle, @arg->bytes and
  *	@arg->mmap_offset set on success
  *
- * Return: 0, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL (records that
- * do not fit the template, or more records than bytes) or -ENOMEM.
+ * Return: 0, -EPERM, -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -EINVAL
+ * (records that do not fit the template, or more records than bytes),
+ * -EDQUOT or -ENOMEM.
  */
 int ptask_core_datablock_create(struct ptask_client *c,
 				struct ptask_datablock_create *arg)
 {
 	struct ptask_template *t = NULL;
+	struct ptask_ptask *output_of = NULL;
 	struct ptask_datablock *db;
 	u64 bytes = arg->bytes;
 	int err;
 
 	ptask_os_assert_locked(c->ns);
+	/* The caller's role first (uapi: -EPERM before handles). */
+	if (arg->flags & PTASK_DATABLOCK_CREATE_OUTPUT) {
+		err = ptask_invocation_output_of(c, arg->invocation,
+						 &output_of);
+		if (err)
+			return err;
+	}
 	if (arg->template) {
 		struct ptask_obj *o = ptask_obj_get(c, arg->template,
 						    PTASK_OBJ_TEMPLATE, &err);
@@ -202,9 +229,9 @@ int ptask_core_datablock_create(struct ptask_client *c,
 	/* a record stream's count was checked by template_size */
 	if (arg->records > bytes)
 		return -EINVAL;
-	db = ptask_datablock_alloc(c, bytes);
-	if (!db)
-		return -ENOMEM;
+	err = ptask_datablock_alloc_output(c, output_of, bytes, &db);
+	if (err)
+		return err;
 	if (t) {
 		db->has_geom = true;
 		db->geom = t->geom;

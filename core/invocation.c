@@ -322,14 +322,16 @@ static bool can_take_ahead(const struct ptask_ptask *p, bool backlog)
  * Complete @inv ahead with output datablocks the core makes, named in
  * its port records @recs (PTASK_INV_AHEAD).  The invocation keeps one
  * reference to each (in @inv->inputs, at the output's index: the
- * executor may map it) until its settle.  Returns 0, or -ENOMEM with
- * nothing changed (the executor completes @inv itself then).
+ * executor may map it) until its settle.  Returns 0, or -ENOMEM or
+ * -EDQUOT (the owner's uid is at its limit) with nothing changed (the
+ * executor completes @inv itself then, and meets the same limit).
  */
 static int take_ahead(struct ptask_client *c, struct ptask_invocation_rec *inv,
 		      struct ptask_invocation_port *recs)
 {
 	struct ptask_datablock *dbs[PTASK_MAX_PORTS] = { NULL };
 	struct ptask_ptask *p = inv->ptask;
+	int err = 0;
 	u32 i;
 
 	for (i = 0; i < p->nports; i++) {
@@ -339,8 +341,10 @@ static int take_ahead(struct ptask_client *c, struct ptask_invocation_rec *inv,
 		if (port->kind != PTASK_PORT_OUTPUT)
 			continue;
 		bytes = ptask_geom_bytes(&port->tmpl->geom);
-		dbs[i] = ptask_datablock_alloc_output(c, p, bytes);
-		if (!dbs[i] || !ptask_port_accepts(port, dbs[i]))
+		err = ptask_datablock_alloc_output(c, p, bytes, &dbs[i]);
+		if (!err && !ptask_port_accepts(port, dbs[i]))
+			err = -ENOMEM;
+		if (err)
 			goto err_put;
 	}
 	for (i = 0; i < p->nports; i++) {
@@ -372,7 +376,7 @@ err_put:
 	for (i = 0; i < p->nports; i++)
 		if (dbs[i])
 			ptask_datablock_put(c->ns, dbs[i]);
-	return -ENOMEM;
+	return err;
 }
 
 /*
@@ -715,6 +719,29 @@ static struct ptask_invocation_rec *find_taken(struct ptask_client *c, u64 id)
 			return inv;
 	}
 	return NULL;
+}
+
+/**
+ * ptask_invocation_output_of() - the ptask whose output @c makes for
+ *	taken invocation @id (PTASK_DATABLOCK_CREATE_OUTPUT)
+ * @c: the caller
+ * @id: the invocation
+ * @p: set to its ptask, or NULL when its graph went away (the output
+ *	is then @c's own, and dropped with the invocation)
+ *
+ * Return: 0, -EPERM (@c took no such invocation and is no executor), or
+ * -ENOENT (an executor that did not take @id).
+ */
+int ptask_invocation_output_of(struct ptask_client *c, u64 id,
+			       struct ptask_ptask **p)
+{
+	struct ptask_invocation_rec *inv = find_taken(c, id);
+
+	ptask_os_assert_locked(c->ns);
+	if (!inv)
+		return c->executor ? -ENOENT : -EPERM;
+	*p = inv->ptask;
+	return 0;
 }
 
 /* Drop the executor's hold on each distinct output it handed over. */

@@ -41,6 +41,7 @@ int ptask_core_ns_init(struct ptask_ns *ns, void *os)
 	ptask_list_init(&ns->clients);
 	ptask_list_init(&ns->ready);
 	ptask_sched_init(ns);
+	ptask_list_init(&ns->uid_usage);
 	ns->next_client_id = 1;
 	ns->os = os;
 	return 0;
@@ -54,6 +55,8 @@ void ptask_core_ns_destroy(struct ptask_ns *ns)
 {
 	PTASK_WARN_ON(!ptask_list_empty(&ns->clients));
 	PTASK_WARN_ON(ns->hcount != 0);
+	/* every datablock died, and with it its charge */
+	PTASK_WARN_ON(!ptask_list_empty(&ns->uid_usage));
 	ptask_sched_destroy(ns);
 	ptask_os_free(ns->htab);
 	ns->htab = NULL;

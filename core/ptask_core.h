@@ -192,8 +192,49 @@ struct ptask_ns {
 	struct ptask_sched sched;
 	u64 next_client_id;
 	struct ptask_tunnel_ns tunnel;
+	struct ptask_list uid_usage;	/* struct ptask_uid_usage, uid order */
+	u64 uid_limit_bytes;		/* 0: none (uid_usage.c) */
+	u64 uid_refusals;		/* charges refused with -EDQUOT */
 	void *os;
 };
+
+/**
+ * struct ptask_uid_usage - datablock memory charged to one uid
+ *	(uid_usage.c)
+ * @node: in ns->uid_usage, in uid order
+ * @uid: the uid
+ * @bytes: what its live datablocks are charged
+ * @peak_bytes: the most @bytes was since the record was made
+ * @datablocks: how many are charged (the record goes at 0)
+ * @refusals: charges refused for the limit
+ */
+struct ptask_uid_usage {
+	struct ptask_list node;
+	u32 uid;
+	u64 bytes;
+	u64 peak_bytes;
+	u64 datablocks;
+	u64 refusals;
+};
+
+/**
+ * struct ptask_uid_usage_info - what ptask_core_uid_usage() reports
+ * @uid: the uid
+ * @bytes: charged to its live datablocks
+ * @datablocks: how many
+ * @refusals: charges refused for the limit while it had a record
+ * @limit_bytes: its limit (0: none; always 0 for uid 0)
+ */
+struct ptask_uid_usage_info {
+	u32 uid;
+	u64 bytes;
+	u64 datablocks;
+	u64 refusals;
+	u64 limit_bytes;
+};
+
+/* A charge's unit: datablock memory is allocated in pages. */
+#define PTASK_UID_CHARGE_UNIT	4096U
 
 /**
  * struct ptask_client - one open /dev/ptask (or one ptaskd connection)
@@ -220,6 +261,8 @@ struct ptask_ns {
  * @created: the ptasks it created (struct ptask_ptask.creator_node)
  * @gpu_ns: GPU time of the invocations of ptasks it created
  * @invocations: those invocations
+ * @uid: whose datablocks it makes (uid_usage.c); the shell sets it right
+ *	after ptask_core_client_create(), before the client's first call
  * @os: the shell's data (its wait queue)
  */
 struct ptask_client {
@@ -240,6 +283,7 @@ struct ptask_client {
 	struct ptask_list created;
 	u64 gpu_ns;
 	u64 invocations;
+	u32 uid;
 	void *os;
 };
 
@@ -390,6 +434,8 @@ struct ptask_datablock {
 	u64 bytes;
 	u64 records;
 	u32 generation;			/* bumped by create and every push */
+	u32 charged_uid;		/* who pays for it (uid_usage.c) */
+	u64 charged;			/* and how much */
 	struct ptask_buf *buf;
 	/*
 	 * Completed ahead into a graph output, or made by a take ahead: the
@@ -507,6 +553,16 @@ struct ptask_obj_info {
 	u64 gpu_ns;
 	u64 invocations;
 };
+
+/* uid_usage.c */
+u64 ptask_uid_charge_bytes(u64 bytes);
+int ptask_uid_charge(struct ptask_ns *ns, u32 uid, u64 bytes);
+void ptask_uid_uncharge(struct ptask_ns *ns, u32 uid, u64 bytes);
+void ptask_core_uid_usage(struct ptask_ns *ns, u32 uid,
+			  struct ptask_uid_usage_info *out);
+bool ptask_core_uid_next(struct ptask_ns *ns, s64 after,
+			 struct ptask_uid_usage_info *out);
+void ptask_core_uid_limit_set(struct ptask_ns *ns, u64 bytes);
 
 /* ns.c */
 int ptask_core_ns_init(struct ptask_ns *ns, void *os);
@@ -633,11 +689,13 @@ int ptask_core_datablock_create(struct ptask_client *c,
 				struct ptask_datablock_create *arg);
 int ptask_core_datablock_release(struct ptask_client *c,
 				 struct ptask_datablock_release *arg);
-struct ptask_datablock *ptask_datablock_alloc(struct ptask_client *c,
-					      u64 bytes);
-struct ptask_datablock *ptask_datablock_alloc_output(struct ptask_client *c,
-						     const struct ptask_ptask *p,
-						     u64 bytes);
+int ptask_invocation_output_of(struct ptask_client *c, u64 id,
+			       struct ptask_ptask **p);
+int ptask_datablock_alloc(struct ptask_client *c, u64 bytes,
+			  struct ptask_datablock **out);
+int ptask_datablock_alloc_output(struct ptask_client *c,
+				 const struct ptask_ptask *p, u64 bytes,
+				 struct ptask_datablock **out);
 void ptask_datablock_get(struct ptask_datablock *db);
 void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db);
 u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db);

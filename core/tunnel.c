@@ -209,7 +209,8 @@ static void pend_drop(struct ptask_tunnel *t)
 /*
  * Close the gathering batch: copy its pushes into one new datablock and
  * queue it on the input channel.  -EAGAIN: the channel has no room;
- * -ENOMEM.  Either way the pushes stay gathered for a later try.
+ * -ENOMEM, or -EDQUOT (the batch is charged to its first pusher's uid).
+ * Either way the pushes stay gathered for a later try.
  */
 static int tunnel_flush(struct ptask_tunnel *t)
 {
@@ -219,6 +220,7 @@ static int tunnel_flush(struct ptask_tunnel *t)
 	struct ptask_client *owner = NULL;
 	struct ptask_tunnel_head head;
 	struct ptask_datablock *db;
+	int err;
 	u32 i;
 
 	if (!t->npend)
@@ -235,11 +237,11 @@ static int tunnel_flush(struct ptask_tunnel *t)
 	b = ptask_os_zalloc(sizeof(*b) + sizeof(b->slices[0]) * t->npend);
 	if (!b)
 		return -ENOMEM;
-	db = ptask_datablock_alloc(owner, PTASK_TUNNEL_HEAD_BYTES +
-					  t->pend_records * stride);
-	if (!db) {
+	err = ptask_datablock_alloc(owner, PTASK_TUNNEL_HEAD_BYTES +
+				    t->pend_records * stride, &db);
+	if (err) {
 		ptask_os_free(b);
-		return -ENOMEM;
+		return err;
 	}
 	db->records = t->pend_records;
 	head.records = t->pend_records;
@@ -483,7 +485,7 @@ static void slice_done(struct ptask_tunnel *t, struct ptask_channel *ch,
  * Return: 0; -ENOMSG (no push of that ticket by @c awaits here); -EAGAIN
  * (its batch has not come back); -EPROTO (the ptask's output for it does
  * not have the batch's records: said once, the slice is then gone);
- * -ENOMEM.
+ * -EDQUOT (the slice stays for a later pull); -ENOMEM.
  */
 int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
 		      struct ptask_pull *arg)
@@ -519,9 +521,10 @@ int ptask_tunnel_pull(struct ptask_client *c, struct ptask_channel *ch,
 		slice_done(t, ch, b, s);
 		return -EPROTO;
 	}
-	db = ptask_datablock_alloc(c, s->records * stride);
-	if (!db)
-		return -ENOMEM;
+	/* The puller's slice: its uid pays (-EDQUOT: it may pull later). */
+	err = ptask_datablock_alloc(c, s->records * stride, &db);
+	if (err)
+		return err;
 	ptask_os_buf_copy(db->buf, 0, b->out->buf,
 			  PTASK_TUNNEL_HEAD_BYTES + s->first * stride,
 			  s->records * stride);

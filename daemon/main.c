@@ -6,7 +6,8 @@
  *          [--socket PATH] [--socket-mode OCTAL] [--policy NAME]
  *          [--isolation client|shared] [--sim-config FILE]
  *          [--spin-us N] [--budgets on|off] [--host-kernels DIR]
- *          [--inflight N] [--lanes N] [--inplace-max BYTES] [-v]
+ *          [--inflight N] [--lanes N] [--inplace-max BYTES]
+ *          [--uid-bytes BYTES] [-v]
  *
  * kernel mode: register with ptask.ko as its executor (source_kernel.c);
  * user mode:   hold the namespace here and serve it on a UNIX socket
@@ -63,6 +64,7 @@ struct options {
 	unsigned long lanes;	/* 0: the backend's default */
 	bool inplace_set;
 	unsigned long long inplace_max;
+	unsigned long long uid_bytes;	/* 0: no per-uid limit */
 };
 
 static void usage(FILE *f)
@@ -83,6 +85,9 @@ static void usage(FILE *f)
 		"                            its client's next call before it sleeps (50)\n"
 		"  --budgets on|off          user mode: PTSched's per-process GPU budgets\n"
 		"                            (default on; kernel mode: /sys/kernel/ptask/sched)\n"
+		"  --uid-bytes BYTES         user mode: the most datablock memory one uid other\n"
+		"                            than root may hold; more is -EDQUOT (0: no limit,\n"
+		"                            the default; kernel mode: /sys/kernel/ptask/limits)\n"
 		"  --host-kernels DIR        twin libraries for the cpu and sim backends\n"
 		"                            (env PTASKD_HOST_KERNELS; default %s)\n"
 		"  --inflight N              jobs in flight per device at once (1..%u; 64)\n"
@@ -132,6 +137,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "inflight", required_argument, NULL, 'I' },
 		{ "lanes", required_argument, NULL, 'L' },
 		{ "inplace-max", required_argument, NULL, 'P' },
+		{ "uid-bytes", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -208,6 +214,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 					&o->inplace_max))
 				return 2;
 			o->inplace_set = true;
+			break;
+		case 'U':
+			if (parse_ulong("uid-bytes", optarg, 0, UINT64_MAX,
+					&o->uid_bytes))
+				return 2;
 			break;
 		case 'v': pd_log_level++; break;
 		case 'h': usage(stdout); return 1;
@@ -335,6 +346,7 @@ static int run_user(const struct options *o, struct pd_backend *be,
 
 		pd_ns_sched_set(ns, PTASK_SCHED_SET_BUDGETS, &p);
 	}
+	pd_ns_uid_limit_set(ns, o->uid_bytes);
 	err = pd_ns_source_open(ns, be->ndev, &src);
 	if (err)
 		goto err_ns;

@@ -36,6 +36,9 @@ static int ptask_open(struct inode *inode, struct file *file)
 	pf->opener = get_task_pid(current, PIDTYPE_TGID);
 	mutex_lock(&ptask_kernel.lock);
 	pf->client = ptask_core_client_create(&ptask_kernel.ns, pf);
+	/* The opener's uid pays for the fd's datablocks, as who->uid. */
+	if (pf->client)
+		pf->client->uid = __kuid_val(current_euid());
 	mutex_unlock(&ptask_kernel.lock);
 	if (!pf->client)
 		goto err_put_opener;

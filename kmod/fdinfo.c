@@ -12,8 +12,10 @@
  *   drm-resident-system: <n> KiB    (the same: datablock pages are never
  *                                   swapped)
  *
- * and ptask's own keys, prefixed "ptask-": invocations, live ptasks, and
- * the GPU budget of the process that opened the fd (PTSched), while that
+ * and ptask's own keys, prefixed "ptask-": invocations, live ptasks, the
+ * datablock memory charged to the opener's uid and its limit (0: none;
+ * core/uid_usage.c), and the GPU budget of the process that opened the
+ * fd (PTSched), while that
  * process lives (its record is keyed by its pid in the initial pid
  * namespace, which a later process may get once it exited).
  */
@@ -32,11 +34,13 @@ void ptask_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct ptask_file *pf = file->private_data;
 	struct ptask_client_usage u;
+	struct ptask_uid_usage_info uu;
 	struct ptask_proc_info info = {};
 	struct ptask_proc *proc = NULL;
 
 	mutex_lock(&ptask_kernel.lock);
 	ptask_core_client_usage(pf->client, &u);
+	ptask_core_uid_usage(&ptask_kernel.ns, pf->client->uid, &uu);
 	ptask_core_sched_update(&ptask_kernel.ns);
 	/* Its pid, once it exited, may be another process's. */
 	if (pid_has_task(pf->opener, PIDTYPE_TGID))
@@ -52,6 +56,8 @@ void ptask_show_fdinfo(struct seq_file *m, struct file *file)
 	seq_printf(m, "drm-resident-system:\t%llu KiB\n", u.held_bytes >> 10);
 	seq_printf(m, "ptask-invocations:\t%llu\n", u.invocations);
 	seq_printf(m, "ptask-ptasks:\t%u\n", u.ptasks);
+	seq_printf(m, "ptask-uid-bytes:\t%llu\n", uu.bytes);
+	seq_printf(m, "ptask-uid-limit-bytes:\t%llu\n", uu.limit_bytes);
 	if (!proc)
 		return;
 	seq_printf(m, "ptask-budget-ns:\t%lld\n", info.budget_ns);

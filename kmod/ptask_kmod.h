@@ -120,6 +120,8 @@ void ptask_sysfs_sched_exit(void);
 int ptask_sysfs_objs_init(struct kobject *parent);
 void ptask_sysfs_objs_exit(void);
 void ptask_sysfs_objs_event(u32 event, u32 type, u32 key);
+int ptask_sysfs_limits_init(struct kobject *parent);
+void ptask_sysfs_limits_exit(void);
 
 void ptask_sched_timer_init(void);
 void ptask_sched_timer_exit(void);

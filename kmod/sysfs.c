@@ -97,8 +97,13 @@ int ptask_sysfs_init(void)
 	err = ptask_sysfs_objs_init(ptask_kobj);
 	if (err)
 		goto err_sched_exit;
+	err = ptask_sysfs_limits_init(ptask_kobj);
+	if (err)
+		goto err_objs_exit;
 	return 0;
 
+err_objs_exit:
+	ptask_sysfs_objs_exit();
 err_sched_exit:
 	ptask_sysfs_sched_exit();
 err_put_objects:
@@ -110,6 +115,7 @@ err_put_ptask:
 
 void ptask_sysfs_exit(void)
 {
+	ptask_sysfs_limits_exit();
 	ptask_sysfs_objs_exit();
 	ptask_sysfs_sched_exit();
 	kobject_put(objects_kobj);

@@ -146,10 +146,23 @@
  *	producer, the consumers and the executor see the same memory).  The
  *	caller holds one reference.  A datablock is shared, never copied:
  *	bytes written, or a record count set, after a push are what every
- *	holder sees.  Errors: -EINVAL (0 bytes, over
- *	PTASK_DATABLOCK_MAX_BYTES, bytes given with a template, a record
- *	stream's @records 0 or over its capacity, more @records than
- *	bytes), -ENOENT, -EACCES, -ESHUTDOWN, -EIO, -ENOMEM.
+ *	holder sees.  The datablock's memory, rounded up to pages, is charged
+ *	to the caller's uid while it lives (the uid the fd was opened with);
+ *	with a per-uid limit set (/sys/kernel/ptask/limits/uid_bytes in
+ *	kernel mode, ptaskd --uid-bytes in user mode), a datablock that
+ *	would take a uid other than 0 past it is -EDQUOT.  An executor
+ *	making an output of invocation @invocation it took passes
+ *	PTASK_DATABLOCK_CREATE_OUTPUT: the datablock is charged to the uid
+ *	that owns the invocation's ptask instead, and counts against that
+ *	uid's limit (the executor fails the invocation with the -EDQUOT).
+ *	Errors: -EINVAL (0 bytes, over PTASK_DATABLOCK_MAX_BYTES, bytes
+ *	given with a template, a record stream's @records 0 or over its
+ *	capacity, more @records than bytes, unknown flags, @invocation
+ *	without PTASK_DATABLOCK_CREATE_OUTPUT or 0 with it), -EPERM
+ *	(PTASK_DATABLOCK_CREATE_OUTPUT from a client that neither is an
+ *	executor nor took @invocation), -ENOENT (also an @invocation an
+ *	executor has not taken),
+ *	-EACCES, -ESHUTDOWN, -EIO, -EDQUOT, -ENOMEM.
  *
  * PTASK_IOC_DATABLOCK_RELEASE (struct ptask_datablock_release)
  *	Drop one reference the caller holds.  Mappings stay valid until
@@ -703,16 +716,23 @@ struct ptask_lookup {
 };
 #define PTASK_LOOKUP_SIZE_VER0		88
 
+/* PTASK_IOC_DATABLOCK_CREATE flags */
+#define PTASK_DATABLOCK_CREATE_OUTPUT	(1U << 0)	/* for @invocation */
+#define PTASK_DATABLOCK_CREATE_FLAGS_ALL	PTASK_DATABLOCK_CREATE_OUTPUT
+
 /**
  * struct ptask_datablock_create - argument of PTASK_IOC_DATABLOCK_CREATE
  * @size: sizeof(struct ptask_datablock_create)
- * @flags: must be 0
+ * @flags: 0 or PTASK_DATABLOCK_CREATE_OUTPUT (executors only)
  * @template: 0, or the template the datablock is made from
  * @handle: out: the datablock
  * @bytes: in: the size when @template is 0, else 0 (the template sizes
  *	it); out: the size
  * @records: records it holds (a record stream's count; else informative)
  * @mmap_offset: out: offset to mmap it at
+ * @invocation: with PTASK_DATABLOCK_CREATE_OUTPUT, the id of the taken
+ *	invocation it is an output of (its owner pays); else 0
+ *	(PTASK_DATABLOCK_CREATE_SIZE_VER1)
  */
 struct ptask_datablock_create {
 	__u32 size;
@@ -722,8 +742,10 @@ struct ptask_datablock_create {
 	__u64 bytes;
 	__u64 records;
 	__u64 mmap_offset;
+	__u64 invocation;
 };
 #define PTASK_DATABLOCK_CREATE_SIZE_VER0	40
+#define PTASK_DATABLOCK_CREATE_SIZE_VER1	48
 
 /**
  * struct ptask_datablock_release - argument of PTASK_IOC_DATABLOCK_RELEASE

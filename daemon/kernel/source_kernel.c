@@ -333,12 +333,13 @@ static int ksrc_db_create(struct pd_source *s, const struct ptask_invocation *in
 	struct ptask_datablock_create c = {
 		.size = sizeof(c),
 		.bytes = bytes,
+		/* its owner pays (the module's per-uid limit), not ptaskd */
+		.flags = inv ? PTASK_DATABLOCK_CREATE_OUTPUT : 0,
+		.invocation = inv ? inv->id : 0,
 	};
 	struct ptask_datablock_release rel = { .size = sizeof(rel) };
 	int r;
 
-	/* Kernel datablocks carry no owner: @inv matters in user mode only. */
-	(void)inv;
 	(void)defer;
 	if (ioctl(k->fd, PTASK_IOC_DATABLOCK_CREATE, &c))
 		return -errno;

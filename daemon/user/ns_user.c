@@ -308,6 +308,8 @@ int pd_ns_client_open(struct pd_ns *ns, const struct ptask_caller *who,
 	c->conns = 1;
 	pd_ns_lock(ns);
 	c->core = ptask_core_client_create(&ns->core, c);
+	if (c->core)
+		c->core->uid = who->uid;	/* who pays for its datablocks */
 	err = c->core ? clients_add(ns, c) : -ENOMEM;
 	if (err && c->core)
 		ptask_core_client_destroy(c->core);
@@ -560,4 +562,19 @@ int pd_ns_sched_set(struct pd_ns *ns, uint32_t mask,
 	err = ptask_core_sched_set(&ns->core, mask, p);
 	pd_ns_unlock(ns);
 	return err;
+}
+
+void pd_ns_uid_limit_set(struct pd_ns *ns, uint64_t bytes)
+{
+	pd_ns_lock(ns);
+	ptask_core_uid_limit_set(&ns->core, bytes);
+	pd_ns_unlock(ns);
+}
+
+void pd_ns_uid_usage(struct pd_ns *ns, uint32_t uid,
+		     struct ptask_uid_usage_info *out)
+{
+	pd_ns_lock(ns);
+	ptask_core_uid_usage(&ns->core, uid, out);
+	pd_ns_unlock(ns);
 }

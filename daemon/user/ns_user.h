@@ -237,4 +237,12 @@ void pd_ns_counts(struct pd_ns *ns, u64 counts[__PTASK_COUNT_MAX]);
 int pd_ns_sched_set(struct pd_ns *ns, uint32_t mask,
 		    const struct ptask_sched_params *p);
 
+/*
+ * The most datablock memory a uid other than 0 may hold (0: no limit;
+ * core/uid_usage.c), and what @uid holds now.
+ */
+void pd_ns_uid_limit_set(struct pd_ns *ns, uint64_t bytes);
+void pd_ns_uid_usage(struct pd_ns *ns, uint32_t uid,
+		     struct ptask_uid_usage_info *out);
+
 #endif /* PTASKD_NS_USER_H */

@@ -239,6 +239,9 @@ static int us_db_create(struct pd_source *s, const struct ptask_invocation *inv,
 	struct ptask_datablock_create arg = {
 		.size = sizeof(arg),
 		.bytes = bytes,
+		/* its owner pays (core/uid_usage.c) */
+		.flags = inv ? PTASK_DATABLOCK_CREATE_OUTPUT : 0,
+		.invocation = inv ? inv->id : 0,
 	};
 	struct ptask_datablock_release rel = {
 		.size = sizeof(rel),

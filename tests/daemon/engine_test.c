@@ -885,31 +885,45 @@ static bool fill_n(struct rig *r, uint32_t ch, int32_t value, uint32_t *db)
  * and the output are small enough to be used in place (the rig's
  * configuration allows it), else copied.
  */
+/*
+ * vec_add's graph, running: inputs @ca and @cb and output @cc of @n
+ * floats, its sticky n pushed (@dn, still held).
+ */
+static bool vec_add_graph(struct rig *r, const char *name, uint32_t n,
+			  uint32_t *g, uint32_t *ca, uint32_t *cb, uint32_t *cc,
+			  uint32_t *dn)
+{
+	uint32_t t, tn, pt, pa, pb, pc, pn, cn;
+
+	*g = graph_new(r, name);
+	t = tmpl_new(r, *g, 4, n, PTASK_BIND_GLOBAL);
+	tn = tmpl_new(r, *g, 4, 1, PTASK_BIND_PARAM);
+	pt = ptask_new(r, *g, PTASK_KIND_GPU, "vec_add", 4);
+	pa = port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0);
+	pb = port_new(r, pt, PTASK_PORT_INPUT, t, 1, 0, 0);
+	pc = port_new(r, pt, PTASK_PORT_OUTPUT, t, 2, 0, 0);
+	pn = port_new(r, pt, PTASK_PORT_STICKY, tn, 3, 0, 0);
+	*ca = chan_new(r, *g, 0, pa, 4);
+	*cb = chan_new(r, *g, 0, pb, 4);
+	*cc = chan_new(r, *g, pc, 0, 4);
+	cn = chan_new(r, *g, 0, pn, 1);
+	CHECK(!build_failed);
+	CHECK(fill_n(r, cn, (int32_t)n, dn));
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, *g), 0);
+	return true;
+}
+
 static bool vec_add_body(struct rig *r, void *arg)
 {
 	const uint32_t n = 1000;
-	uint32_t g, t, tn, pt, pa, pb, pc, pn, ca, cb, cc, cn, dn;
+	uint32_t g, ca, cb, cc, dn;
 	struct pd_engine_stats st0, st;
 	int round;
 	uint32_t i;
 
 	(void)arg;
 	pd_engine_get_stats(r->e, &st0);
-	g = graph_new(r, "vec_add");
-	t = tmpl_new(r, g, 4, n, PTASK_BIND_GLOBAL);
-	tn = tmpl_new(r, g, 4, 1, PTASK_BIND_PARAM);
-	pt = ptask_new(r, g, PTASK_KIND_GPU, "vec_add", 4);
-	pa = port_new(r, pt, PTASK_PORT_INPUT, t, 0, 0, 0);
-	pb = port_new(r, pt, PTASK_PORT_INPUT, t, 1, 0, 0);
-	pc = port_new(r, pt, PTASK_PORT_OUTPUT, t, 2, 0, 0);
-	pn = port_new(r, pt, PTASK_PORT_STICKY, tn, 3, 0, 0);
-	ca = chan_new(r, g, 0, pa, 4);
-	cb = chan_new(r, g, 0, pb, 4);
-	cc = chan_new(r, g, pc, 0, 4);
-	cn = chan_new(r, g, 0, pn, 1);
-	CHECK(!build_failed);
-	CHECK(fill_n(r, cn, (int32_t)n, &dn));
-	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	CHECK(vec_add_graph(r, "vec_add", n, &g, &ca, &cb, &cc, &dn));
 	for (round = 0; round < 4; round++) {
 		uint32_t da, db, dc;
 		float *a, *b, *c;
@@ -1102,6 +1116,72 @@ static bool idle_space_body(struct rig *r, void *arg)
 	CHECK(vec_add_body(r, NULL));
 	pd_engine_get_stats(r->e, &st);
 	CHECK(st.spaces > 0);
+	return true;
+}
+
+/*
+ * The per-uid limit in user mode (core/uid_usage.c): the client acts as
+ * uid 1000, and the engine's output for its vec_add is charged to that
+ * uid (PTASK_DATABLOCK_CREATE_OUTPUT), not to ptaskd's root.  With room
+ * for the inputs only, the client's own datablock past the limit is
+ * -EDQUOT and the invocation fails with it (the graph fails: -EIO at the
+ * pull); with room for the output too, it runs.
+ */
+static bool uid_limit_body(struct rig *r, void *arg)
+{
+	const uint32_t n = 1000, page = PTASK_UID_CHARGE_UNIT;
+	uint32_t g, ca, cb, cc, dn, da, db, dc;
+	struct ptask_uid_usage_info u;
+	struct pd_engine_stats st0, st;
+	float *a, *b, *c;
+	int limit_pages, err;
+
+	(void)arg;
+	r->who.uid = 1000;
+	r->c->uid = 1000;
+	r->c->alloc_uid = 1000;
+	r->c->core->uid = 1000;
+	for (limit_pages = 3; limit_pages <= 4; limit_pages++) {
+		pd_ns_uid_limit_set(r->ns, (uint64_t)limit_pages * page);
+		pd_engine_get_stats(r->e, &st0);
+		CHECK(vec_add_graph(r, limit_pages == 3 ? "quota3" : "quota4",
+				    n, &g, &ca, &cb, &cc, &dn));
+		da = db_new(r, n * 4, (void **)&a);
+		db = db_new(r, n * 4, (void **)&b);
+		CHECK(da && db);
+		pd_ns_uid_usage(r->ns, 1000, &u);
+		CHECK_EQ(u.bytes, 3 * page);
+		if (limit_pages == 3) {
+			struct ptask_datablock_create over = { .bytes = 1 };
+
+			CHECK_EQ(call(r, PTASK_IOC_DATABLOCK_CREATE, &over,
+				      NULL), -EDQUOT);
+		}
+		memset(a, 0, n * 4);
+		memset(b, 0, n * 4);
+		a[7] = 1.5f;
+		b[7] = 2.0f;
+		CHECK_EQ(push(r, ca, da), 0);
+		CHECK_EQ(push(r, cb, db), 0);
+		err = pull(r, cc, &dc, (void **)&c);
+		pd_engine_get_stats(r->e, &st);
+		if (limit_pages == 3) {
+			CHECK_EQ(err, -EIO);
+			CHECK_EQ(st.failed - st0.failed, 1);
+		} else {
+			CHECK_EQ(err, 0);
+			CHECK(c[7] == 3.5f);
+			CHECK_EQ(st.failed - st0.failed, 0);
+			pd_ns_uid_usage(r->ns, 1000, &u);
+			CHECK(u.bytes >= 3 * page);	/* the output's */
+			CHECK_EQ(db_release(r, dc), 0);
+		}
+		CHECK_EQ(db_release(r, da), 0);
+		CHECK_EQ(db_release(r, db), 0);
+		CHECK_EQ(db_release(r, dn), 0);
+		CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	}
+	pd_ns_uid_limit_set(r->ns, 0);
 	return true;
 }
 
@@ -4468,6 +4548,8 @@ int main(void)
 	result(with_rig("sim", "", &inplace, vec_add_body, "in place"),
 	       "sim: small inputs and outputs in place, right bytes, no copies");
 	result(stop_inflight_test(), "stop completes the jobs in flight first");
+	result(with_rig("cpu", "", &fifo, uid_limit_body, NULL),
+	       "cpu: an output past its owner's uid limit fails with -EDQUOT");
 	result(with_rig("sim", sim_slow, &inplace, chain_body, &chain3),
 	       "sim: a 3-deep chain completes ahead: each hop launched before the last one's fence passed, settled once, PTSched charged the sum");
 	result(with_rig("sim", sim_slow, &fifo, chain_body, &chain10),

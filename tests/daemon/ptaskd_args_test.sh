@@ -42,6 +42,8 @@ refused --lanes 0 "--lanes is 1..16"
 refused --lanes 17 "--lanes is 1..16"
 refused --inplace-max -1 "--inplace-max is 0.."
 refused --inplace-max "" "--inplace-max is 0.."
+refused --uid-bytes -1 "--uid-bytes is 0.."
+refused --uid-bytes 1k "--uid-bytes is 0.."
 refused --backend sim --lanes 2 "the sim's lanes are its configuration's lanes key"
 "$D" --mode user --backend nope --socket "$T/x" 2>"$T/err"
 rc=$?

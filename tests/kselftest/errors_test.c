@@ -87,7 +87,7 @@ _Static_assert(sizeof(struct ptask_ptask_open) == PTASK_PTASK_OPEN_SIZE_VER0, ""
 _Static_assert(sizeof(struct ptask_port_open) == PTASK_PORT_OPEN_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_channel_open) == PTASK_CHANNEL_OPEN_SIZE_VER1, "");
 _Static_assert(sizeof(struct ptask_lookup) == PTASK_LOOKUP_SIZE_VER0, "");
-_Static_assert(sizeof(struct ptask_datablock_create) == PTASK_DATABLOCK_CREATE_SIZE_VER0, "");
+_Static_assert(sizeof(struct ptask_datablock_create) == PTASK_DATABLOCK_CREATE_SIZE_VER1, "");
 _Static_assert(sizeof(struct ptask_datablock_release) == PTASK_DATABLOCK_RELEASE_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_push) == PTASK_PUSH_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_pull) == PTASK_PULL_SIZE_VER0, "");

@@ -292,7 +292,11 @@ static void test_datablock_rules(void)
 	GOOD(v, C, a->bytes = PTASK_DATABLOCK_MAX_BYTES);
 	GOOD(v, C, (a->template = 4, a->bytes = 0, a->records = 7));
 	GOOD(v, C, a->records = ~0ULL);		/* informative */
-	BAD(v, C, a->flags = 1);
+	BAD(v, C, a->flags = 1);		/* OUTPUT without an id */
+	BAD(v, C, a->flags = 2);
+	BAD(v, C, a->invocation = 7);		/* an id without OUTPUT */
+	GOOD(v, C, (a->flags = PTASK_DATABLOCK_CREATE_OUTPUT,
+		    a->invocation = 7));
 	BAD(v, C, a->template = 4);		/* bytes given with template */
 	BAD(v, C, a->bytes = 0);
 	BAD(v, C, a->bytes = PTASK_DATABLOCK_MAX_BYTES + 1);
