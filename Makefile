@@ -299,7 +299,8 @@ include daemon/Makefile.inc
 include bench/bench.mk
 
 $(B)/vm/source_kernel_test: tests/vm/source_kernel_test.c daemon/kernel/source_kernel.c \
-		daemon/kernel/netlink.c daemon/kernel/source_kernel.h daemon/kernel/netlink.h $(KSFT_DEPS)
+		daemon/kernel/netlink.c daemon/log.c daemon/kernel/source_kernel.h \
+		daemon/kernel/netlink.h daemon/log.h $(KSFT_DEPS)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(STATIC_CFLAGS) -I$(KSFT_DIR) -o $@ $(filter %.c,$^) $(PC_A) $(NL_LIBS) $(NL_QUIET)

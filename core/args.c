@@ -49,6 +49,8 @@ static const struct ptask_arg_desc descs[] = {
 	  PTASK_EXEC_COMPLETE_SIZE_VER0, false },
 	{ PTASK_IOC_EXEC_PTASK_INFO, sizeof(struct ptask_exec_ptask_info),
 	  PTASK_EXEC_PTASK_INFO_SIZE_VER0, true },
+	{ PTASK_IOC_EXEC_FORGOTTEN, sizeof(struct ptask_exec_forgotten),
+	  PTASK_EXEC_FORGOTTEN_SIZE_VER0, true },
 };
 
 /**
@@ -329,6 +331,9 @@ int ptask_core_args_check(unsigned int cmd, const void *arg)
 		return check_complete(&a->complete);
 	case PTASK_IOC_EXEC_PTASK_INFO:
 		return a->info.flags || a->info.reserved ? -EINVAL : 0;
+	case PTASK_IOC_EXEC_FORGOTTEN:
+		return a->forgotten.flags || !a->forgotten.max_handles ?
+		       -EINVAL : 0;
 	default:
 		return -ENOTTY;
 	}
@@ -422,6 +427,8 @@ int ptask_core_call(struct ptask_client *c, const struct ptask_caller *who,
 		return ptask_core_exec_complete(c, &a->complete, io);
 	case PTASK_IOC_EXEC_PTASK_INFO:
 		return ptask_core_exec_ptask_info(c, &a->info, io);
+	case PTASK_IOC_EXEC_FORGOTTEN:
+		return ptask_core_exec_forgotten(c, &a->forgotten, io);
 	default:
 		return -ENOTTY;
 	}

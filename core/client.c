@@ -224,6 +224,8 @@ u32 ptask_core_client_poll(struct ptask_client *c)
 	if ((c->executor && ptask_sched_any_eligible(c->ns)) ||
 	    !ptask_list_empty(&c->self_ready))
 		mask |= PTASK_POLL_IN;
+	if (c->forgotten_count)
+		mask |= PTASK_POLL_PRI;
 	ptask_list_for_each(pos, &c->opens)
 		mask |= graph_poll(ptask_list_entry(pos, struct ptask_open,
 						    client_node)->graph);

@@ -117,6 +117,8 @@ void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db)
 	if (PTASK_WARN_ON(db->refs == 0) ||
 	    db->refs == PTASK_REFS_SATURATED || --db->refs)
 		return;
+	if (db->executor_seen)
+		ptask_forgotten_note(ns, db->obj.handle);
 	ptask_ns_remove(ns, &db->obj);
 	/* Dropped unpulled (its graph stopped) before its writer settled. */
 	ptask_list_del(&db->writer_node);
@@ -238,6 +240,7 @@ int ptask_core_datablock_create(struct ptask_client *c,
 	}
 	db->records = arg->records;
 	db->generation++;
+	db->executor_seen = c->executor;	/* its death is noticed */
 	err = ptask_client_hold(c, db);
 	if (err) {
 		ptask_datablock_put(c->ns, db);

@@ -189,6 +189,7 @@ int ptask_core_exec_unregister(struct ptask_client *c)
 		return -ENOENT;
 	ptask_exec_fail_taken(c, false);
 	c->executor = false;
+	ptask_forgotten_free(c);
 	c->ns->executors--;
 	/* A thread of this client blocked in EXEC_TAKE must see -EPERM now. */
 	ptask_client_wake(c);
@@ -227,7 +228,7 @@ static u32 feeds(const struct ptask_port *port)
 
 static void fill_port(struct ptask_invocation_port *rec,
 		      const struct ptask_port *port,
-		      const struct ptask_datablock *db)
+		      struct ptask_datablock *db)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->port = port->obj.handle;
@@ -247,6 +248,7 @@ static void fill_port(struct ptask_invocation_port *rec,
 		rec->mmap_offset = ptask_datablock_mmap_offset(db);
 		rec->bytes = db->bytes;
 		rec->records = db->records;
+		db->executor_seen = true;	/* its death is noticed */
 	} else if (port->tmpl) {
 		rec->bytes = ptask_geom_bytes(&port->tmpl->geom);
 	}
@@ -351,6 +353,7 @@ static int take_ahead(struct ptask_client *c, struct ptask_invocation_rec *inv,
 		if (!dbs[i])
 			continue;
 		recs[i].datablock = dbs[i]->obj.handle;
+		dbs[i]->executor_seen = true;
 		recs[i].generation = dbs[i]->generation;
 		recs[i].mmap_offset = ptask_datablock_mmap_offset(dbs[i]);
 		recs[i].bytes = dbs[i]->bytes;
@@ -639,7 +642,7 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 	if (max_ports > PTASK_TAKE_MAX_PORTS)
 		max_ports = PTASK_TAKE_MAX_PORTS;
 	arg->policy = c->ns->sched.params.policy;
-	arg->reserved = 0;
+	arg->forgotten = c->forgotten_count;
 	if (!self)
 		ptask_core_sched_update(c->ns);
 	/*

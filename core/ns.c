@@ -57,6 +57,7 @@ void ptask_core_ns_destroy(struct ptask_ns *ns)
 	PTASK_WARN_ON(ns->hcount != 0);
 	/* every datablock died, and with it its charge */
 	PTASK_WARN_ON(!ptask_list_empty(&ns->uid_usage));
+	PTASK_WARN_ON(ns->forgotten_queues);	/* went with the executors */
 	ptask_sched_destroy(ns);
 	ptask_os_free(ns->htab);
 	ns->htab = NULL;

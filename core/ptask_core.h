@@ -195,6 +195,7 @@ struct ptask_ns {
 	struct ptask_list uid_usage;	/* struct ptask_uid_usage, uid order */
 	u64 uid_limit_bytes;		/* 0: none (uid_usage.c) */
 	u64 uid_refusals;		/* charges refused with -EDQUOT */
+	u32 forgotten_queues;		/* executors with one (forgotten.c) */
 	void *os;
 };
 
@@ -263,6 +264,10 @@ struct ptask_uid_usage_info {
  * @invocations: those invocations
  * @uid: whose datablocks it makes (uid_usage.c); the shell sets it right
  *	after ptask_core_client_create(), before the client's first call
+ * @forgotten: an executor's death-notice ring (forgotten.c), or NULL
+ * @forgotten_head: its oldest entry
+ * @forgotten_count: entries in it
+ * @forgotten_lost: notices dropped since the last EXEC_FORGOTTEN
  * @os: the shell's data (its wait queue)
  */
 struct ptask_client {
@@ -284,6 +289,10 @@ struct ptask_client {
 	u64 gpu_ns;
 	u64 invocations;
 	u32 uid;
+	u32 *forgotten;
+	u32 forgotten_head;
+	u32 forgotten_count;
+	u32 forgotten_lost;
 	void *os;
 };
 
@@ -436,6 +445,7 @@ struct ptask_datablock {
 	u32 generation;			/* bumped by create and every push */
 	u32 charged_uid;		/* who pays for it (uid_usage.c) */
 	u64 charged;			/* and how much */
+	bool executor_seen;		/* its death is noticed (forgotten.c) */
 	struct ptask_buf *buf;
 	/*
 	 * Completed ahead into a graph output, or made by a take ahead: the
@@ -519,6 +529,7 @@ struct ptask_call_io {
 	struct ptask_invocation_port *ports;
 	u8 *code_out;
 	u32 code_out_len;
+	u32 *forgotten;		/* EXEC_FORGOTTEN's handles */
 };
 
 /**
@@ -554,6 +565,14 @@ struct ptask_obj_info {
 	u64 invocations;
 };
 
+/* forgotten.c */
+int ptask_core_exec_forgotten_enable(struct ptask_client *c);
+void ptask_forgotten_free(struct ptask_client *c);
+void ptask_forgotten_note(struct ptask_ns *ns, u32 handle);
+int ptask_core_exec_forgotten(struct ptask_client *c,
+			      struct ptask_exec_forgotten *arg,
+			      const struct ptask_call_io *io);
+
 /* uid_usage.c */
 u64 ptask_uid_charge_bytes(u64 bytes);
 int ptask_uid_charge(struct ptask_ns *ns, u32 uid, u64 bytes);
@@ -577,6 +596,7 @@ u64 ptask_ns_invocation_id(struct ptask_ns *ns);
 #define PTASK_POLL_IN	BIT(0)
 #define PTASK_POLL_OUT	BIT(1)
 #define PTASK_POLL_ERR	BIT(2)
+#define PTASK_POLL_PRI	BIT(3)	/* an executor's death notices wait */
 
 /* client.c */
 struct ptask_client *ptask_core_client_create(struct ptask_ns *ns, void *os);
@@ -779,6 +799,7 @@ union ptask_args {
 	struct ptask_exec_take take;
 	struct ptask_exec_complete complete;
 	struct ptask_exec_ptask_info info;
+	struct ptask_exec_forgotten forgotten;
 };
 
 static inline void ptask_count_inc(struct ptask_ns *ns, unsigned int which)

@@ -397,9 +397,11 @@ static int run_kernel(struct pd_backend *be,
 	err = pd_engine_start(src, be, cfg, &engine);
 	if (err)
 		goto out_source;
+	pd_kernel_source_set_forget(src, engine_forget, engine);
 	pd_log_info("kernel mode: executor for /dev/ptask (backend %s, policy %s)",
 		    be->ops->name, pd_policy_name(cfg->policy));
 	wait_for_stop(set);
+	pd_kernel_source_set_forget(src, NULL, NULL);
 	pd_engine_stop(engine);
 out_source:
 	pd_kernel_source_close(src);

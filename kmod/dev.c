@@ -183,6 +183,11 @@ static int prepare_io(struct ptask_ioctl_ctx *x, unsigned int cmd)
 		x->io.code_out = x->code;
 		x->io.code_out_len = n;
 		return 0;
+	case PTASK_IOC_EXEC_FORGOTTEN:
+		n = min_t(u32, a->forgotten.max_handles, PTASK_FORGOTTEN_MAX);
+		x->io.forgotten = kvcalloc(n, sizeof(*x->io.forgotten),
+					   GFP_KERNEL);
+		return x->io.forgotten ? 0 : -ENOMEM;
 	}
 	return 0;
 }
@@ -195,6 +200,7 @@ static void release_io(struct ptask_ioctl_ctx *x)
 		kfree(x->outputs);
 	kvfree(x->io.invocations);
 	kvfree(x->io.ports);
+	kvfree(x->io.forgotten);
 }
 
 /* For a blocking call: may it sleep, and until when (0: no deadline)? */
@@ -311,6 +317,13 @@ static int copy_results_out(struct file *file, unsigned int cmd,
 	} else if (cmd == PTASK_IOC_EXEC_PTASK_INFO && a->info.code) {
 		if (copy_to_user(u64_to_user_ptr(a->info.code), x->code,
 				 a->info.code_len))
+			err = -EFAULT;
+	} else if (cmd == PTASK_IOC_EXEC_FORGOTTEN) {
+		/* The notices left the queue: lost on a bad pointer. */
+		if (copy_to_user(u64_to_user_ptr(a->forgotten.handles),
+				 x->io.forgotten,
+				 array_size(a->forgotten.n_handles,
+					    sizeof(*x->io.forgotten))))
 			err = -EFAULT;
 	}
 	if (!err && x->desc->copy_out && x->kout)
@@ -480,6 +493,8 @@ static __poll_t ptask_poll(struct file *file, poll_table *wait)
 		events |= EPOLLOUT | EPOLLWRNORM;
 	if (mask & PTASK_POLL_ERR)
 		events |= EPOLLERR;
+	if (mask & PTASK_POLL_PRI)
+		events |= EPOLLPRI;
 	return events;
 }
 

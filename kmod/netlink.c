@@ -137,6 +137,12 @@ static int cmd_exec_register(struct sk_buff *skb, struct genl_info *info)
 	pf = fd_file(f)->private_data;
 	mutex_lock(&ptask_kernel.lock);
 	err = ptask_core_exec_register(pf->client, n);
+	/* Another process: it hears of datablock deaths by EXEC_FORGOTTEN. */
+	if (!err) {
+		err = ptask_core_exec_forgotten_enable(pf->client);
+		if (err)
+			ptask_core_exec_unregister(pf->client);
+	}
 	mutex_unlock(&ptask_kernel.lock);
 	fdput(f);
 	return err;

@@ -315,8 +315,7 @@
  *	-EINVAL.  An
  *	executor that goes away with invocations Settling fails their
  *	graphs (as with any invocation it took).  No new ioctl: the
- *	settle is this one with a flag (the smaller ABI change; 0x43 stays
- *	free).
+ *	settle is this one with a flag (the smaller ABI change).
  *
  * PTASK_IOC_EXEC_PTASK_INFO (struct ptask_exec_ptask_info)
  *	Read any ptask's kind, port count, entry name, geometry and code
@@ -324,6 +323,21 @@
  *	(@code_len must then be at least the code's size, else -ENOSPC).
  *	Call with @code 0 first to learn the size.  Errors: -EINVAL, -EPERM,
  *	-ENOENT, -ENOSPC, -EFAULT.
+ *
+ * PTASK_IOC_EXEC_FORGOTTEN (struct ptask_exec_forgotten)
+ *	Death notices: the handles of datablocks that died since the last
+ *	call, among those an executor was ever handed (an input or output
+ *	of an invocation it took, or one it made), so it frees their device
+ *	copies at once rather than when memory runs short (a handle is
+ *	reused only after 2^32 others).  Every registered executor gets
+ *	every notice, in the order the datablocks died; up to
+ *	PTASK_FORGOTTEN_MAX wait per executor, and past that they are
+ *	dropped and counted in @lost (the executor then keeps its copies
+ *	until they are evicted, as with no notice).  While notices wait,
+ *	poll() reports EPOLLPRI on the fd and EXEC_TAKE's @forgotten says
+ *	how many.  Up to @max_handles are written to @handles; @pending
+ *	says how many still wait.  Errors: -EINVAL (flags, @max_handles 0),
+ *	-EPERM (not an executor), -EFAULT (the notices copied are gone).
  *
  * ======================================================================
  * Record-stream tunnels (issue 12, item 5; HiWayLib's batched copy)
@@ -1016,7 +1030,8 @@ struct ptask_invocation_port {
  * @n_ports: out: port records written
  * @policy: out: the ordering policy the administrator set for executors
  *	(enum ptask_policy; PTASK_POLICY_DEFAULT: the executor's own)
- * @reserved: out: 0
+ * @forgotten: out: datablock death notices waiting for the caller
+ *	(PTASK_IOC_EXEC_FORGOTTEN); 0 from a kernel older than the notices
  *
  * With GPU budgets on (PTSched, sysfs "budgets"), a GPU ptask whose owner
  * process has a negative budget stays Queued and is not taken: budgets
@@ -1034,7 +1049,7 @@ struct ptask_exec_take {
 	__u32 n_invocations;
 	__u32 n_ports;
 	__u32 policy;
-	__u32 reserved;
+	__u32 forgotten;
 };
 #define PTASK_EXEC_TAKE_SIZE_VER0	48
 #define PTASK_EXEC_TAKE_SIZE_VER1	56
@@ -1139,6 +1154,31 @@ struct ptask_exec_ptask_info {
 };
 #define PTASK_EXEC_PTASK_INFO_SIZE_VER0	128
 
+/* Death notices an executor's queue holds before it drops them. */
+#define PTASK_FORGOTTEN_MAX		4096
+
+/**
+ * struct ptask_exec_forgotten - argument of PTASK_IOC_EXEC_FORGOTTEN
+ * @size: sizeof(struct ptask_exec_forgotten)
+ * @flags: must be 0
+ * @max_handles: entries at @handles (>= 1; more than PTASK_FORGOTTEN_MAX
+ *	is PTASK_FORGOTTEN_MAX)
+ * @n_handles: out: handles written
+ * @handles: user array of __u32
+ * @lost: out: notices dropped (queue full) since the last call
+ * @pending: out: notices still waiting
+ */
+struct ptask_exec_forgotten {
+	__u32 size;
+	__u32 flags;
+	__u32 max_handles;
+	__u32 n_handles;
+	__u64 handles;
+	__u32 lost;
+	__u32 pending;
+};
+#define PTASK_EXEC_FORGOTTEN_SIZE_VER0	32
+
 #define PTASK_IOC_MAGIC			0xB7
 
 #define PTASK_IOC_GRAPH_OPEN		_IOWR(PTASK_IOC_MAGIC, 0x01, struct ptask_graph_open)
@@ -1159,6 +1199,7 @@ struct ptask_exec_ptask_info {
 #define PTASK_IOC_EXEC_TAKE		_IOWR(PTASK_IOC_MAGIC, 0x40, struct ptask_exec_take)
 #define PTASK_IOC_EXEC_COMPLETE		_IOW(PTASK_IOC_MAGIC, 0x41, struct ptask_exec_complete)
 #define PTASK_IOC_EXEC_PTASK_INFO	_IOWR(PTASK_IOC_MAGIC, 0x42, struct ptask_exec_ptask_info)
+#define PTASK_IOC_EXEC_FORGOTTEN	_IOWR(PTASK_IOC_MAGIC, 0x43, struct ptask_exec_forgotten)
 
 /*
  * ======================================================================

@@ -25,6 +25,7 @@
 #include "common/hash.h"
 #include "daemon/kernel/source_kernel.h"
 #include "daemon/kernel/netlink.h"
+#include "daemon/log.h"
 
 #define KSRC_HASH		256	/* buckets the mapping table starts with */
 /*
@@ -87,6 +88,8 @@ struct ksrc {
 	uint64_t idle_bytes;
 	uint64_t n_mapped;
 	struct pd_kernel_stats st;
+	void (*forget)(void *arg, uint32_t handle);
+	void *forget_arg;
 };
 
 static struct ksrc *to_ksrc(struct pd_source *s)
@@ -392,6 +395,48 @@ static bool interrupted(struct ksrc *k)
 	return __atomic_load_n(&k->interrupted, __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The module's death notices (EXEC_FORGOTTEN): each dead datablock's
+ * mapping goes (an idle one at once, one in use when its user lets go)
+ * and the engine drops its device copies (pd_engine_forget), as user
+ * mode's forget notifier does.  Until the forget callback is set, the
+ * mappings still go.
+ */
+static void drain_forgotten(struct ksrc *k)
+{
+	uint32_t handles[256];
+	struct ptask_exec_forgotten f = {
+		.size = sizeof(f), .max_handles = 256,
+		.handles = (uintptr_t)handles,
+	};
+	struct kmap *m, *victims = NULL;
+	void (*forget)(void *, uint32_t);
+	void *arg;
+	uint32_t i;
+
+	do {
+		if (ioctl(k->fd, PTASK_IOC_EXEC_FORGOTTEN, &f))
+			return;
+		count(&k->st.forgotten, f.n_handles);
+		count(&k->st.forgotten_lost, f.lost);
+		pthread_mutex_lock(&k->lock);
+		forget = k->forget;
+		arg = k->forget_arg;
+		for (i = 0; i < f.n_handles; i++) {
+			m = find_locked(k, handles[i]);
+			if (m && m->refs)
+				m->doomed = true;
+			else if (m)
+				evict_locked(k, m, &victims);
+		}
+		pthread_mutex_unlock(&k->lock);
+		unmap_victims(k, victims);
+		victims = NULL;
+		for (i = 0; forget && i < f.n_handles; i++)
+			forget(arg, handles[i]);
+	} while (f.pending);
+}
+
 /* One EXEC_TAKE with @flags and @deadline instead of the caller's. */
 static int take_once(struct ksrc *k, struct ptask_exec_take *arg,
 		     uint32_t flags, uint64_t deadline)
@@ -401,11 +446,19 @@ static int take_once(struct ksrc *k, struct ptask_exec_take *arg,
 	t.size = sizeof(t);
 	t.flags = flags;
 	t.timeout_ns = deadline;
-	if (ioctl(k->fd, PTASK_IOC_EXEC_TAKE, &t))
-		return -errno;
+	if (ioctl(k->fd, PTASK_IOC_EXEC_TAKE, &t)) {
+		int err = -errno;
+
+		/* Nothing queued, but datablocks died: their copies go. */
+		if (err == -EAGAIN || err == -ETIMEDOUT)
+			drain_forgotten(k);
+		return err;
+	}
 	arg->n_invocations = t.n_invocations;
 	arg->n_ports = t.n_ports;
 	count(&k->st.taken, t.n_invocations);
+	if (t.forgotten)
+		drain_forgotten(k);
 	return 0;
 }
 
@@ -417,7 +470,8 @@ static int take_once(struct ksrc *k, struct ptask_exec_take *arg,
 static int wait_ready(struct ksrc *k, uint64_t wait_ns)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = k->fd, .events = POLLIN },
+		/* EPOLLPRI: death notices wait (drain_forgotten) */
+		{ .fd = k->fd, .events = POLLIN | POLLPRI },
 		{ .fd = k->efd, .events = POLLIN },
 	};
 	struct timespec ts, *tsp = NULL;
@@ -469,6 +523,11 @@ static int ksrc_take(struct pd_source *s, struct ptask_exec_take *arg,
 		r = wait_ready(k, wait);
 		if (r < 0)
 			return r;
+		if (r & POLLPRI) {
+			drain_forgotten(k);
+			if (!(r & POLLIN))
+				continue;
+		}
 		if (!r) {
 			if (flush) {
 				flush_idle(k);
@@ -600,6 +659,9 @@ void pd_kernel_source_close(struct pd_source *src)
 	 * child that inherited the fd would keep the executor alive.
 	 */
 	pd_nl_exec_unregister(k->fd);
+	pd_log_info("kernel source: %llu death notices read, %llu lost",
+		    (unsigned long long)k->st.forgotten,
+		    (unsigned long long)k->st.forgotten_lost);
 	pthread_mutex_lock(&k->lock);
 	while ((n = pc_hash_pop(&k->hash))) {
 		m = pc_hash_entry(n, struct kmap, node);
@@ -629,6 +691,18 @@ bool pd_kernel_available(void)
 	return pc_genl_resolve(NULL, NULL) == 0;
 }
 
+void pd_kernel_source_set_forget(struct pd_source *src,
+				 void (*forget)(void *arg, uint32_t handle),
+				 void *arg)
+{
+	struct ksrc *k = to_ksrc(src);
+
+	pthread_mutex_lock(&k->lock);
+	k->forget = forget;
+	k->forget_arg = arg;
+	pthread_mutex_unlock(&k->lock);
+}
+
 int pd_kernel_source_fd(struct pd_source *src)
 {
 	return to_ksrc(src)->fd;
@@ -645,6 +719,9 @@ void pd_kernel_source_stats(struct pd_source *src, struct pd_kernel_stats *st)
 	st->unmaps = __atomic_load_n(&k->st.unmaps, __ATOMIC_RELAXED);
 	st->creates = __atomic_load_n(&k->st.creates, __ATOMIC_RELAXED);
 	st->releases = __atomic_load_n(&k->st.releases, __ATOMIC_RELAXED);
+	st->forgotten = __atomic_load_n(&k->st.forgotten, __ATOMIC_RELAXED);
+	st->forgotten_lost = __atomic_load_n(&k->st.forgotten_lost,
+					     __ATOMIC_RELAXED);
 	pthread_mutex_lock(&k->lock);
 	st->mapped = k->n_mapped;
 	st->idle = k->n_idle;

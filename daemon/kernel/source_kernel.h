@@ -39,6 +39,11 @@
  *             port on complete.
  * db_release  PTASK_IOC_DATABLOCK_RELEASE; an idle mapping of that
  *             datablock is dropped at once (nobody will meet it again).
+ * forgotten   the module's death notices (EXEC_FORGOTTEN), read when a
+ *             take says some wait or poll() says EPOLLPRI: a dead
+ *             datablock's mapping goes and the forget callback
+ *             (pd_kernel_source_set_forget: the engine's
+ *             pd_engine_forget) drops its device copies at once.
  *
  * Threads: every operation may be called from any thread at once (the
  * engine's taker and device workers); the mapping cache has its own
@@ -70,6 +75,8 @@
  * @releases: datablocks released
  * @mapped: mappings alive now (in use or idle)
  * @idle: of those, idle
+ * @forgotten: death notices read (EXEC_FORGOTTEN)
+ * @forgotten_lost: notices the module dropped (its queue was full)
  */
 struct pd_kernel_stats {
 	uint64_t taken;
@@ -81,6 +88,8 @@ struct pd_kernel_stats {
 	uint64_t releases;
 	uint64_t mapped;
 	uint64_t idle;
+	uint64_t forgotten;
+	uint64_t forgotten_lost;
 };
 
 /*
@@ -100,6 +109,15 @@ void pd_kernel_source_close(struct pd_source *src);
 
 /* /dev/ptask exists and the "ptask" family resolves. */
 bool pd_kernel_available(void);
+
+/*
+ * Who hears of each dead datablock's handle (the engine's
+ * pd_engine_forget); called from the taking thread, without the
+ * source's lock.  NULL: nobody.
+ */
+void pd_kernel_source_set_forget(struct pd_source *src,
+				 void (*forget)(void *arg, uint32_t handle),
+				 void *arg);
 
 /* The registered fd (for poll-based callers and tests). */
 int pd_kernel_source_fd(struct pd_source *src);

@@ -972,6 +972,38 @@ TEST_F(e2e, gpu_chain_ahead)
 }
 
 /*
+ * Kernel mode: the module tells ptaskd of each dead datablock it was
+ * handed (PTASK_IOC_EXEC_FORGOTTEN), so their device copies go at once:
+ * the 12 rounds' inputs and outputs die, each one noticed, none lost.
+ */
+TEST_F(e2e, kernel_death_notices_reach_ptaskd)
+{
+	char line[1024];
+	long long read_n = -1, lost = -1;
+	FILE *f;
+
+	if (!ns_in_module(variant))
+		SKIP(return, "user mode's notifier is a call in ptaskd");
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	ASSERT_EQ(0, chain_rounds_then_stop(&self->ch, &self->d));
+	f = fopen(self->d.log, "re");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "kernel source: ");
+
+		if (p)
+			sscanf(p, "kernel source: %lld death notices read, %lld lost",
+			       &read_n, &lost);
+	}
+	fclose(f);
+	EXPECT_LE(24, read_n)
+		TH_LOG("%lld death notices read", read_n);
+	EXPECT_EQ(0, lost);
+}
+
+/*
  * A ptask whose output clients alone pull is completed ahead too when
  * its next invocation is queued behind it (PTASK_INV_BACKLOG), and the
  * pull waits for the settle: four rounds queued at once through the

@@ -71,7 +71,7 @@ static const unsigned int cmds[] = {
 	PTASK_IOC_GRAPH_TERMINATE, PTASK_IOC_GRAPH_CLOSE,
 	PTASK_IOC_PTASK_SET_PRIORITY, PTASK_IOC_PTASK_SET_GEOMETRY,
 	PTASK_IOC_EXEC_TAKE, PTASK_IOC_EXEC_COMPLETE,
-	PTASK_IOC_EXEC_PTASK_INFO,
+	PTASK_IOC_EXEC_PTASK_INFO, PTASK_IOC_EXEC_FORGOTTEN,
 };
 #define NCMDS	ARRAY_SIZE(cmds)
 
@@ -80,6 +80,7 @@ static bool trace;			/* $ARGS_FUZZ_TRACE: print each call */
 static struct ptask_client *clients[2];
 static u8 code_in[CODE_BUF];
 static u8 code_out[CODE_BUF];
+static u32 forgotten_out[PTASK_FORGOTTEN_MAX];
 static struct ptask_invocation invs[PTASK_TAKE_MAX_INVOCATIONS];
 static struct ptask_invocation_port ports[PTASK_TAKE_MAX_PORTS];
 static struct ptask_exec_output outs[PTASK_MAX_PORTS + 8];
@@ -379,6 +380,9 @@ static void do_call(struct reader *r, unsigned int cmd, u8 mode)
 		io.code_out_len = u.info.code_len < CODE_BUF ?
 				  u.info.code_len : CODE_BUF;
 		break;
+	case PTASK_IOC_EXEC_FORGOTTEN:
+		io.forgotten = forgotten_out;	/* PTASK_FORGOTTEN_MAX */
+		break;
 	}
 	err = ptask_core_call(c, &who, d->cmd, &u, &io);
 	if (trace)
@@ -461,8 +465,8 @@ static void do_record(struct reader *r)
 			break;
 		if ((*c)->executor)
 			ptask_core_exec_unregister(*c);
-		else
-			ptask_core_exec_register(*c, mode);
+		else if (!ptask_core_exec_register(*c, mode) && (mode & 0x20))
+			ptask_core_exec_forgotten_enable(*c);	/* kernel's */
 		break;
 	case 3:		/* the fd closes; another opens */
 		if (*c)
@@ -511,7 +515,9 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		abort();
 	clients[0] = ptask_core_client_create(&ns, NULL);
 	clients[1] = ptask_core_client_create(&ns, NULL);
-	if (!clients[0] || !clients[1] || ptask_core_exec_register(clients[1], 1))
+	if (!clients[0] || !clients[1] ||
+	    ptask_core_exec_register(clients[1], 1) ||
+	    ptask_core_exec_forgotten_enable(clients[1]))
 		abort();
 	/* A first byte >= 0xf0: allocations fail after the next byte's
 	 * count (only that one if the first byte is odd). */

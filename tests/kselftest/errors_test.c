@@ -77,6 +77,7 @@ static const struct call exec_calls[] = {
 	CALL(EXEC_TAKE, EXEC_TAKE),
 	CALL(EXEC_COMPLETE, EXEC_COMPLETE),
 	CALL(EXEC_PTASK_INFO, EXEC_PTASK_INFO),
+	CALL(EXEC_FORGOTTEN, EXEC_FORGOTTEN),
 };
 
 #define NCALLS(a) (sizeof(a) / sizeof((a)[0]))
@@ -89,6 +90,7 @@ _Static_assert(sizeof(struct ptask_channel_open) == PTASK_CHANNEL_OPEN_SIZE_VER1
 _Static_assert(sizeof(struct ptask_lookup) == PTASK_LOOKUP_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_datablock_create) == PTASK_DATABLOCK_CREATE_SIZE_VER1, "");
 _Static_assert(sizeof(struct ptask_datablock_release) == PTASK_DATABLOCK_RELEASE_SIZE_VER0, "");
+_Static_assert(sizeof(struct ptask_exec_forgotten) == PTASK_EXEC_FORGOTTEN_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_push) == PTASK_PUSH_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_pull) == PTASK_PULL_SIZE_VER0, "");
 _Static_assert(sizeof(struct ptask_graph_ctl) == PTASK_GRAPH_CTL_SIZE_VER0, "");

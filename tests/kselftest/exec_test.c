@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
@@ -165,6 +166,25 @@ TEST_F(exec, take_invocation_fields)
 }
 
 /*
+ * One datablock of @bytes (pattern @seed) pushed into @g's input, taken
+ * by @xfd and passed through, pulled into @pl: 0 or the first -errno.
+ * The caller holds two references (its own and the pull's).
+ */
+static int through_once(int fd, int xfd, const struct pt_copy_graph *g,
+			size_t bytes, __u32 seed, __u32 *db,
+			struct ptask_pull *pl)
+{
+	int r = pt_db_make(fd, bytes, seed, db);
+
+	r = r ?: pt_push(fd, g->in_chan[0], *db, 0, 0, pt_wait_deadline());
+	r = r ?: take(xfd, PT_WAIT_MS);
+	if (!r && tk.n_inv != 1)
+		r = -ENOMSG;
+	r = r ?: pass_through(xfd, &tk.inv[0], 0, 1);
+	return r ?: pt_pull(fd, g->out_chan[0], 0, pt_wait_deadline(), pl);
+}
+
+/*
  * Pass-through: the output is the input datablock itself, so the puller
  * gets the pushed handle.  Assumption: references are counted per client,
  * so after create + pull the client holds two.
@@ -177,14 +197,7 @@ TEST_F(exec, complete_pass_through)
 	void *p;
 
 	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
-	ASSERT_PT(0, pt_db_make(self->fd, 4096, 21, &db));
-	ASSERT_PT(0, pt_push(self->fd, g.in_chan[0], db, 0, 0,
-			     pt_wait_deadline()));
-	ASSERT_PT(0, take(self->xfd, PT_WAIT_MS));
-	ASSERT_EQ(1U, tk.n_inv);
-	ASSERT_PT(0, pass_through(self->xfd, &tk.inv[0], 0, 1));
-	ASSERT_PT(0, pt_pull(self->fd, g.out_chan[0], 0, pt_wait_deadline(),
-			     &pl));
+	ASSERT_PT(0, through_once(self->fd, self->xfd, &g, 4096, 21, &db, &pl));
 	ASSERT_EQ(db, pl.datablock);
 	ASSERT_EQ(4096ULL, pl.bytes);
 	p = pt_env_map(&self->env, self->fd, pl.mmap_offset, pl.bytes);
@@ -832,6 +845,121 @@ TEST_F(exec, executor_may_be_any_client)
 	ASSERT_PT(0, pt_pull_seed(self->fd, g.out_chan[0], 0,
 				  pt_wait_deadline(), &s, NULL, NULL));
 	ASSERT_EQ(8U, s);
+}
+
+/* --- death notices (EXEC_FORGOTTEN) ------------------------------------ */
+
+/* EXEC_FORGOTTEN: 0 or -errno; the counts through the pointers. */
+static int forgotten(int fd, __u32 *handles, __u32 max, __u32 *n,
+		     __u32 *pending, __u32 *lost)
+{
+	struct ptask_exec_forgotten f = {
+		.size = sizeof(f), .max_handles = max,
+		.handles = (uintptr_t)handles,
+	};
+
+	if (ioctl(fd, PTASK_IOC_EXEC_FORGOTTEN, &f))
+		return -errno;
+	if (n)
+		*n = f.n_handles;
+	if (pending)
+		*pending = f.pending;
+	if (lost)
+		*lost = f.lost;
+	return 0;
+}
+
+/*
+ * A datablock the executor was handed dies (the puller's last release):
+ * the executor's fd polls EPOLLPRI, and EXEC_FORGOTTEN names it once.
+ */
+TEST_F(exec, forgotten_names_a_dead_datablock)
+{
+	struct pollfd pf = { .fd = self->xfd, .events = POLLPRI };
+	__u32 handles[8], n = 0, pending = 0, lost = 0;
+	struct pt_copy_graph g;
+	struct ptask_pull pl;
+	__u32 db;
+
+	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
+	ASSERT_PT(0, through_once(self->fd, self->xfd, &g, 4096, 5, &db, &pl));
+	ASSERT_PT(0, pt_db_release(self->fd, db));
+	/* Still alive (the pull's reference): nothing to say yet. */
+	ASSERT_EQ(0, poll(&pf, 1, 0));
+	ASSERT_PT(0, forgotten(self->xfd, handles, 8, &n, &pending, &lost));
+	ASSERT_EQ(0U, n);
+	ASSERT_PT(0, pt_db_release(self->fd, db));
+	ASSERT_EQ(1, poll(&pf, 1, PT_WAIT_MS));
+	ASSERT_TRUE(pf.revents & POLLPRI);
+	ASSERT_PT(0, forgotten(self->xfd, handles, 8, &n, &pending, &lost));
+	ASSERT_EQ(1U, n);
+	ASSERT_EQ(db, handles[0]);
+	ASSERT_EQ(0U, pending);
+	ASSERT_EQ(0U, lost);
+	pf.revents = 0;
+	ASSERT_EQ(0, poll(&pf, 1, 0));
+	ASSERT_PT(0, forgotten(self->xfd, handles, 8, &n, &pending, &lost));
+	ASSERT_EQ(0U, n);
+}
+
+/*
+ * Only what an executor was handed is noticed, and EXEC_TAKE says how
+ * many wait; a small buffer leaves the rest pending, in death order.
+ */
+TEST_F(exec, forgotten_counts_and_order)
+{
+	__u32 db[3], never, handles[2], n = 0, pending = 0, i;
+	struct ptask_exec_take t = { .size = sizeof(t) };
+	struct ptask_invocation inv[1];
+	struct ptask_invocation_port ports[2];
+	struct pt_copy_graph g;
+	struct ptask_pull pl;
+	__u64 off, bytes;
+
+	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
+	ASSERT_PT(0, pt_db_create(self->fd, 64, 0, 0, &never, &off, &bytes));
+	ASSERT_PT(0, pt_db_release(self->fd, never));	/* never handed */
+	for (i = 0; i < 3; i++) {
+		ASSERT_PT(0, through_once(self->fd, self->xfd, &g, 64, i,
+					  &db[i], &pl));
+		ASSERT_PT(0, pt_db_release(self->fd, db[i]));
+		ASSERT_PT(0, pt_db_release(self->fd, pl.datablock));
+	}
+	t.flags = PTASK_NONBLOCK;
+	t.max_invocations = 1;
+	t.max_ports = 2;
+	t.invocations = (uintptr_t)inv;
+	t.ports = (uintptr_t)ports;
+	t.forgotten = 77;		/* out only: overwritten */
+	ASSERT_EQ(-1, ioctl(self->xfd, PTASK_IOC_EXEC_TAKE, &t));
+	ASSERT_EQ(EAGAIN, errno);
+	ASSERT_PT(0, forgotten(self->xfd, handles, 2, &n, &pending, NULL));
+	ASSERT_EQ(2U, n);
+	ASSERT_EQ(db[0], handles[0]);
+	ASSERT_EQ(db[1], handles[1]);
+	ASSERT_EQ(1U, pending);
+	ASSERT_PT(0, forgotten(self->xfd, handles, 2, &n, &pending, NULL));
+	ASSERT_EQ(1U, n);
+	ASSERT_EQ(db[2], handles[0]);
+	ASSERT_EQ(0U, pending);
+}
+
+TEST_F(exec, forgotten_bad_calls)
+{
+	struct ptask_exec_forgotten f = { .size = sizeof(f), .max_handles = 1 };
+	__u32 h;
+
+	f.handles = (uintptr_t)&h;
+	/* Not an executor. */
+	ASSERT_EQ(-1, ioctl(self->fd, PTASK_IOC_EXEC_FORGOTTEN, &f));
+	ASSERT_EQ(EPERM, errno);
+	f.flags = 1;
+	ASSERT_EQ(-1, ioctl(self->xfd, PTASK_IOC_EXEC_FORGOTTEN, &f));
+	ASSERT_EQ(EINVAL, errno);
+	f.flags = 0;
+	f.max_handles = 0;
+	ASSERT_EQ(-1, ioctl(self->xfd, PTASK_IOC_EXEC_FORGOTTEN, &f));
+	ASSERT_EQ(EINVAL, errno);
 }
 
 TEST_HARNESS_MAIN

@@ -46,7 +46,7 @@ static void test_desc_and_enotty(void)
 		PTASK_IOC_GRAPH_TERMINATE, PTASK_IOC_GRAPH_CLOSE,
 		PTASK_IOC_PTASK_SET_PRIORITY, PTASK_IOC_PTASK_SET_GEOMETRY,
 		PTASK_IOC_EXEC_TAKE, PTASK_IOC_EXEC_COMPLETE,
-		PTASK_IOC_EXEC_PTASK_INFO,
+		PTASK_IOC_EXEC_PTASK_INFO, PTASK_IOC_EXEC_FORGOTTEN,
 	};
 	const unsigned int sizebits = _IOC_SIZEMASK << _IOC_SIZESHIFT;
 	struct ptask_client *c = h_client();
@@ -82,7 +82,7 @@ static void test_desc_and_enotty(void)
 	/* Unknown commands. */
 	CHECK(!ptask_core_args_desc(0));
 	CHECK(!ptask_core_args_desc(_IOWR(PTASK_IOC_MAGIC, 0x10, u32)));
-	CHECK(!ptask_core_args_desc(_IOWR(PTASK_IOC_MAGIC, 0x43, u32)));
+	CHECK(!ptask_core_args_desc(_IOWR(PTASK_IOC_MAGIC, 0x44, u32)));
 	CHECK(!ptask_core_args_desc(_IOWR('x', 0x01, struct ptask_graph_open)));
 	CHECK(!ptask_core_args_desc(_IO(PTASK_IOC_MAGIC, 0x01)));
 	memset(&u, 0, sizeof(u));
@@ -401,6 +401,8 @@ static void test_exec_rules(void)
 	struct ptask_exec_complete c = { .id = 1, .n_outputs = 64,
 					 .status = -4095 };
 	struct ptask_exec_ptask_info i = { .ptask = 1, .code = 1 };
+	struct ptask_exec_forgotten f = { .max_handles = 1 };
+	const unsigned int F = PTASK_IOC_EXEC_FORGOTTEN;
 	const unsigned int T = PTASK_IOC_EXEC_TAKE;
 	const unsigned int C = PTASK_IOC_EXEC_COMPLETE;
 	const unsigned int I = PTASK_IOC_EXEC_PTASK_INFO;
@@ -438,6 +440,11 @@ static void test_exec_rules(void)
 	GOOD(i, I, (a->kind = 9, a->nports = 9));	/* outputs: ignored */
 	BAD(i, I, a->flags = 1);
 	BAD(i, I, a->reserved = 1);
+	GOOD(f, F, (void)0);
+	GOOD(f, F, (a->max_handles = ~0u, a->n_handles = 9, a->lost = 9,
+		    a->pending = 9));			/* outputs: ignored */
+	BAD(f, F, a->flags = 1);
+	BAD(f, F, a->max_handles = 0);
 }
 
 /* Rejected arguments never reach the core: nothing is created. */
