@@ -162,6 +162,13 @@ done
 export PTASK_VM=1
 export PTASK_VM_MODE="$MODE"
 export PTASK_TEST_EXECUTOR=/bin/test_executor
+# PTASK_VM_ENV's NAME=VALUE words (a long race hunt: PT_RACE_ROUNDS=5000)
+for kv in ${TEST_ENV:-}; do
+	case "$kv" in
+	[A-Za-z_]*=*) export "${kv?}" ;;
+	*) echo "$M NOTE PTASK_VM_ENV: not NAME=VALUE: $kv" ;;
+	esac
+done
 cd /tmp || err "no /tmp"
 for p in $PROGS; do
 	echo "$M BEGIN $p"

@@ -56,8 +56,9 @@
 # debug kernel),
 # PTASK_VM_PROG_TIMEOUT (each program, s; default 300), PTASK_VM_ARGS
 # (demo/bench program arguments, split on blanks), PTASK_VM_APPEND (more
-# kernel command line), PTASK_VM_QUIET=1 (log only, no streaming), KVER
-# (the kernel).  See tests/vm/README.md.
+# kernel command line), PTASK_VM_ENV (NAME=VALUE words exported to the
+# programs), PTASK_VM_SMP (virtual CPUs; default 1), PTASK_VM_QUIET=1
+# (log only, no streaming), KVER (the kernel).  See tests/vm/README.md.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -201,6 +202,7 @@ done
 	printf 'MODULES=%q\n' "${mod_names[*]-}"
 	printf 'PROGS=%q\n' "${prog_names[*]-}"
 	printf 'ARGS=%q\n' "${PTASK_VM_ARGS:-}"
+	printf 'TEST_ENV=%q\n' "${PTASK_VM_ENV:-}"
 	printf 'PROG_TIMEOUT=%q\n' "$prog_timeout"
 } >"$stage/etc/ptask-vm.conf"
 
@@ -210,7 +212,7 @@ say "packing $initrd (${#mod_names[@]} module(s), ${#prog_names[@]} program(s), 
 append="console=ttyS0 quiet panic=-1 oops=panic no_timer_check printk.devkmsg=on${append_kernel:+ $append_kernel}"
 append+="${PTASK_VM_APPEND:+ $PTASK_VM_APPEND}"
 # shellcheck disable=SC2054 # commas belong to the options
-qemu=(qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -nographic -no-reboot
+qemu=(qemu-system-x86_64 -accel tcg -smp "${PTASK_VM_SMP:-1}" -m 1024 -nographic -no-reboot
 	-monitor none -serial stdio -nic none
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04
 	-kernel "$kernel" -initrd "$initrd" -append "$append")
