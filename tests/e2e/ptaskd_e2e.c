@@ -49,6 +49,7 @@
 #include "daemon.h"
 #include "graphs.h"
 #include "ring_client.h"
+#include "sockfuzz.h"
 
 /* A sim device whose every launch sleeps 3 s: work is in flight a while. */
 #define SLOW_SIM	"launch_ns=3000000000"
@@ -513,6 +514,75 @@ TEST_F(e2e, killed_client_frees_all_it_held)
 	status = e2e_wait_pid(pid, PT_WAIT_MS);
 	ASSERT_TRUE(status >= 0 && WIFSIGNALED(status));
 	ASSERT_EQ(0, e2e_counts_wait(&self->d, base, PT_WAIT_MS, "client killed"));
+}
+
+/*
+ * The user-mode equivalent of the in-guest ioctl fuzzer: eight clients at
+ * once speak the wire protocol badly (sockfuzz.c: garbage, lies about
+ * lengths, hang-ups, bad HELLOs, every op with random fields), a dozen
+ * more start as some are killed mid-conversation; afterwards ptaskd
+ * still serves a real round trip and every object it held went.
+ * PT_SOCKFUZZ_MSGS (messages a client, default 400) and PT_SOCKFUZZ_SEED
+ * make a run longer or repeatable.
+ */
+TEST_F(e2e, socket_fuzz_many_clients_garbage_and_kills)
+{
+	const char *m = getenv("PT_SOCKFUZZ_MSGS"), *sd = getenv("PT_SOCKFUZZ_SEED");
+	unsigned int msgs = m ? (unsigned int)strtoul(m, NULL, 0) : 400;
+	__u64 seed = sd ? strtoull(sd, NULL, 0) : pt_now_ns();
+	__u64 base[__PTASK_COUNT_MAX];
+	pid_t pids[8];
+	unsigned int started = 0, i, k;
+	int st;
+
+	if (variant->mode != PTASK_MODE_USER || variant->transport)
+		SKIP(return, "user mode's socket (user_cpu and user_sim)");
+	START(NULL);
+	ASSERT_PT(0, e2e_counts_read(&self->d, base));
+	TH_LOG("seed %llu, %u messages a client", (unsigned long long)seed,
+	       msgs);
+	for (i = 0; i < 8; i++, started++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(e2e_sock_fuzz(self->d.socket, seed + started,
+					    msgs) ? 1 : 0);
+		}
+	}
+	for (k = 0; k < 12; k++) {
+		pt_sleep_ms(5 + (unsigned int)((seed + k) % 20));
+		i = (unsigned int)((seed + k) % 8);
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], &st, 0);
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i]) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			_exit(e2e_sock_fuzz(self->d.socket, seed + started,
+					    msgs) ? 1 : 0);
+		}
+		started++;
+	}
+	for (i = 0; i < 8; i++) {
+		st = e2e_wait_pid(pids[i], PT_WAIT_MS);
+		if (st == -ETIMEDOUT) {
+			kill(pids[i], SIGKILL);	/* asleep in a call: fine */
+			st = e2e_wait_pid(pids[i], PT_WAIT_MS);
+		}
+		EXPECT_TRUE(st >= 0 && (WIFSIGNALED(st) ||
+					(WIFEXITED(st) && !WEXITSTATUS(st))))
+			TH_LOG("client %u: status %d", i, st);
+	}
+	TH_LOG("%u clients started, 12 killed", started);
+	EXPECT_EQ(0, kill(self->d.pid, 0));
+	EXPECT_EQ(0, e2e_counts_wait(&self->d, base, PT_WAIT_MS,
+				     "after the fuzzing clients"));
+	/* And it still does real work. */
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 5));
+	ASSERT_PT(0, e2e_chain_pull(&self->ch, 5, 30 * E2E_SEC));
 }
 
 /* --- ptaskd goes ---------------------------------------------------------------- */
