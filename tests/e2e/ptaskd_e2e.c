@@ -36,11 +36,13 @@
  * build's.
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -586,6 +588,188 @@ TEST_F(e2e, socket_fuzz_many_clients_garbage_and_kills)
 }
 
 /* --- ptaskd goes ---------------------------------------------------------------- */
+
+/*
+ * Chaos (issue 13, item 5): clients that run rounds of the GPU chain
+ * while ptaskd is SIGKILLed and started again, over and over.  A round
+ * either gives exactly its result or fails with an error that says the
+ * work is gone (the graph failed, the daemon went): never a wrong result
+ * and never a round that hangs.  After a failure a client opens a new
+ * context and graph and carries on.
+ */
+struct chaos_report {
+	unsigned long ok, failed, wrong;
+	int last_err;
+};
+
+/* Where each client is (shared memory): for the log when one hangs. */
+enum { CH_IDLE, CH_OPEN, CH_BUILD, CH_PUSH, CH_PULL };
+static const char *const chaos_phase_name[] = {
+	"between rounds", "opening a context", "building its graph",
+	"pushing", "pulling",
+};
+static int *chaos_phase;
+
+/* Errors that say plainly what happened to the round. */
+static bool clear_error(int err)
+{
+	return err == -EIO || err == -ESHUTDOWN || err == -ENOTCONN ||
+	       err == -ECONNRESET || err == -EPIPE || err == -ECONNREFUSED ||
+	       err == -ENOENT || err == -ECANCELED || err == -EACCES;
+}
+
+static void __attribute__((noreturn)) chaos_client(const struct e2e_daemon *d,
+						   int stop_fd, int report_fd)
+{
+	struct chaos_report r = { 0 };
+	struct e2e_chain ch = { 0 };
+	struct pollfd pf = { .fd = stop_fd, .events = POLLIN };
+	int k = 0, err;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (poll(&pf, 1, 0) == 0) {
+		*chaos_phase = CH_OPEN;
+		if (!ch.ctx) {
+			if (e2e_ctx_open(d, &ch.ctx)) {
+				ch.ctx = NULL;
+				pt_sleep_ms(5);	/* between a kill and a start */
+				continue;
+			}
+			*chaos_phase = CH_BUILD;
+			if (e2e_gpu_chain_build(&ch)) {
+				ptask_ctx_close(ch.ctx);
+				ch.ctx = NULL;
+				continue;
+			}
+		}
+		*chaos_phase = CH_PUSH;
+		err = e2e_chain_push(&ch, k);
+		*chaos_phase = CH_PULL;
+		err = err ?: e2e_chain_pull(&ch, k, 30 * E2E_SEC);
+		*chaos_phase = CH_IDLE;
+		k++;
+		if (!err) {
+			r.ok++;
+			continue;
+		}
+		if (clear_error(err)) {
+			r.failed++;
+		} else {
+			r.wrong++;
+			r.last_err = err;
+		}
+		ptask_graph_close(ch.ctx, ch.graph);
+		ptask_ctx_close(ch.ctx);
+		ch.ctx = NULL;
+	}
+	if (ch.ctx)
+		ptask_ctx_close(ch.ctx);
+	_exit(write(report_fd, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+}
+
+/*
+ * PT_CHAOS_RESTARTS restarts (default 100; 20 in the test guest, where
+ * each start of ptaskd costs seconds on the debug kernel), three clients.
+ */
+TEST_F(e2e, chaos_daemon_killed_and_restarted_under_load)
+{
+	const char *n = getenv("PT_CHAOS_RESTARTS");
+	unsigned int restarts = n ? (unsigned int)strtoul(n, NULL, 0) :
+				getenv("PTASK_VM") ? 20 : 100;
+	__u64 base[__PTASK_COUNT_MAX];
+	int stop[2], rep[3][2], i, st;
+	struct chaos_report r[3];
+	int *phases;
+	pid_t pids[3];
+	unsigned int i_r;
+
+	if (variant->transport)
+		SKIP(return, "user_sim and kernel_sim run it");
+	NEED_SIM();
+	/*
+	 * Found by this test (2026-12-07), not fixed yet, so it runs on
+	 * demand (PT_CHAOS=1; PT_CHAOS_GDB=1 prints the hung client's and
+	 * ptaskd's stacks): in user mode a client's ring entry (a push, a
+	 * datablock create) waited forever on a restarted ptaskd whose ring
+	 * threads all waited for entries; in kernel mode a pull waited past
+	 * 20 s in wait_for_change after the restarts, its round neither
+	 * done nor failed.  Documentation/testing.md, "Chaos".
+	 */
+	if (!getenv("PT_CHAOS"))
+		SKIP(return, "two hangs it found are not fixed yet: PT_CHAOS=1 runs it");
+	START(NULL);
+	memcpy(base, self->d.base, sizeof(base));
+	phases = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, phases);
+	ASSERT_EQ(0, pipe(stop));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pipe(rep[i]));
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i]) {
+			close(stop[1]);
+			chaos_phase = &phases[i];
+			chaos_client(&self->d, stop[0], rep[i][1]);
+		}
+		close(rep[i][1]);
+	}
+	close(stop[0]);
+	for (i_r = 0; i_r < restarts; i_r++) {
+		pt_sleep_ms(20 + (i_r * 37) % 60);
+		st = e2e_daemon_stop(&self->d, SIGKILL);
+		ASSERT_TRUE(st >= 0 && WIFSIGNALED(st))
+			TH_LOG("restart %u: ptaskd's status %d", i_r, st);
+		ASSERT_PT(0, e2e_daemon_start(&self->d, NULL))
+			TH_LOG("restart %u", i_r);
+	}
+	/* A last stretch with the daemon up: everyone carries on. */
+	pt_sleep_ms(300);
+	close(stop[1]);
+	for (i = 0; i < 3; i++) {
+		st = e2e_wait_pid(pids[i], PT_WAIT_MS);
+		if (st == -ETIMEDOUT) {
+			char path[160], wchan[64] = "";
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/%d/wchan", pids[i]);
+			f = fopen(path, "re");
+			if (f && !fgets(wchan, sizeof(wchan), f))
+				wchan[0] = 0;
+			if (f)
+				fclose(f);
+			TH_LOG("client %d hangs %s (in %s)", i,
+			       chaos_phase_name[phases[i] % 5], wchan);
+			if (getenv("PT_CHAOS_GDB")) {
+				snprintf(path, sizeof(path),
+					 "gdb -p %d -batch -ex 'thread apply all bt' 2>&1 | tail -40",
+					 pids[i]);
+				if (system(path))
+					TH_LOG("gdb failed");
+				snprintf(path, sizeof(path),
+					 "gdb -p %d -batch -ex 'thread apply all bt' 2>&1 | grep -v '^\\[New' | head -150",
+					 self->d.pid);
+				if (system(path))
+					TH_LOG("gdb failed");
+			}
+			kill(pids[i], SIGKILL);
+			e2e_wait_pid(pids[i], PT_WAIT_MS);
+		}
+		ASSERT_TRUE(st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+			TH_LOG("client %d: status %d", i, st);
+		ASSERT_EQ((ssize_t)sizeof(r[i]), read(rep[i][0], &r[i],
+						      sizeof(r[i])));
+		close(rep[i][0]);
+		TH_LOG("client %d: %lu rounds right, %lu failed clearly, %lu wrong (last %d)",
+		       i, r[i].ok, r[i].failed, r[i].wrong, r[i].last_err);
+		EXPECT_EQ(0UL, r[i].wrong);
+		EXPECT_LT(0UL, r[i].ok);
+	}
+	TH_LOG("%u restarts", restarts);
+	EXPECT_EQ(0, e2e_counts_wait(&self->d, base, PT_WAIT_MS,
+				     "after the chaos"));
+}
+
 
 struct puller {
 	struct e2e_chain *ch;
