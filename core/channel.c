@@ -285,6 +285,7 @@ int ptask_core_channel_push(struct ptask_client *c, struct ptask_push *arg)
 		return -EAGAIN;
 	db->records = records;
 	db->generation++;
+	db->device_of = 0;	/* the pusher's bytes, in its pages */
 	ptask_datablock_get(db);
 	ptask_channel_put(ch, db);
 	return 0;

@@ -173,12 +173,100 @@ void ptask_exec_fail_taken(struct ptask_client *c, bool self_too)
 	}
 }
 
+/* Does a datablock only @executor may hold current sit at @db? */
+static bool lost_with(const struct ptask_datablock *db, u64 executor)
+{
+	return db && db->device_of == executor;
+}
+
+/* Does running graph @g hold a datablock lost with @executor? */
+static bool graph_loses(const struct ptask_graph *g, u64 executor)
+{
+	struct ptask_list *pos;
+	u32 i;
+
+	ptask_list_for_each(pos, &g->ptasks) {
+		const struct ptask_ptask *p =
+			ptask_list_entry(pos, struct ptask_ptask, node);
+
+		for (i = 0; i < p->nopened; i++)
+			if (lost_with(p->ports[i]->occupant, executor))
+				return true;
+		/* taken by another executor, which reads the host pages */
+		for (i = 0; p->running && i < p->running->nports; i++)
+			if (lost_with(p->running->inputs[i], executor))
+				return true;
+	}
+	ptask_list_for_each(pos, &g->channels) {
+		const struct ptask_channel *ch =
+			ptask_list_entry(pos, struct ptask_channel, node);
+
+		/* a graph output's datablocks were written back for the pull */
+		if (!ch->dst || ch->tunnel)
+			continue;
+		for (i = 0; i < ch->count; i++)
+			if (lost_with(ch->slots[(ch->head + i) % ch->capacity],
+				      executor))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Executor @c goes (unregistered, or its fd closed): what it completed
+ * into a graph may have been current only in its device memory (an
+ * intermediate headed for another GPU ptask is not copied back), and is
+ * gone with it.  Every running graph that still holds such a datablock
+ * fails (-EIO), rather than the next executor computing from stale host
+ * pages and the client pulling a wrong result.  Conservative: a
+ * datablock the executor had written back meanwhile is counted lost too.
+ * Walks every graph of the namespace, but only when an executor goes.
+ */
+static void ptask_exec_lost(struct ptask_client *c)
+{
+	struct ptask_list *pos, *tmp;
+
+	ptask_os_assert_locked(c->ns);
+	ptask_list_for_each_safe(pos, tmp, &c->ns->graphs) {
+		struct ptask_graph *g =
+			ptask_list_entry(pos, struct ptask_graph, ns_node);
+
+		if (g->state == PTASK_GRAPH_RUNNING && graph_loses(g, c->id))
+			ptask_graph_stop(g, PTASK_GRAPH_FAILED);
+	}
+}
+
+/*
+ * Executor @c completed @inv with outputs @dbs (per port index of @last,
+ * the ptask whose outputs the completion names): those and the inputs
+ * it wrote in place may be current only on its device.
+ */
+static void mark_device_held(struct ptask_client *c,
+			     const struct ptask_invocation_rec *inv,
+			     const struct ptask_ptask *last,
+			     struct ptask_datablock *const *dbs)
+{
+	const struct ptask_ptask *p = inv->ptask;
+	u32 i;
+
+	if (!c->executor || inv->self)
+		return;
+	for (i = 0; i < last->nports; i++)
+		if (dbs[i])
+			dbs[i]->device_of = c->id;
+	for (i = 0; i < p->nports && i < inv->nports; i++)
+		if (inv->inputs[i] && (p->ports[i]->flags & PTASK_PORT_INOUT))
+			inv->inputs[i]->device_of = c->id;
+}
+
 /**
  * ptask_core_exec_unregister() - @c stops being an executor (or is closing)
  * @c: an executor
  *
  * Work it took and did not complete fails its graphs: the clients get
- * -EIO rather than waiting for a result that will not come.
+ * -EIO rather than waiting for a result that will not come.  So do the
+ * running graphs that hold a datablock only it may have had current
+ * (ptask_exec_lost()).
  *
  * Return: 0, or -ENOENT when @c is not an executor.
  */
@@ -188,6 +276,7 @@ int ptask_core_exec_unregister(struct ptask_client *c)
 	if (!c->executor)
 		return -ENOENT;
 	ptask_exec_fail_taken(c, false);
+	ptask_exec_lost(c);
 	c->executor = false;
 	ptask_forgotten_free(c);
 	c->ns->executors--;
@@ -1052,6 +1141,7 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	/* Ahead: charged once, by the settle, with its real device time. */
 	if (!ahead)
 		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
+	mark_device_held(c, inv, inv->tail ?: p, dbs);
 	if (inv->tail) {
 		segment_done(inv, dbs, arg->gpu_ns, arg->accel);
 		hand_over(c, io->outputs, arg->n_outputs);

@@ -446,6 +446,14 @@ struct ptask_datablock {
 	u32 charged_uid;		/* who pays for it (uid_usage.c) */
 	u64 charged;			/* and how much */
 	bool executor_seen;		/* its death is noticed (forgotten.c) */
+	/*
+	 * The id of the executor client that may hold its only current copy
+	 * (an output it completed, an input it wrote in place: the host
+	 * pages may be stale), 0 if none; a push by a client clears it.
+	 * Where that executor goes, the graphs still holding it fail
+	 * (invocation.c, ptask_exec_lost()).
+	 */
+	u64 device_of;
 	struct ptask_buf *buf;
 	/*
 	 * Completed ahead into a graph output, or made by a take ahead: the

@@ -1225,7 +1225,10 @@ struct ptask_exec_forgotten {
  *
  * PTASK_CMD_EXEC_UNREGISTER (do; admin)
  *	Drop the executor role of fd PTASK_A_EXEC_FD; invocations it took and
- *	did not complete fail their graphs with -EIO.  Closing the fd does
+ *	did not complete fail their graphs with -EIO, and so do the running
+ *	graphs still holding a datablock it completed (an output, an input
+ *	written in place) short of a graph output: its only current copy
+ *	may have been in the executor's device memory.  Closing the fd does
  *	the same.  Errors: -EPERM, -EINVAL, -EBADF, -ENOENT (not an
  *	executor).
  *

@@ -719,6 +719,60 @@ static void test_executor_destroyed_midway(void)
 	free(t);
 }
 
+/*
+ * An executor goes while a datablock it completed sits inside a graph,
+ * waiting for the next GPU ptask: its only current copy may have been in
+ * the dead executor's device memory, so that graph fails (-EIO) instead
+ * of the next executor reading stale host pages (found by chaos in the
+ * test guest: pulls of zeros).  A graph whose result the executor had
+ * already put in a graph output (written back for the pull), and one
+ * holding only what its client pushed, go on.
+ */
+static void test_executor_gone_loses_device_copies(void)
+{
+	struct ptask_client *c = h_client(), *e = h_executor(),
+			    *e2 = h_executor();
+	u32 g = mkgraph(c, "mid"), g2 = mkgraph(c, "done"),
+	    g3 = mkgraph(c, "pushed"), in, out, in2, out2, in3, out3, db;
+	u64 tag;
+
+	build_chain(c, g, 2, &in, &out);
+	mkpipe(c, g2, &in2, &out2);
+	mkpipe(c, g3, &in3, &out3);
+	REQUIRE_OK(h_run(c, g));
+	REQUIRE_OK(h_run(c, g2));
+	REQUIRE_OK(h_run(c, g3));
+	REQUIRE_OK(h_db(c, 8, &db));
+	REQUIRE_OK(h_write_tag(c, db, 7));
+	REQUIRE_OK(h_push(c, in, db));
+	REQUIRE_OK(h_release(c, db));
+	push_new(c, in2, 1);
+	/* e runs A of the chain and the pipe: A's output waits for B */
+	CHECK_EQ(h_passthrough(e, 8), 2);
+	push_new(c, in3, 1);
+	REQUIRE_OK(ptask_core_exec_unregister(e));
+	CHECK_EQ(h_graph_obj(g)->state, PTASK_GRAPH_FAILED);
+	CHECK_ERR(h_pull(c, out, &db), -EIO);
+	CHECK_EQ(h_graph_obj(g2)->state, PTASK_GRAPH_RUNNING);
+	CHECK_OK(h_pull(c, out2, &db));
+	CHECK_OK(h_release(c, db));
+	CHECK_EQ(h_graph_obj(g3)->state, PTASK_GRAPH_RUNNING);
+	CHECK_EQ(h_passthrough(e2, 8), 1);
+	CHECK_OK(h_pull(c, out3, &db));
+	CHECK_OK(h_release(c, db));
+	/* a datablock e2 completed is e2's: e's going did not touch it */
+	push_new(c, in2, 1);
+	CHECK_EQ(h_passthrough(e2, 8), 1);
+	ptask_core_client_destroy(e);
+	CHECK_EQ(h_graph_obj(g2)->state, PTASK_GRAPH_RUNNING);
+	/* e2 goes too, with the pipe's result written back: still there */
+	ptask_core_client_destroy(e2);
+	CHECK_EQ(h_graph_obj(g2)->state, PTASK_GRAPH_RUNNING);
+	CHECK_OK(h_pull(c, out2, &db));
+	CHECK_OK(h_read_tag(c, db, &tag));
+	CHECK_OK(h_release(c, db));
+}
+
 /* One PTASK_PTASK_SELF CPU ptask between a graph input and a graph output. */
 static void mkself(struct ptask_client *c, u32 g, u32 *in, u32 *out)
 {
@@ -866,6 +920,7 @@ static const struct h_test tests[] = {
 	H_TEST(test_close_inflight),
 	H_TEST(test_unregister_midway),
 	H_TEST(test_executor_destroyed_midway),
+	H_TEST(test_executor_gone_loses_device_copies),
 	H_TEST(test_ptask_info),
 	H_TEST(test_self_ptask),
 };
