@@ -562,7 +562,8 @@ struct pd_member {
  *	before that one (priorities would reorder a chain's hops taken in
  *	one call)
  * @pending_in: an input is PTASK_INVP_PENDING (see @after)
- * @after_known: @after was looked for (sched.c, after_placed_locked)
+ * @after_known: no producer of it is left queued or on its way
+ *	(sched.c, after_placed_locked)
  * @taken_ahead: the core completed it ahead as it was taken
  *	(PTASK_INV_AHEAD): @ahead from the start, its output datablocks named
  *	in its port records, only committed once its fence is queued

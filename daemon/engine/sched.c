@@ -129,24 +129,39 @@ static struct pd_job *producer_locked(struct pd_engine *e,
 /*
  * May @job be placed as far as what it reads goes?  An input written by
  * a job taken ahead that has not run (PTASK_INVP_PENDING) is read only
- * once that job is placed (one device then runs them in that order):
- * found in the queue, it is remembered (pd_job.after); not found, it was
- * placed already, unless a take is still on its way to the queue with
- * it (e->taking): wait for that take.
+ * once that job is placed (one device then runs them in that order).
+ * Every such producer, not the first found alone: a join (a vec_add of
+ * two hops taken ahead) reads two, and placed behind one of them only it
+ * read the other's output before that was written (the soak benchmark
+ * found it: wrong results from diamonds, 2026-12-07).  So the producer
+ * found in the queue is remembered (pd_job.after), and once it is
+ * placed the queue is looked at again.  None left there: all are
+ * placed, unless a take is still on its way to the queue with one
+ * (e->taking): wait for that take.
  */
 static bool after_placed_locked(struct pd_engine *e, struct pd_job *job)
 {
-	if (job->pending_in && !job->after_known) {
-		job->after = producer_locked(e, job);
-		if (job->after) {
-			job->after->refs++;
-		} else if (e->taking) {
-			e->taking_waits = true;
-			return false;
-		}
-		job->after_known = true;
+	if (!job->pending_in)
+		return true;
+	if (job->after && job->after->dev < 0)
+		return false;
+	if (job->after_known && !job->after)
+		return true;
+	if (job->after) {
+		pd_job_put_locked(e, job->after);
+		job->after = NULL;
 	}
-	return !job->after || job->after->dev >= 0;
+	job->after = producer_locked(e, job);
+	if (job->after) {
+		job->after->refs++;
+		return false;
+	}
+	if (e->taking) {
+		e->taking_waits = true;
+		return false;
+	}
+	job->after_known = true;
+	return true;
 }
 
 void pd_sched_enqueue_locked(struct pd_engine *e, struct pd_job *job)

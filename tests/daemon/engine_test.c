@@ -809,6 +809,22 @@ static int grid_run(const struct ptask_twin_call *call)
 	return 0;
 }
 
+/* test_sum2(const unsigned *a, const unsigned *b, unsigned *c): a + b. */
+static int sum2_run(const struct ptask_twin_call *call)
+{
+	const uint32_t *a, *b;
+	uint32_t *c;
+	int err = 0;
+
+	a = ptask_twin_buf(call, 0, sizeof(*a), &err);
+	b = ptask_twin_buf(call, 1, sizeof(*b), &err);
+	c = ptask_twin_buf(call, 2, sizeof(*c), &err);
+	if (err)
+		return err;
+	c[0] = a[0] + b[0];
+	return 0;
+}
+
 #define TEST_CODE	ptask_test_code, ptask_test_code + sizeof(ptask_test_code)
 
 static const struct ptask_twin engine_twins[] = {
@@ -820,6 +836,7 @@ static const struct ptask_twin engine_twins[] = {
 	{ "test_fail13", TEST_CODE, fail13_run, zero_cost },
 	{ "test_stamp", TEST_CODE, stamp_run, zero_cost },
 	{ "test_grid", TEST_CODE, grid_run, zero_cost },
+	{ "test_sum2", TEST_CODE, sum2_run, zero_cost },
 };
 PTASK_TWIN_LIBRARY(engine_twin_table, engine_twins);
 
@@ -3076,6 +3093,68 @@ static bool chain_check_timing(const struct chain_args *ca,
 }
 
 /*
+ * A diamond taken ahead: p (x + 1) feeds l and r (each + 1), which a
+ * join (test_sum2) adds, so each round gives 2x + 4.  l has the lowest
+ * static priority, so under the priority policy r is placed before l;
+ * the join reads both and must still be placed after l, not after the
+ * first producer it found alone (the soak benchmark's wrong results,
+ * 2026-12-07: the join read l's output before l wrote it).
+ */
+static bool diamond_body(struct rig *r, void *arg)
+{
+	uint32_t g, t, p, l, rr, join, pin, pout, lin, lout, rin, rout;
+	uint32_t ja, jb, jc, cin, cout, db, dout, j;
+	uint32_t *x, *y;
+
+	(void)arg;
+	g = graph_new(r, "diamond");
+	t = tmpl_new(r, g, 4, 1, PTASK_BIND_GLOBAL);
+	p = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
+	l = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
+	rr = ptask_new(r, g, PTASK_KIND_GPU, "test_stamp", 2);
+	join = ptask_new(r, g, PTASK_KIND_GPU, "test_sum2", 3);
+	pin = port_new(r, p, PTASK_PORT_INPUT, t, 0, 0, 0);
+	pout = port_new(r, p, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	lin = port_new(r, l, PTASK_PORT_INPUT, t, 0, 0, 0);
+	lout = port_new(r, l, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	rin = port_new(r, rr, PTASK_PORT_INPUT, t, 0, 0, 0);
+	rout = port_new(r, rr, PTASK_PORT_OUTPUT, t, 1, 0, 0);
+	ja = port_new(r, join, PTASK_PORT_INPUT, t, 0, 0, 0);
+	jb = port_new(r, join, PTASK_PORT_INPUT, t, 1, 0, 0);
+	jc = port_new(r, join, PTASK_PORT_OUTPUT, t, 2, 0, 0);
+	cin = chan_new(r, g, 0, pin, 8);
+	/* l's first: it is ready first, queued before r */
+	chan_new(r, g, pout, lin, 2);
+	chan_new(r, g, pout, rin, 2);
+	chan_new(r, g, lout, ja, 2);
+	chan_new(r, g, rout, jb, 2);
+	cout = chan_new(r, g, jc, 0, 8);
+	CHECK(!build_failed);
+	CHECK_EQ(set_prio(r, p, 90), 0);
+	CHECK_EQ(set_prio(r, l, 10), 0);
+	CHECK_EQ(set_prio(r, rr, 90), 0);
+	CHECK_EQ(set_prio(r, join, 90), 0);
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_RUN, g), 0);
+	for (j = 0; j < 16; j++) {
+		db = db_new(r, 4, (void **)&x);
+		CHECK(db);
+		x[0] = 1000 * (j + 1);
+		CHECK_EQ(push(r, cin, db), 0);
+		CHECK_EQ(pull(r, cout, &dout, (void **)&y), 0);
+		if (y[0] != 2 * x[0] + 4) {
+			diag("round %u: %u + 1 each way joined is %u, expected %u",
+			     j, x[0], y[0], 2 * x[0] + 4);
+			return false;
+		}
+		CHECK_EQ(db_release(r, dout), 0);
+		CHECK_EQ(db_release(r, db), 0);
+	}
+	CHECK(wait_completed(r));
+	CHECK_EQ(graph_ctl(r, PTASK_IOC_GRAPH_CLOSE, g), 0);
+	return true;
+}
+
+/*
  * A chain of @depth GPU ptasks, out = in + 1 each, from a graph input to
  * a graph output: results right, every hop but the last completed ahead
  * and settled once, PTSched charged the sum of the device times; a
@@ -4569,6 +4648,10 @@ int main(void)
 	       "sim: 8 rounds through a 40-deep chain taken ahead (more than a device's slots), data-aware: every hop after the one it reads, right results");
 	result(with_rig("cpu", "lanes=2", &fifo, chain_body, &chain10_take_cpu),
 	       "cpu: 16 rounds through a 10-deep chain taken ahead, right results");
+	result(with_rig("sim", "devices=1", &prio, diamond_body, NULL),
+	       "sim: a diamond taken ahead, its low-priority side placed last: the join waits for both producers, right results");
+	result(with_rig("cpu", "lanes=2", &prio, diamond_body, NULL),
+	       "cpu: the same diamond on two lanes, right results");
 	result(with_rig("sim", sim_2ms, &fifo, stream_batch_body, &stream40),
 	       "sim: 40 pushes of one ptask taken ahead run as batches: in order, right results, each member settled once, PTSched charged");
 	result(with_rig("sim", sim_2ms, &fifo, stream_batch_body,
