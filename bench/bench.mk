@@ -7,6 +7,10 @@
 #                    Figure 13 on the sim backend and the budgets' dispatch
 #                    overhead; ends with foreground_ratio=, jain= and
 #                    overhead_pct= lines (CSVs and PNGs in build/bench/ptsched)
+#   bench-soak       deps, then bench/soak.py $(SOAK_ARGS): 64 clients with
+#                    random graphs against ptaskd (cpu backend) for 10 min;
+#                    ends with a "soak: PASS|FAIL ..." line (CSV, PNG and
+#                    logs in build/bench/soak)
 #   bench-fastpath-cpu, bench-fastpath-check, and build/bin/fastpath in
 #                    bench-gpu-progs: the fast-path benchmark (below)
 
@@ -29,6 +33,34 @@ $(TWIN_B)/bench.so: bench/twin.c uapi/ptask_twin.h $(BN_PTX_OBJ)
 	@mkdir -p $(@D)
 	@echo "  CCLD    $@"
 	$(Q)$(CC) $(TWIN_CFLAGS) -o $@ $< $(BN_PTX_OBJ)
+
+# The soak benchmark (bench/soak.py): its client, built against libptask.
+$(BN_B)/bin/soak_client: bench/soak_client.c bench/soak.h tests/twins/test_code.h $(LIBPT_A)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(PD_CFLAGS) -o $@ $< $(LIBPT_A) -lpthread
+
+# What a shared graph's own arenas cost a round (Documentation/ptaskd.md).
+$(BN_B)/bin/shared_cost: bench/shared_cost.c tests/twins/test_code.h $(LIBPT_A)
+	@mkdir -p $(@D)
+	@echo "  CCLD    $@"
+	$(Q)$(CC) $(PD_CFLAGS) -o $@ $< $(LIBPT_A) -lpthread
+
+bench-soak-progs: $(BN_B)/bin/shared_cost
+bench-soak-progs: $(BN_B)/bin/soak_client $(PD_BIN) $(PD_B)/bin/ptaskctl $(TWIN_SOS)
+# a short run of it is in check-daemon (tests/daemon/soak_test.sh)
+daemon-tests: $(BN_B)/bin/soak_client
+
+# SOAK_ARGS: bench/soak.py's options (default: 64 clients, 600 s, cpu).
+bench-soak:
+	@$(MAKE) deps
+	@$(MAKE) bench-soak-progs
+	@# the python3 with matplotlib (the plot), else any (no plot)
+	@py=python3; for p in python3 /usr/bin/python3; do \
+		if $$p -c 'import matplotlib' 2>/dev/null; then py=$$p; break; fi; \
+	done; $$py bench/soak.py $(SOAK_ARGS)
+
+.PHONY: bench-soak-progs bench-soak
 
 bench-sim-progs: $(BN_B)/bin/ptsched_client $(PD_B)/bin/ptask_gpu $(PD_BIN) \
 	$(TWIN_B)/bench.so $(PD_B)/gpu/bench_kernels.ptx

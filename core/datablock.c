@@ -18,7 +18,45 @@
 int ptask_datablock_alloc(struct ptask_client *c, u64 bytes,
 			  struct ptask_datablock **out)
 {
-	return ptask_datablock_alloc_output(c, NULL, bytes, out);
+	return ptask_datablock_alloc_in(c, NULL, NULL, bytes, out);
+}
+
+/*
+ * May clients of uids other than its owner's open @g?  Then its outputs
+ * may be handed to them, and get memory of their own
+ * (PTASK_BUF_OWN_MEMORY).  A 0600 graph is its owner's (and root's).
+ */
+static bool graph_shared(const struct ptask_graph *g)
+{
+	return g && (g->mode & 0077);
+}
+
+/*
+ * Could a datablock of template @t reach a client other than its maker
+ * unchanged?  Only through an in/out port of a shared graph (its output
+ * peer emits the same datablock); every other output is a datablock the
+ * executor makes, with memory of its own in a shared graph.  So a
+ * client's datablock gets memory of its own only then: three own memfds
+ * a round instead of one cost a small round trip 12x rather than a
+ * fraction of that (bench/shared_cost.c, Documentation/ptaskd.md).
+ */
+static bool template_inout_shared(const struct ptask_template *t)
+{
+	struct ptask_list *pos;
+	u32 i;
+
+	if (!t || !graph_shared(t->graph))
+		return false;
+	ptask_list_for_each(pos, &t->graph->ptasks) {
+		const struct ptask_ptask *p =
+			ptask_list_entry(pos, struct ptask_ptask, node);
+
+		for (i = 0; i < p->nopened; i++)
+			if ((p->ports[i]->flags & PTASK_PORT_INOUT) &&
+			    (!p->ports[i]->tmpl || p->ports[i]->tmpl == t))
+				return true;
+	}
+	return false;
 }
 
 /**
@@ -37,6 +75,28 @@ int ptask_datablock_alloc_output(struct ptask_client *c,
 				 const struct ptask_ptask *p, u64 bytes,
 				 struct ptask_datablock **out)
 {
+	return ptask_datablock_alloc_in(c, p, p ? p->graph : NULL, bytes, out);
+}
+
+/**
+ * ptask_datablock_alloc_in() - ptask_datablock_alloc_output(), in graph @g
+ * @c: as ptask_datablock_alloc_output()'s
+ * @p: as ptask_datablock_alloc_output()'s
+ * @g: the graph whose other uids may be handed it (an output's ptask's,
+ *	or a template's that an in/out port of it takes), or NULL: when
+ *	other uids may open it, the datablock gets memory of its own
+ *	(PTASK_BUF_OWN_MEMORY)
+ * @bytes: as ptask_datablock_alloc_output()'s
+ * @out: as ptask_datablock_alloc_output()'s
+ *
+ * Return: as ptask_datablock_alloc_output()'s.
+ */
+int ptask_datablock_alloc_in(struct ptask_client *c,
+			     const struct ptask_ptask *p,
+			     const struct ptask_graph *g, u64 bytes,
+			     struct ptask_datablock **out)
+{
+	u32 flags = graph_shared(g) ? PTASK_BUF_OWN_MEMORY : 0;
 	struct ptask_ns *ns = c->ns;
 	u32 uid = p ? p->owner_uid : c->uid;
 	u64 charge = ptask_uid_charge_bytes(bytes);
@@ -52,8 +112,9 @@ int ptask_datablock_alloc_output(struct ptask_client *c,
 	db = ptask_os_zalloc(sizeof(*db));
 	if (!db)
 		goto err_uncharge;
-	err = p ? ptask_os_buf_alloc_output(c, p->owner_uid, bytes, &db->buf) :
-		  ptask_os_buf_alloc(c, bytes, &db->buf);
+	err = p ? ptask_os_buf_alloc_output(c, p->owner_uid, bytes, flags,
+					    &db->buf) :
+		  ptask_os_buf_alloc(c, bytes, flags, &db->buf);
 	if (err)
 		goto err_free_db;
 	err = ptask_ns_add(ns, &db->obj, PTASK_OBJ_DATABLOCK);
@@ -231,7 +292,10 @@ int ptask_core_datablock_create(struct ptask_client *c,
 	/* a record stream's count was checked by template_size */
 	if (arg->records > bytes)
 		return -EINVAL;
-	err = ptask_datablock_alloc_output(c, output_of, bytes, &db);
+	err = ptask_datablock_alloc_in(c, output_of,
+				       output_of ? output_of->graph :
+				       template_inout_shared(t) ? t->graph :
+				       NULL, bytes, &db);
 	if (err)
 		return err;
 	if (t) {

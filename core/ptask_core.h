@@ -724,6 +724,10 @@ int ptask_datablock_alloc(struct ptask_client *c, u64 bytes,
 int ptask_datablock_alloc_output(struct ptask_client *c,
 				 const struct ptask_ptask *p, u64 bytes,
 				 struct ptask_datablock **out);
+int ptask_datablock_alloc_in(struct ptask_client *c,
+			     const struct ptask_ptask *p,
+			     const struct ptask_graph *g, u64 bytes,
+			     struct ptask_datablock **out);
 void ptask_datablock_get(struct ptask_datablock *db);
 void ptask_datablock_put(struct ptask_ns *ns, struct ptask_datablock *db);
 u64 ptask_datablock_mmap_offset(const struct ptask_datablock *db);

@@ -83,9 +83,10 @@ void ptask_os_saturated(const char *what);
  * holds one reference per datablock; a shell adds its own for every
  * mapping, so memory outlives the datablock while it is mapped.  @c is
  * the client the datablock is made for (the user-mode shell draws its
- * memory from that client's uid's arena).
+ * memory from that client's uid's arena).  @flags: 0 or
+ * PTASK_BUF_OWN_MEMORY.
  */
-int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
+int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes, u32 flags,
 		       struct ptask_buf **out);
 /*
  * The same for an output the core makes for executor @c from an
@@ -94,7 +95,16 @@ int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
  * device writes it before anyone else can read it).
  */
 int ptask_os_buf_alloc_output(struct ptask_client *c, u32 owner_uid,
-			      u64 bytes, struct ptask_buf **out);
+			      u64 bytes, u32 flags, struct ptask_buf **out);
+/*
+ * The datablock may be handed to clients of other uids (it belongs to a
+ * graph whose mode lets them in): memory mapped with no other
+ * datablock's bytes, never reused while anyone maps it.  The module's
+ * pages are that for every datablock (a mapping is per datablock); the
+ * user-mode shell gives it a memfd of its own instead of a place in its
+ * uid's arena (daemon/user/arena.h, "Own arenas").
+ */
+#define PTASK_BUF_OWN_MEMORY	BIT(0)
 void ptask_os_buf_get(struct ptask_buf *buf);
 void ptask_os_buf_put(struct ptask_buf *buf);
 /*

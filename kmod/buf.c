@@ -18,12 +18,15 @@
  * ptask_os_buf_alloc() - zeroed pages for a datablock
  * @c: the client it is for (unused: one buffer pool for the module)
  * @bytes: the datablock's size, at most PTASK_DATABLOCK_MAX_BYTES
+ * @flags: PTASK_BUF_OWN_MEMORY or 0, the same here: every buffer has
+ *	pages of its own, mapped per datablock, and freed only once the last
+ *	mapping goes
  * @out: set to the buffer, with one reference
  *
  * Context: any sleepable context; ptask_kernel.lock may be held.
  * Return: 0 or -ENOMEM.
  */
-int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
+int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes, u32 flags,
 		       struct ptask_buf **out)
 {
 	unsigned long npages = DIV_ROUND_UP(bytes, PAGE_SIZE), i;
@@ -57,15 +60,16 @@ err_free_pages:
  * @owner_uid: the owner of the ptask it is an output of (unused: one
  *	buffer pool for the module)
  * @bytes: the datablock's size, at most PTASK_DATABLOCK_MAX_BYTES
+ * @flags: as ptask_os_buf_alloc()'s
  * @out: set to the buffer, with one reference
  *
  * Context: any sleepable context; ptask_kernel.lock may be held.
  * Return: 0 or -ENOMEM.
  */
 int ptask_os_buf_alloc_output(struct ptask_client *c, u32 owner_uid,
-			      u64 bytes, struct ptask_buf **out)
+			      u64 bytes, u32 flags, struct ptask_buf **out)
 {
-	return ptask_os_buf_alloc(c, bytes, out);
+	return ptask_os_buf_alloc(c, bytes, flags, out);
 }
 
 /**

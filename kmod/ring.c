@@ -123,7 +123,7 @@ static int ring_alloc(u32 sq_entries, struct ptask_ring **out)
 	/* The core's layout (core/ring_layout.c), as ptaskd's rings. */
 	err = ptask_os_buf_alloc(NULL,
 				 ptask_ring_layout(sq_entries, cq_entries, &h),
-				 &r->buf);
+				 0, &r->buf);
 	if (err)
 		goto err_free;
 	r->kaddr = vmap(r->buf->pages, r->buf->npages, VM_MAP, PAGE_KERNEL);

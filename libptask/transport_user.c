@@ -47,6 +47,7 @@ struct lp_arena {
 	uint64_t bytes;
 	unsigned char *base;
 	uint32_t refs;
+	bool own;		/* PTASKD_MAP_OWN: unmapped with its last use */
 	struct lp_arena *next;
 };
 
@@ -338,6 +339,7 @@ static int arena_use(struct ptask_ctx *ctx, const struct ptaskd_map *m,
 	a->fd = fd;
 	fd = -1;
 	a->bytes = m->arena_bytes;
+	a->own = m->flags & PTASKD_MAP_OWN;
 	a->refs = 1;
 	a->next = ctx->arenas;
 	ctx->arenas = a;
@@ -413,8 +415,12 @@ static void u_unmap(struct ptask_ctx *ctx, void *addr, uint64_t bytes,
 	(void)addr;
 	(void)bytes;
 	pthread_mutex_lock(&ctx->lock);
-	/* With rings, ordinary arenas stay mapped for the context's life. */
-	if (--a->refs || (!ctx->rings_off && a->bytes <= LP_ARENA_KEEP_BYTES)) {
+	/*
+	 * With rings, ordinary arenas stay mapped for the context's life;
+	 * an own arena is one datablock's, never reused.
+	 */
+	if (--a->refs || (!ctx->rings_off && !a->own &&
+			  a->bytes <= LP_ARENA_KEEP_BYTES)) {
 		pthread_mutex_unlock(&ctx->lock);
 		return;
 	}

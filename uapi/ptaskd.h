@@ -111,7 +111,11 @@ struct ptaskd_hello {
  * @handle: the datablock: one the client holds, or an input of an
  *	invocation it took
  * @flags: request: 0; reply: PTASKD_MAP_FD (the arena's fd comes with
- *	every answer; a client that has it already closes the new one)
+ *	every answer; a client that has it already closes the new one),
+ *	and PTASKD_MAP_OWN when the arena holds this datablock alone (one
+ *	that clients of other uids may be handed: see Documentation/
+ *	ptaskd.md, "Datablock memory"): it is never reused, so a client
+ *	unmaps it once it maps none of it, rather than keeping it
  * @arena: reply: the arena (memfd) holding it
  * @arena_bytes: reply: the arena's size
  * @offset: reply: where the datablock starts in the arena (page aligned)
@@ -126,6 +130,7 @@ struct ptaskd_map {
 	__u64 bytes;
 };
 #define PTASKD_MAP_FD		(1U << 0)
+#define PTASKD_MAP_OWN		(1U << 1)
 
 /**
  * struct ptaskd_ring_setup - PTASKD_OP_RING_SETUP (request and reply)

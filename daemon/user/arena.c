@@ -103,7 +103,7 @@ void pd_arenas_fini(struct pd_arenas *as)
 }
 
 static int arena_create(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
-			struct pd_arena **out)
+			bool own, struct pd_arena **out)
 {
 	struct pd_arena *a;
 	uint64_t t0;
@@ -132,7 +132,7 @@ static int arena_create(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 		goto err_close;
 	}
 	t0 = now_ns();
-	if (as->be && as->be->ops->host_register) {
+	if (!own && as->be && as->be->ops->host_register) {
 		err = as->be->ops->host_register(as->be, a->base, bytes);
 		if (err)	/* still usable: copies go through pageable memory */
 			pd_log_warn("arena of %llu bytes not registered for DMA: %d",
@@ -142,6 +142,7 @@ static int arena_create(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 	a->id = as->next_id++;
 	a->bytes = bytes;
 	a->uid = uid;
+	a->own = own;
 	a->fresh = 0;
 	a->free->offset = 0;
 	a->free->bytes = bytes;
@@ -231,8 +232,10 @@ static bool uid_keeps(struct pd_arenas *as, struct pd_arena *a)
 
 	if (a->bytes > as->chunk)
 		return false;
+	if (a->own)
+		return false;
 	for (o = as->list; o; o = o->next)
-		if (o != a && o->uid == a->uid)
+		if (o != a && o->uid == a->uid && !o->own)
 			return false;
 	return true;
 }
@@ -263,26 +266,48 @@ int pd_arenas_alloc(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 	expire_spares(as, coarse_now_ns());
 	/* Arenas in use first: spares stay whole for large datablocks. */
 	for (a = as->list; a; a = a->next) {
-		if (a->uid == uid && a->used &&
+		if (a->uid == uid && a->used && !a->own &&
 		    !arena_take(a, size, offset, used)) {
 			*arena = a;
 			return 0;
 		}
 	}
 	for (a = as->list; a; a = a->next)
-		if (a->uid == uid && !a->used && a->bytes >= size &&
+		if (a->uid == uid && !a->used && !a->own && a->bytes >= size &&
 		    (!best || a->bytes < best->bytes))
 			best = a;
 	if (best && !arena_take(best, size, offset, used)) {
 		*arena = best;
 		return 0;
 	}
-	err = arena_create(as, uid, size > as->chunk ? size : as->chunk, &a);
+	err = arena_create(as, uid, size > as->chunk ? size : as->chunk, false,
+			   &a);
 	if (err)
 		return err;
 	err = arena_take(a, size, offset, used);
 	if (err)
 		return err;
+	*arena = a;
+	return 0;
+}
+
+int pd_arenas_alloc_own(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
+			struct pd_arena **arena)
+{
+	uint64_t size = page_round(bytes ? bytes : 1), offset, used;
+	struct pd_arena *a;
+	int err;
+
+	expire_spares(as, coarse_now_ns());
+	err = arena_create(as, uid, size, true, &a);
+	if (err)
+		return err;
+	err = arena_take(a, size, &offset, &used);
+	if (err) {	/* a new arena of exactly @size: cannot happen */
+		arena_unlink(as, a);
+		arena_destroy(as, a);
+		return err;
+	}
 	*arena = a;
 	return 0;
 }
@@ -293,6 +318,12 @@ void pd_arenas_free(struct pd_arenas *as, struct pd_arena *a,
 	struct pd_extent **pp, *e, *prev = NULL, *n;
 	uint64_t size = page_round(bytes ? bytes : 1);
 
+	/* Never reused: a client may still map it (arena.h). */
+	if (a->own) {
+		arena_unlink(as, a);
+		arena_destroy(as, a);
+		return;
+	}
 	for (pp = &a->free; (e = *pp) && e->offset < offset; pp = &e->next)
 		prev = e;
 	a->used -= size;

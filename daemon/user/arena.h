@@ -16,6 +16,14 @@
  * that would pass it is destroyed at once); a spare unused for
  * PD_ARENA_SPARE_NS is destroyed at the next allocation or free, except
  * a uid's last arena of the ordinary size.
+ *
+ * Own arenas: a datablock that clients of other uids may be handed (it
+ * belongs to a graph whose mode lets them in: PTASK_BUF_OWN_MEMORY) gets
+ * an arena of its own, exactly its pages, which is never registered
+ * (milliseconds a datablock; copies go through pageable memory) and
+ * never reused: it is destroyed with its datablock, and a client that
+ * still maps it keeps the old pages, which nobody else ever gets.  An
+ * arena of a uid's is handed only to that uid's clients (and root's).
  */
 #ifndef PTASKD_ARENA_H
 #define PTASKD_ARENA_H
@@ -42,6 +50,7 @@ struct pd_extent;
  * @idle_ns: when it last became empty (valid while @used is 0)
  * @free: free extents in offset order
  * @registered: host_register succeeded
+ * @own: one datablock's alone (see "Own arenas" above)
  * @next: next arena of the namespace
  */
 struct pd_arena {
@@ -55,6 +64,7 @@ struct pd_arena {
 	uint64_t idle_ns;
 	struct pd_extent *free;
 	bool registered;
+	bool own;
 	struct pd_arena *next;
 };
 
@@ -90,7 +100,16 @@ void pd_arenas_fini(struct pd_arenas *as);
  */
 int pd_arenas_alloc(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
 		    struct pd_arena **arena, uint64_t *offset, uint64_t *used);
-/* Give an extent back; an arena left empty stays as a spare (see above). */
+/*
+ * @bytes in an own arena of @uid's (see above): offset 0, its pages
+ * zero.  Returns 0, -ENOMEM or the memfd/mmap error.
+ */
+int pd_arenas_alloc_own(struct pd_arenas *as, uint32_t uid, uint64_t bytes,
+			struct pd_arena **arena);
+/*
+ * Give an extent back; an arena left empty stays as a spare (see above),
+ * an own arena goes.
+ */
 void pd_arenas_free(struct pd_arenas *as, struct pd_arena *arena,
 		    uint64_t offset, uint64_t bytes);
 /* The arena with id @id, or NULL. */

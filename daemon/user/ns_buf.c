@@ -15,20 +15,27 @@
 #include "daemon/user/arena.h"
 #include "daemon/user/ns_user_priv.h"
 
-int ptask_os_buf_alloc(struct ptask_client *core, u64 bytes,
+int ptask_os_buf_alloc(struct ptask_client *core, u64 bytes, u32 flags,
 		       struct ptask_buf **out)
 {
 	struct pd_ns *ns = core->ns->os;
 	struct pd_client *c = core->os;
 	struct ptask_buf *b;
-	uint64_t used;
+	uint64_t used = 0;
 	int err;
 
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	err = pd_arenas_alloc(&ns->arenas, c->alloc_uid, bytes, &b->arena,
-			      &b->offset, &used);
+	if (flags & PTASK_BUF_OWN_MEMORY) {
+		/* other uids may be handed it: an arena of its own */
+		b->offset = 0;
+		err = pd_arenas_alloc_own(&ns->arenas, c->alloc_uid, bytes,
+					  &b->arena);
+	} else {
+		err = pd_arenas_alloc(&ns->arenas, c->alloc_uid, bytes,
+				      &b->arena, &b->offset, &used);
+	}
 	if (err) {
 		free(b);
 		return err;
@@ -58,7 +65,7 @@ int ptask_os_buf_alloc(struct ptask_client *core, u64 bytes,
 }
 
 int ptask_os_buf_alloc_output(struct ptask_client *core, u32 owner_uid,
-			      u64 bytes, struct ptask_buf **out)
+			      u64 bytes, u32 flags, struct ptask_buf **out)
 {
 	struct pd_client *c = core->os;
 	uint32_t uid = c->alloc_uid;
@@ -67,7 +74,7 @@ int ptask_os_buf_alloc_output(struct ptask_client *core, u32 owner_uid,
 
 	c->alloc_uid = owner_uid;
 	c->alloc_zero = false;
-	err = ptask_os_buf_alloc(core, bytes, out);
+	err = ptask_os_buf_alloc(core, bytes, flags, out);
 	c->alloc_uid = uid;
 	c->alloc_zero = zero;
 	return err;
@@ -139,6 +146,19 @@ int pd_ns_map_locked(struct pd_client *c, uint32_t handle,
 	err = ptask_core_datablock_map(c->core, handle, &bytes, &buf);
 	if (err)
 		return err;
+	/*
+	 * A uid's arena holds that uid's other datablocks too: never for a
+	 * client of another uid (root, and the executor, see everything).
+	 * What other uids are handed has an own arena (arena.h); this is
+	 * what is left, such as an in/out datablock made outside a shared
+	 * graph and emitted to another uid's pull.
+	 */
+	if (!buf->arena->own && buf->arena->uid != c->uid && c->uid &&
+	    !c->core->executor) {
+		ptask_os_buf_put(buf);
+		return -EACCES;
+	}
+	mi->own = buf->arena->own;
 	mi->arena = buf->arena->id;
 	mi->arena_fd = buf->arena->fd;
 	mi->arena_bytes = buf->arena->bytes;

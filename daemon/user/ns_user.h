@@ -163,6 +163,7 @@ void pd_ns_set_call_spin(struct pd_ns *ns, uint64_t spin_ns);
  * @offset: the datablock's first byte in the arena (page aligned)
  * @bytes: the datablock's size
  * @addr: the daemon's own address of the datablock's first byte
+ * @own: the arena is the datablock's alone (arena.h, "Own arenas")
  */
 struct pd_map_info {
 	uint64_t arena;
@@ -171,9 +172,14 @@ struct pd_map_info {
 	uint64_t offset;
 	uint64_t bytes;
 	void *addr;
+	bool own;
 };
 
-/* May @c map datablock @handle, and where is it?  -ENOENT if not. */
+/*
+ * May @c map datablock @handle, and where is it?  -ENOENT if it holds
+ * none of that handle, -EACCES if its place is an arena of another uid's
+ * (which holds that uid's other datablocks too: arena.h).
+ */
 int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi);
 
 /*

@@ -371,7 +371,7 @@ static int handle_map(struct pd_conn *c, const void *payload, size_t len)
 	 * keeps its own): a client that unmapped an arena and closed its fd
 	 * can map it again without the daemon tracking what it kept.
 	 */
-	m.flags = PTASKD_MAP_FD;
+	m.flags = PTASKD_MAP_FD | (mi.own ? PTASKD_MAP_OWN : 0);
 	m.arena = mi.arena;
 	m.arena_bytes = mi.arena_bytes;
 	m.offset = mi.offset;

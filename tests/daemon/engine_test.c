@@ -2219,6 +2219,23 @@ static bool arena_spare_test(void)
 	pd_arenas_free(&as, c, off, 3 * mib);
 	if (as.count != 3 || !pd_arenas_find(&as, b->id))
 		goto out;
+	/*
+	 * Own arenas: exactly the datablock's pages, never shared with
+	 * another datablock, never kept as a spare nor reused.
+	 */
+	if (pd_arenas_alloc_own(&as, 7, 5000, &c) || !c->own ||
+	    c->bytes != 8192 || c->used != 8192 || as.count != 4)
+		goto out;
+	if (pd_arenas_alloc(&as, 7, 4096, &s, &off, &used) || s == c)
+		goto out;
+	pd_arenas_free(&as, s, off, 4096);
+	off = c->id;
+	pd_arenas_free(&as, c, 0, 5000);
+	if (as.count != 3 || pd_arenas_find(&as, off))
+		goto out;
+	if (pd_arenas_alloc_own(&as, 7, 4096, &c) || c->id == off)
+		goto out;
+	pd_arenas_free(&as, c, 0, 4096);
 	ok = true;
 out:
 	if (!ok)
@@ -4545,7 +4562,7 @@ int main(void)
 	result(with_rig("sim", "devices=2", &fifo, helper_body, NULL),
 	       "helpers on two sim devices");
 	result(arena_spare_test(),
-	       "arena spares: reused, not made again, within the per-uid budget");
+	       "arena spares: reused, not made again, within the per-uid budget; own arenas never reused");
 	result(with_rig("cpu", "", &fifo, zeroed_body, NULL),
 	       "a new datablock reads as zero where it reuses released memory");
 	result(with_rig("cpu", "", &fifo, vec_add_body, NULL),

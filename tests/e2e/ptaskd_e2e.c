@@ -46,6 +46,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "tests/kselftest/pt_harness.h"
@@ -53,6 +54,9 @@
 #include "graphs.h"
 #include "ring_client.h"
 #include "sockfuzz.h"
+#include "tests/twins/test_code.h"
+#include "uapi/ptaskd.h"
+#include "libptask/internal.h"
 
 /* A sim device whose every launch sleeps 3 s: work is in flight a while. */
 #define SLOW_SIM	"launch_ns=3000000000"
@@ -586,6 +590,180 @@ TEST_F(e2e, socket_fuzz_many_clients_garbage_and_kills)
 	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
 	ASSERT_PT(0, e2e_chain_push(&self->ch, 5));
 	ASSERT_PT(0, e2e_chain_pull(&self->ch, 5, 30 * E2E_SEC));
+}
+
+/* --- other uids --------------------------------------------------------------- */
+
+#define SECRET_BYTE	0x5a
+#define NOBODY		65534
+
+/* A shared graph (mode 0666) "e2e-shared": c = a + b, as the chain's hop. */
+static int shared_graph_build(struct ptask_ctx *ctx, uint32_t *graph)
+{
+	const uint32_t dims[3] = { E2E_N, 1, 1 }, one[3] = { 1, 1, 1 };
+	uint32_t vec, n_tmpl, pt, pa, pb, pc, pn, ca, cb, cn, cc;
+	struct ptask_db *db;
+	int32_t *n;
+	int err;
+
+	err = ptask_graph_open(ctx, "e2e-shared", PTASK_GRAPH_CREATE |
+			       PTASK_GRAPH_EXCL, 0666, graph);
+	err = err ?: ptask_template_open(ctx, *graph, "vec", PTASK_TEMPLATE_ARRAY,
+					 PTASK_BIND_GLOBAL, sizeof(float), dims, &vec);
+	err = err ?: ptask_template_open(ctx, *graph, "n", PTASK_TEMPLATE_ARRAY,
+					 PTASK_BIND_PARAM, sizeof(int32_t), one, &n_tmpl);
+	err = err ?: ptask_gpu_ptask_open(ctx, *graph, "add", ptask_test_code,
+					  sizeof(ptask_test_code), "vec_add", 4, &pt);
+	err = err ?: ptask_port_open(ctx, pt, "a", PTASK_PORT_INPUT, 0, vec, 0, 0, &pa);
+	err = err ?: ptask_port_open(ctx, pt, "b", PTASK_PORT_INPUT, 0, vec, 1, 0, &pb);
+	err = err ?: ptask_port_open(ctx, pt, "c", PTASK_PORT_OUTPUT, 0, vec, 2, 0, &pc);
+	err = err ?: ptask_port_open(ctx, pt, "n", PTASK_PORT_STICKY, 0, n_tmpl, 3, 0, &pn);
+	err = err ?: ptask_channel_open(ctx, *graph, "a", 0, pa, 4, 0, &ca);
+	err = err ?: ptask_channel_open(ctx, *graph, "b", 0, pb, 4, 0, &cb);
+	err = err ?: ptask_channel_open(ctx, *graph, "n", 0, pn, 1, 0, &cn);
+	err = err ?: ptask_channel_open(ctx, *graph, "out", pc, 0, 4, 0, &cc);
+	err = err ?: ptask_datablock_create(ctx, n_tmpl, 0, 1, &db);
+	if (err)
+		return err;
+	err = ptask_datablock_map(ctx, db, (void **)&n);
+	if (!err) {
+		*n = E2E_N;
+		err = ptask_push(ctx, cn, db, -1, PTASK_FOREVER);
+	}
+	ptask_datablock_release(ctx, db);
+	return err ?: ptask_graph_run(ctx, *graph);
+}
+
+/* PTASKD_OP_MAP of @handle as @ctx's client, on a connection of its own. */
+static int raw_map(struct ptask_ctx *ctx, uint32_t handle,
+		   struct ptaskd_map *m, int *arena_fd)
+{
+	uint64_t token = ctx->token;
+	size_t got = 0;
+	int fd, err;
+
+	*arena_fd = -1;
+	err = lp_conn_open(ctx->socket_path, &token, &fd);
+	if (err)
+		return err;
+	memset(m, 0, sizeof(*m));
+	m->handle = handle;
+	err = lp_exchange(fd, PTASKD_OP_MAP, m, sizeof(*m), NULL, 0, m,
+			  sizeof(*m), &got, arena_fd, NULL);
+	close(fd);
+	return err ?: got == sizeof(*m) ? 0 : -EPROTO;
+}
+
+/*
+ * The child, uid nobody: through the shared graph, a result of the
+ * owner's ptask; it may map that, and nothing else of the owner's.
+ * Exit status: 0, or the number of the check that failed.
+ */
+static int other_uid_client(const struct e2e_daemon *d, uint32_t secret)
+{
+	struct ptask_ctx *ctx;
+	struct ptask_db *a, *b, *out;
+	uint32_t g, ca, cb, cc, i, run;
+	struct ptaskd_map m;
+	float *pa, *pb, *po;
+	unsigned char *all;
+	struct stat st;
+	int afd;
+
+	if (setgid(NOBODY) || setuid(NOBODY))
+		return 1;
+	if (e2e_ctx_open(d, &ctx))
+		return 2;
+	if (ptask_graph_open(ctx, "e2e-shared", 0, 0, &g) ||
+	    ptask_lookup(ctx, g, PTASK_OBJ_CHANNEL, "a", &ca) ||
+	    ptask_lookup(ctx, g, PTASK_OBJ_CHANNEL, "b", &cb) ||
+	    ptask_lookup(ctx, g, PTASK_OBJ_CHANNEL, "out", &cc))
+		return 3;
+	if (ptask_datablock_create(ctx, 0, E2E_N * sizeof(float), 0, &a) ||
+	    ptask_datablock_create(ctx, 0, E2E_N * sizeof(float), 0, &b) ||
+	    ptask_datablock_map(ctx, a, (void **)&pa) ||
+	    ptask_datablock_map(ctx, b, (void **)&pb))
+		return 4;
+	for (i = 0; i < E2E_N; i++) {
+		pa[i] = (float)i;
+		pb[i] = 1.0f;
+	}
+	if (ptask_push(ctx, ca, a, -1, PTASK_FOREVER) ||
+	    ptask_push(ctx, cb, b, -1, PTASK_FOREVER) ||
+	    ptask_pull(ctx, cc, 30 * E2E_SEC, &out) ||
+	    ptask_datablock_map(ctx, out, (void **)&po))
+		return 5;
+	for (i = 0; i < E2E_N; i++)
+		if (po[i] != (float)i + 1.0f)
+			return 6;
+	/* Its arena: that datablock alone, at 0, and said so. */
+	if (raw_map(ctx, ptask_db_handle(out), &m, &afd) || afd < 0)
+		return 7;
+	if (!(m.flags & PTASKD_MAP_OWN) || m.offset ||
+	    m.arena_bytes != (uint64_t)E2E_N * sizeof(float))
+		return 8;
+	if (fstat(afd, &st) || (uint64_t)st.st_size != m.arena_bytes)
+		return 9;
+	all = mmap(NULL, m.arena_bytes, PROT_READ, MAP_SHARED, afd, 0);
+	if (all == MAP_FAILED)
+		return 10;
+	/* a float may hold the byte; a page of it is the secret's */
+	for (i = 0, run = 0; i < m.arena_bytes; i++) {
+		run = all[i] == SECRET_BYTE ? run + 1 : 0;
+		if (run == 64)
+			return 11;
+	}
+	munmap(all, m.arena_bytes);
+	close(afd);
+	/* The owner's other datablock: not held, so no map. */
+	if (raw_map(ctx, secret, &m, &afd) != -ENOENT || afd >= 0)
+		return 12;
+	ptask_datablock_release(ctx, out);
+	ptask_datablock_release(ctx, a);
+	ptask_datablock_release(ctx, b);
+	ptask_ctx_close(ctx);
+	return 0;
+}
+
+/*
+ * Issue 13, item 3: a client of another uid given a datablock through a
+ * shared graph maps that datablock and no other of the owner's.  Before,
+ * the result came from the owner's uid arena, whose fd gave the other
+ * uid every datablock of the owner's in it (here: a secret).
+ */
+TEST_F(e2e, other_uid_maps_only_what_it_was_given)
+{
+	struct ptask_db *secret;
+	unsigned char *p;
+	uint32_t g;
+	pid_t pid;
+	int st;
+
+	if (variant->mode != PTASK_MODE_USER)
+		SKIP(return, "user mode's arenas (the module maps per datablock)");
+	if (geteuid())
+		SKIP(return, "needs root (a child becomes uid nobody)");
+	START(NULL);
+	/* nobody must reach the socket in the private directory */
+	ASSERT_EQ(0, chmod(self->d.dir, 0755));
+	OPEN_CTX();
+	ASSERT_PT(0, shared_graph_build(self->ch.ctx, &g));
+	ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0, 3 * 4096, 0,
+					    &secret));
+	ASSERT_PT(0, ptask_datablock_map(self->ch.ctx, secret, (void **)&p));
+	memset(p, SECRET_BYTE, 3 * 4096);
+	fflush(stdout);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(other_uid_client(&self->d, ptask_db_handle(secret)));
+	st = e2e_wait_pid(pid, PT_WAIT_MS);
+	ASSERT_TRUE(st >= 0 && WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st))
+		TH_LOG("uid nobody's check %d failed (see other_uid_client)",
+		       WEXITSTATUS(st));
+	ptask_datablock_release(self->ch.ctx, secret);
+	ptask_graph_close(self->ch.ctx, g);
 }
 
 /* --- ptaskd goes ---------------------------------------------------------------- */

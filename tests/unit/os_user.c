@@ -95,12 +95,16 @@ u64 ptask_os_now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
-int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
+/* Records the flags of the last allocation, for the tests. */
+u32 os_user_buf_last_flags;
+
+int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes, u32 flags,
 		       struct ptask_buf **out)
 {
 	struct ptask_buf *b;
 
 	(void)c;
+	os_user_buf_last_flags = flags;
 	if (alloc_should_fail())
 		return -ENOMEM;
 	if (os_user_buf_limit && bytes > os_user_buf_limit - os_user_buf_bytes)
@@ -118,10 +122,10 @@ int ptask_os_buf_alloc(struct ptask_client *c, u64 bytes,
 
 /* The tests' shell has one pool: an output's owner changes nothing. */
 int ptask_os_buf_alloc_output(struct ptask_client *c, u32 owner_uid,
-			      u64 bytes, struct ptask_buf **out)
+			      u64 bytes, u32 flags, struct ptask_buf **out)
 {
 	(void)owner_uid;
-	return ptask_os_buf_alloc(c, bytes, out);
+	return ptask_os_buf_alloc(c, bytes, flags, out);
 }
 
 void ptask_os_buf_get(struct ptask_buf *buf)

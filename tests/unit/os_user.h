@@ -6,6 +6,7 @@
 #include "core/ptask_core.h"
 
 extern long os_user_buffers;		/* live buffers */
+extern u32 os_user_buf_last_flags;	/* the last allocation's flags */
 extern int os_user_locked;		/* 0: any core call aborts */
 extern unsigned long os_user_wakes;	/* ptask_os_client_wake() calls */
 extern unsigned long os_user_events;	/* ptask_os_event() calls */

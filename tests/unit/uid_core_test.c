@@ -2,7 +2,8 @@
 /*
  * uid_core_test.c - datablock memory charged per uid, and the per-uid
  * limit (core/uid_usage.c): who pays, when the charge goes back, what
- * is refused with -EDQUOT and what never is.
+ * is refused with -EDQUOT and what never is; and which datablocks get
+ * memory of their own (PTASK_BUF_OWN_MEMORY: other uids may see them).
  */
 #include <errno.h>
 #include "tests/unit/harness.h"
@@ -188,12 +189,86 @@ static void test_output_charged_to_the_owner(void)
 	CHECK_EQ(usage(1000).bytes, 0);
 }
 
+/*
+ * What flows in a graph other uids may open gets memory of its own
+ * (PTASK_BUF_OWN_MEMORY): a datablock made with its template, an output
+ * made for its ptask.  In a 0600 graph, and without a template, the
+ * uid's memory.
+ */
+static void test_shared_graph_gets_own_memory(void)
+{
+	struct ptask_client *c = client_of(1000), *e = h_executor();
+	struct ptask_datablock_create out = {
+		.bytes = PAGE, .flags = PTASK_DATABLOCK_CREATE_OUTPUT,
+	};
+	static struct h_take take;
+	u32 shared, private, ts, tp, p, in, o, ch_in, db;
+	u64 bytes;
+
+	REQUIRE_OK(h_graph(c, "shared", PTASK_GRAPH_CREATE, 0660, &shared));
+	REQUIRE_OK(h_graph(c, "private", PTASK_GRAPH_CREATE, 0600, &private));
+	REQUIRE_OK(h_tmpl(c, shared, PTASK_TEMPLATE_ARRAY, 4, 16, 1, 1, &ts));
+	REQUIRE_OK(h_tmpl(c, private, PTASK_TEMPLATE_ARRAY, 4, 16, 1, 1, &tp));
+	/* no in/out port takes it: the executor's outputs are what others see */
+	REQUIRE_OK(h_db_tmpl(c, ts, 0, &db, &bytes));
+	CHECK_EQ(os_user_buf_last_flags, 0);
+	REQUIRE_OK(h_release(c, db));
+	REQUIRE_OK(h_db_tmpl(c, tp, 0, &db, &bytes));
+	CHECK_EQ(os_user_buf_last_flags, 0);
+	REQUIRE_OK(h_release(c, db));
+	REQUIRE_OK(h_db(c, 64, &db));
+	CHECK_EQ(os_user_buf_last_flags, 0);
+	/* an output the executor makes for the shared graph's ptask */
+	REQUIRE_OK(h_ptask(c, shared, 2, &p));
+	REQUIRE_OK(h_port(c, p, PTASK_PORT_INPUT, 0, &in));
+	REQUIRE_OK(h_port(c, p, PTASK_PORT_OUTPUT, 0, &o));
+	REQUIRE_OK(h_chan(c, shared, 0, in, 2, 0, &ch_in));
+	REQUIRE_OK(h_chan(c, shared, o, 0, 2, 0, NULL));
+	REQUIRE_OK(h_run(c, shared));
+	REQUIRE_OK(h_push(c, ch_in, db));
+	REQUIRE_OK(h_release(c, db));
+	REQUIRE_OK(h_take(e, 1, 4, &take));
+	REQUIRE(take.n_inv == 1);
+	out.invocation = take.inv[0].id;
+	REQUIRE_OK(h_call(e, NULL, PTASK_IOC_DATABLOCK_CREATE, &out, NULL));
+	CHECK_EQ(os_user_buf_last_flags, PTASK_BUF_OWN_MEMORY);
+	/* an in/out port of the shared graph takes its template: own */
+	{
+		struct ptask_port_open po = {
+			.ptask = p, .kind = PTASK_PORT_INPUT,
+			.flags = PTASK_PORT_INOUT, .template = ts,
+			.inout_peer = o,
+		};
+		u32 p2;
+
+		REQUIRE_OK(h_graph(c, "shared2", PTASK_GRAPH_CREATE, 0604,
+				   &shared));
+		REQUIRE_OK(h_tmpl(c, shared, PTASK_TEMPLATE_ARRAY, 4, 16, 1, 1,
+				  &ts));
+		REQUIRE_OK(h_ptask(c, shared, 2, &p2));
+		REQUIRE_OK(h_port(c, p2, PTASK_PORT_OUTPUT, ts, &o));
+		po.ptask = p2;
+		po.template = ts;
+		po.inout_peer = o;
+		REQUIRE_OK(h_call(c, NULL, PTASK_IOC_PORT_OPEN, &po, NULL));
+		REQUIRE_OK(h_db_tmpl(c, ts, 0, &db, &bytes));
+		CHECK_EQ(os_user_buf_last_flags, PTASK_BUF_OWN_MEMORY);
+		REQUIRE_OK(h_release(c, db));
+	}
+	/* the executor's own datablock: not the graph's */
+	REQUIRE_OK(h_db(e, 64, &db));
+	CHECK_EQ(os_user_buf_last_flags, 0);
+	REQUIRE_OK(h_release(e, db));
+	REQUIRE_OK(h_release(e, out.handle));
+}
+
 static const struct h_test tests[] = {
 	H_TEST(test_charge_follows_the_datablock),
 	H_TEST(test_limit_refuses_with_edquot),
 	H_TEST(test_root_is_never_refused),
 	H_TEST(test_queued_datablock_stays_charged),
 	H_TEST(test_output_charged_to_the_owner),
+	H_TEST(test_shared_graph_gets_own_memory),
 };
 
 int main(int argc, char **argv)
