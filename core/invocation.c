@@ -1183,6 +1183,7 @@ int ptask_core_exec_ptask_info(struct ptask_client *c,
 	if (!o)
 		return -ENOENT;
 	p = ptask_container_of(o, struct ptask_ptask, obj);
+	p->executor_seen = true;	/* its death is noticed */
 	if (arg->code) {
 		if (arg->code_len < p->code_len ||
 		    io->code_out_len < p->code_len)

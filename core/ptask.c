@@ -266,6 +266,9 @@ void ptask_ptask_free(struct ptask_ptask *p)
 	ptask_list_del(&p->self_node);
 	ptask_list_del(&p->creator_node);
 	ptask_count_dec(ns, PTASK_COUNT_PTASKS);
+	/* the executors drop its cached info and loaded kernels */
+	if (p->executor_seen)
+		ptask_forgotten_note(ns, p->obj.handle);
 	ptask_os_event(ns, PTASK_EVENT_DESTROYED, PTASK_OBJ_PTASK,
 		       p->obj.handle);
 	p->proc->ptasks--;

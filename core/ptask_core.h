@@ -394,6 +394,11 @@ struct ptask_ptask {
 	struct ptask_client *creator;	/* NULL once that client closed */
 	struct ptask_list creator_node;	/* in creator->created */
 	u32 last_accel;			/* accelerator index + 1, 0: none */
+	/*
+	 * An executor read its info (EXEC_PTASK_INFO) and caches it, with
+	 * a kernel loaded per context: its death is noticed (forgotten.c).
+	 */
+	bool executor_seen;
 };
 
 struct ptask_port {

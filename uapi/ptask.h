@@ -1154,7 +1154,11 @@ struct ptask_exec_ptask_info {
 };
 #define PTASK_EXEC_PTASK_INFO_SIZE_VER0	128
 
-/* Death notices an executor's queue holds before it drops them. */
+/*
+ * Death notices an executor's queue holds before it drops them: the
+ * handles of dead datablocks it was handed and of dead ptasks whose info
+ * it read (EXEC_PTASK_INFO).
+ */
 #define PTASK_FORGOTTEN_MAX		4096
 
 /**

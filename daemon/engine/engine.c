@@ -1026,5 +1026,6 @@ void pd_engine_get_stats(struct pd_engine *e, struct pd_engine_stats *st)
 	pd_engine_lock(e);
 	*st = e->stats;
 	st->queued = e->nqueued;
+	st->infos = e->infos.count;
 	pd_engine_unlock(e);
 }

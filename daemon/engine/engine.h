@@ -314,6 +314,8 @@ struct pd_engine_config {
  *	(engine.c, "Batches")
  * @batched: the invocations those batches ran
  * @queued: jobs made and waiting for a device now (not a counter)
+ * @infos: ptask infos cached now (not a counter): ptasks alive that ran,
+ *	until their death notice
  * @contended: launches while another process used their device lately
  *	(worker.c, launch_timed)
  * @turn_waits: a helper waited for a device another helper claimed
@@ -352,6 +354,7 @@ struct pd_engine_stats {
 	uint64_t batches;
 	uint64_t batched;
 	uint64_t queued;
+	uint64_t infos;
 	uint64_t contended;
 	uint64_t contended_untimed;
 	uint64_t turn_waits;

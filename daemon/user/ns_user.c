@@ -118,8 +118,17 @@ void pd_ns_wake_executor(struct pd_ns *ns)
 void ptask_os_event(struct ptask_ns *core_ns, u32 event, u32 obj_type,
 		    u32 handle)
 {
-	(void)core_ns;
+	struct pd_ns *ns = core_ns->os;
+
 	pd_log_debug("event %u on object %u (type %u)", event, handle, obj_type);
+	/*
+	 * A ptask died: the engine drops its cached info and, lazily, its
+	 * loaded kernels (core/forgotten.c: what kernel mode's executors
+	 * read from their notice queue).
+	 */
+	if (event == PTASK_EVENT_DESTROYED && obj_type == PTASK_OBJ_PTASK &&
+	    ns->forget)
+		ns->forget(ns->forget_arg, handle);
 }
 
 void ptask_os_assert_locked(struct ptask_ns *core_ns)

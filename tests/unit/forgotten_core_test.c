@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * forgotten_core_test.c - datablock death notices for executors
+ * forgotten_core_test.c - datablock and ptask death notices for executors
  * (core/forgotten.c, PTASK_IOC_EXEC_FORGOTTEN): which deaths are noticed,
  * the order, the bound and what is lost past it, the poll bit, and that
  * the queue goes with the executor.
@@ -129,10 +129,36 @@ static void test_queue_goes_with_the_executor(void)
 	ptask_core_client_destroy(e2);
 }
 
+/*
+ * A ptask whose info an executor read dies with its graph: its handle
+ * is noticed (the executor caches its info and kernels); one no executor
+ * read is not.
+ */
+static void test_notice_of_a_ptask_read(void)
+{
+	struct ptask_client *c = h_client(), *e = h_executor();
+	struct ptask_exec_ptask_info info;
+	struct ptask_exec_forgotten f;
+	u32 g, read_one, unread;
+
+	REQUIRE_OK(ptask_core_exec_forgotten_enable(e));
+	REQUIRE_OK(h_graph(c, "p", PTASK_GRAPH_CREATE, 0600, &g));
+	REQUIRE_OK(h_ptask(c, g, 1, &read_one));
+	REQUIRE_OK(h_ptask(c, g, 1, &unread));
+	REQUIRE_OK(h_info(e, read_one, NULL, 0, &info));
+	CHECK_EQ(ptask_core_client_poll(e) & PTASK_POLL_PRI, 0);
+	REQUIRE_OK(h_close(c, g));
+	CHECK(ptask_core_client_poll(e) & PTASK_POLL_PRI);
+	REQUIRE_OK(read_notices(e, 8, &f));
+	CHECK_EQ(f.n_handles, 1);
+	CHECK_EQ(got[0], read_one);
+}
+
 static const struct h_test tests[] = {
 	H_TEST(test_notice_of_a_handed_datablock),
 	H_TEST(test_order_bound_and_loss),
 	H_TEST(test_queue_goes_with_the_executor),
+	H_TEST(test_notice_of_a_ptask_read),
 };
 
 int main(int argc, char **argv)
