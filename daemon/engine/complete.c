@@ -478,7 +478,13 @@ static void settle(struct pd_device *dev, struct pd_job *job,
 	uint32_t m, runs = pd_job_runs(job);
 	int cerr;
 
-	if (err)
+	/* its graph gone (closed, terminated) meanwhile: no daemon error */
+	if (err && job->ahead_gone)
+		pd_log_debug("engine: invocation %llu of ptask %u ('%s') on %s, completed ahead: its graph went (%d)",
+			     (unsigned long long)job->inv.id, job->inv.ptask,
+			     job->info->entry, e->be->info[dev->index].name,
+			     err);
+	else if (err)
 		pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s, completed ahead, failed: %d",
 			   (unsigned long long)job->inv.id, job->inv.ptask,
 			   job->info->entry, e->be->info[dev->index].name, err);
@@ -652,14 +658,25 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 		}
 	}
 	if (err && !job->ahead) {
-		pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s failed: %d",
-			   (unsigned long long)job->inv.id, job->inv.ptask,
-			   job->info->entry, e->be->info[dev->index].name, err);
 		arg.status = err;
 		arg.n_outputs = 0;
 		arg.outputs = 0;
 		arg.gpu_ns = 0;
 		cerr = e->src->ops->complete(e->src, &arg, NULL, defer);
+		/*
+		 * -ECANCELED: its graph went while it ran (a client closed or
+		 * terminated it, or died), which is no daemon error.
+		 */
+		if (cerr == -ECANCELED)
+			pd_log_debug("engine: invocation %llu of ptask %u ('%s') on %s: its graph went (%d)",
+				     (unsigned long long)job->inv.id,
+				     job->inv.ptask, job->info->entry,
+				     e->be->info[dev->index].name, err);
+		else
+			pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s failed: %d",
+				   (unsigned long long)job->inv.id,
+				   job->inv.ptask, job->info->entry,
+				   e->be->info[dev->index].name, err);
 		if (cerr && cerr != -ECANCELED)
 			pd_log_err("engine: failing invocation %llu: %d",
 				   (unsigned long long)job->inv.id, cerr);

@@ -90,8 +90,18 @@ int pd_job_map_input_locked(struct pd_engine *e, struct pd_job *job,
 	pd_engine_lock(e);
 	job->source_ns += pd_debug_now_ns() - t;
 	if (err) {
-		pd_log_err("engine: mapping datablock %u: %d", p->datablock,
-			   err);
+		/*
+		 * -ENOENT: the datablock went with its graph (closed or
+		 * terminated while this ran); the invocation's failure says
+		 * what matters, once its completion shows whether the graph
+		 * is gone.
+		 */
+		if (err == -ENOENT)
+			pd_log_debug("engine: mapping datablock %u: %d",
+				     p->datablock, err);
+		else
+			pd_log_err("engine: mapping datablock %u: %d",
+				   p->datablock, err);
 		return err;
 	}
 	jp->host = addr;
