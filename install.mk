@@ -130,6 +130,10 @@ install: install-check-vars $(INSTALL_BUILD)
 		> '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd.service.tmp'
 	$(Q)chmod 0644 '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd.service.tmp'
 	$(Q)mv -f '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd.service.tmp' '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd.service'
+	$(Q)sed -e 's|@BINDIR@|$(SBINDIR)|g' 'daemon/ptaskd-exec@.service' \
+		> '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd-exec@.service.tmp'
+	$(Q)chmod 0644 '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd-exec@.service.tmp'
+	$(Q)mv -f '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd-exec@.service.tmp' '$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd-exec@.service'
 	$(Q)if [ -z '$(DESTDIR)' ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		ldconfig; \
 	fi
@@ -151,6 +155,7 @@ uninstall: install-check-vars
 		$(foreach m,$(notdir $(INST_MAN7)),'$(DESTDIR)$(MANDIR)/man7/$(m)') \
 		$(foreach m,$(notdir $(INST_MAN8)),'$(DESTDIR)$(MANDIR)/man8/$(m)') \
 		'$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd.service' \
+		'$(DESTDIR)$(SYSTEMDUNITDIR)/ptaskd-exec@.service' \
 		$(foreach t,$(notdir $(INST_TWINS)),'$(DESTDIR)$(PTASK_TWIN_DIR)/$(t)')
 	$(Q)rmdir '$(DESTDIR)$(INCLUDEDIR)/ptask' 2>/dev/null || true
 	$(Q)rmdir '$(DESTDIR)$(PTASK_TWIN_DIR)' '$(dir $(DESTDIR)$(PTASK_TWIN_DIR))' 2>/dev/null || true

@@ -236,29 +236,6 @@ static void ptask_exec_lost(struct ptask_client *c)
 	}
 }
 
-/*
- * Executor @c completed @inv with outputs @dbs (per port index of @last,
- * the ptask whose outputs the completion names): those and the inputs
- * it wrote in place may be current only on its device.
- */
-static void mark_device_held(struct ptask_client *c,
-			     const struct ptask_invocation_rec *inv,
-			     const struct ptask_ptask *last,
-			     struct ptask_datablock *const *dbs)
-{
-	const struct ptask_ptask *p = inv->ptask;
-	u32 i;
-
-	if (!c->executor || inv->self)
-		return;
-	for (i = 0; i < last->nports; i++)
-		if (dbs[i])
-			dbs[i]->device_of = c->id;
-	for (i = 0; i < p->nports && i < inv->nports; i++)
-		if (inv->inputs[i] && (p->ports[i]->flags & PTASK_PORT_INOUT))
-			inv->inputs[i]->device_of = c->id;
-}
-
 /**
  * ptask_core_exec_unregister() - @c stops being an executor (or is closing)
  * @c: an executor
@@ -278,11 +255,52 @@ int ptask_core_exec_unregister(struct ptask_client *c)
 	ptask_exec_fail_taken(c, false);
 	ptask_exec_lost(c);
 	c->executor = false;
+	if (c->exec_uid_only) {
+		c->exec_uid_only = false;
+		c->ns->uid_executors--;
+		/* that uid's queued work is any other executor's now */
+		ptask_core_exec_wake(c->ns);
+	}
 	ptask_forgotten_free(c);
 	c->ns->executors--;
 	/* A thread of this client blocked in EXEC_TAKE must see -EPERM now. */
 	ptask_client_wake(c);
 	ptask_os_event(c->ns, PTASK_EVENT_EXECUTOR_DOWN, PTASK_OBJ_NONE, 0);
+	return 0;
+}
+
+/**
+ * ptask_core_exec_set_uid() - make executor @c the executor of one uid
+ * @c: a registered executor that has taken nothing yet
+ * @uid: the uid whose ptasks' invocations it alone takes
+ *
+ * DOC: Executors per uid
+ *
+ * The uid is the isolation domain (DESIGN.md, "Tenants and isolation"):
+ * an executor process that runs one uid's kernels, in its own contexts,
+ * maps that uid's datablocks alone.  Once one is registered for a uid,
+ * that uid's invocations go to it (or to one of them), never to another
+ * executor; an executor without a uid takes the invocations of the uids
+ * that have none.  What one uid's ptask emits for another uid's GPU
+ * ptask is then read from host memory by another process, so the core
+ * asks for it to be written back (feeds(): a host reader), and never
+ * completes it ahead or fuses across the two.
+ *
+ * Return: 0, -ENOENT (not an executor), -EALREADY (it has a uid), or
+ * -EBUSY (it holds invocations already).
+ */
+int ptask_core_exec_set_uid(struct ptask_client *c, u32 uid)
+{
+	ptask_os_assert_locked(c->ns);
+	if (!c->executor)
+		return -ENOENT;
+	if (c->exec_uid_only)
+		return -EALREADY;
+	if (!ptask_list_empty(&c->taken))
+		return -EBUSY;
+	c->exec_uid_only = true;
+	c->exec_uid = uid;
+	c->ns->uid_executors++;
 	return 0;
 }
 
@@ -305,7 +323,13 @@ static u32 feeds(const struct ptask_port *port)
 		const struct ptask_channel *ch = ptask_list_entry(pos,
 				struct ptask_channel, src_node);
 
-		if (ch->tunnel || (ch->dst && ch->dst->ptask->kind == PTASK_KIND_CPU))
+		/*
+		 * Another uid's ptask, with executors per uid: its executor is
+		 * another process, which reads the host pages.
+		 */
+		if (ch->tunnel || (ch->dst && ch->dst->ptask->kind == PTASK_KIND_CPU) ||
+		    (ch->dst && port->ptask->graph->ns->uid_executors &&
+		     ch->dst->ptask->owner_uid != port->ptask->owner_uid))
 			who |= FEEDS_HOST_NOW;
 		else if (!ch->dst)
 			who |= FEEDS_PULL;
@@ -313,6 +337,86 @@ static u32 feeds(const struct ptask_port *port)
 			who |= FEEDS_GPU;
 	}
 	return who;
+}
+
+/*
+ * Executor @c completed @inv with outputs @dbs (per port index of @last,
+ * the ptask whose outputs the completion names): those GPU ptasks alone
+ * read, and the inputs it wrote in place whose update GPU ptasks alone
+ * read, may be current only on its device (a client's or host code's
+ * reads were written back for them).  A datablock marked so is lost
+ * with the executor (ptask_exec_lost()) and is read by no other
+ * executor (held_elsewhere()).
+ */
+static void mark_device_held(struct ptask_client *c,
+			     const struct ptask_invocation_rec *inv,
+			     const struct ptask_ptask *last,
+			     struct ptask_datablock *const *dbs)
+{
+	const struct ptask_ptask *p = inv->ptask;
+	u32 i;
+
+	if (!c->executor || inv->self)
+		return;
+	for (i = 0; i < last->nports; i++)
+		if (dbs[i] && feeds(last->ports[i]) == FEEDS_GPU)
+			dbs[i]->device_of = c->id;
+	for (i = 0; i < p->nports && i < inv->nports; i++) {
+		const struct ptask_port *port = p->ports[i];
+
+		if (inv->inputs[i] && (port->flags & PTASK_PORT_INOUT) &&
+		    port->inout_peer && feeds(port->inout_peer) == FEEDS_GPU)
+			inv->inputs[i]->device_of = c->id;
+	}
+}
+
+/* Is an executor for @uid alone registered? */
+static bool uid_has_executor(const struct ptask_ns *ns, u32 uid)
+{
+	const struct ptask_list *pos;
+
+	ptask_list_for_each(pos, &ns->clients) {
+		const struct ptask_client *e = ptask_list_entry(pos,
+				struct ptask_client, ns_node);
+
+		if (e->executor && e->exec_uid_only && e->exec_uid == uid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * May executor @c take @p's invocations?  An executor of one uid takes
+ * that uid's alone; any other takes those of the uids no executor of
+ * their own serves (ptask_core_exec_set_uid()).
+ */
+static bool serves(const struct ptask_client *c, const struct ptask_ptask *p)
+{
+	if (c->exec_uid_only)
+		return p->owner_uid == c->exec_uid;
+	return !c->ns->uid_executors ||
+	       !uid_has_executor(c->ns, p->owner_uid);
+}
+
+/*
+ * Does ready ptask @p read a datablock only another executor may hold
+ * current (its output, headed here: ptaskd copies back only what a
+ * client or host code reads)?  Then @c leaves it to that executor, which
+ * reads it from its own device memory; @c would read stale host pages.
+ */
+static bool held_elsewhere(const struct ptask_client *c,
+			   const struct ptask_ptask *p)
+{
+	u32 i;
+
+	for (i = 0; i < p->nports; i++) {
+		const struct ptask_datablock *db = p->ports[i]->occupant;
+
+		if (p->ports[i]->kind != PTASK_PORT_OUTPUT && db &&
+		    db->device_of && db->device_of != c->id)
+			return true;
+	}
+	return false;
 }
 
 static void fill_port(struct ptask_invocation_port *rec,
@@ -457,7 +561,12 @@ static int take_ahead(struct ptask_client *c, struct ptask_invocation_rec *inv,
 	 * another take than this one's.
 	 */
 	for (i = 0; i < p->nports; i++) {
-		if (!dbs[i] || dbs[i]->writer)
+		if (!dbs[i])
+			continue;
+		/* the executor writes it on its device (mark_device_held) */
+		if (feeds(p->ports[i]) == FEEDS_GPU)
+			dbs[i]->device_of = c->id;
+		if (dbs[i]->writer)
 			continue;
 		dbs[i]->writer = inv;
 		ptask_list_add_tail(&dbs[i]->writer_node, &inv->written);
@@ -745,7 +854,8 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 				struct ptask_ptask, ready_node);
 		struct ptask_invocation_rec *inv;
 
-		if (!self && !ptask_sched_eligible(c->ns, p)) {
+		if (!self && (!ptask_sched_eligible(c->ns, p) ||
+			      !serves(c, p) || held_elsewhere(c, p))) {
 			skipped = skipped->next;
 			continue;
 		}

@@ -196,6 +196,7 @@ struct ptask_ns {
 	u64 uid_limit_bytes;		/* 0: none (uid_usage.c) */
 	u64 uid_refusals;		/* charges refused with -EDQUOT */
 	u32 forgotten_queues;		/* executors with one (forgotten.c) */
+	u32 uid_executors;		/* executors for one uid each */
 	void *os;
 };
 
@@ -264,6 +265,9 @@ struct ptask_uid_usage_info {
  * @invocations: those invocations
  * @uid: whose datablocks it makes (uid_usage.c); the shell sets it right
  *	after ptask_core_client_create(), before the client's first call
+ * @exec_uid_only: an executor for one uid: it takes only invocations of
+ *	ptasks @exec_uid owns (ptask_core_exec_set_uid())
+ * @exec_uid: that uid
  * @forgotten: an executor's death-notice ring (forgotten.c), or NULL
  * @forgotten_head: its oldest entry
  * @forgotten_count: entries in it
@@ -289,6 +293,8 @@ struct ptask_client {
 	u64 gpu_ns;
 	u64 invocations;
 	u32 uid;
+	bool exec_uid_only;
+	u32 exec_uid;
 	u32 *forgotten;
 	u32 forgotten_head;
 	u32 forgotten_count;
@@ -745,6 +751,7 @@ void ptask_core_exec_wake(struct ptask_ns *ns);
 void ptask_exec_fail_taken(struct ptask_client *c, bool self_too);
 int ptask_core_exec_register(struct ptask_client *c, u32 n_accels);
 int ptask_core_exec_unregister(struct ptask_client *c);
+int ptask_core_exec_set_uid(struct ptask_client *c, u32 uid);
 int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 			 const struct ptask_call_io *io);
 int ptask_core_exec_complete(struct ptask_client *c,

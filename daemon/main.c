@@ -22,6 +22,7 @@
  * so that systemd's Restart=on-failure starts a fresh daemon.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -65,6 +66,7 @@ struct options {
 	bool inplace_set;
 	unsigned long long inplace_max;
 	unsigned long long uid_bytes;	/* 0: no per-uid limit */
+	long long exec_uid;		/* kernel mode: one uid's executor; -1 */
 };
 
 static void usage(FILE *f)
@@ -88,6 +90,9 @@ static void usage(FILE *f)
 		"  --uid-bytes BYTES         user mode: the most datablock memory one uid other\n"
 		"                            than root may hold; more is -EDQUOT (0: no limit,\n"
 		"                            the default; kernel mode: /sys/kernel/ptask/limits)\n"
+		"  --exec-uid UID            kernel mode: be the executor of this uid (a number\n"
+		"                            or a user name) alone: only its ptasks run here,\n"
+		"                            and nowhere else while this runs\n"
 		"  --host-kernels DIR        twin libraries for the cpu and sim backends\n"
 		"                            (env PTASKD_HOST_KERNELS; default %s)\n"
 		"  --inflight N              jobs in flight per device at once (1..%u; 64)\n"
@@ -138,6 +143,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "lanes", required_argument, NULL, 'L' },
 		{ "inplace-max", required_argument, NULL, 'P' },
 		{ "uid-bytes", required_argument, NULL, 'U' },
+		{ "exec-uid", required_argument, NULL, 'E' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -155,6 +161,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->sim_config = "";
 	o->spin_us = PD_SERVER_SPIN_US;
 	o->budgets = -1;
+	o->exec_uid = -1;
 	o->twin_dir = getenv("PTASKD_HOST_KERNELS");
 	o->twin_dir_named = o->twin_dir != NULL;
 	if (!o->twin_dir)
@@ -220,6 +227,24 @@ static int parse_options(int argc, char **argv, struct options *o)
 					&o->uid_bytes))
 				return 2;
 			break;
+		case 'E': {
+			const struct passwd *pw = getpwnam(optarg);
+
+			if (pw) {
+				o->exec_uid = pw->pw_uid;
+				break;
+			}
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (!*optarg || *end || errno || *optarg == '-' ||
+			    v >= UINT32_MAX) {
+				fprintf(stderr, "ptaskd: --exec-uid: '%s' is neither a user nor a uid\n",
+					optarg);
+				return 2;
+			}
+			o->exec_uid = (long long)v;
+			break;
+		}
 		case 'v': pd_log_level++; break;
 		case 'h': usage(stdout); return 1;
 		case 'V': printf("ptaskd %s\n", PTASKD_VERSION); return 1;
@@ -237,6 +262,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->lanes && !strcmp(o->backend, "sim")) {
 		fprintf(stderr, "ptaskd: --lanes is for cuda and cpu; the sim's lanes are its configuration's lanes key\n");
+		return 2;
+	}
+	if (o->exec_uid >= 0 && !strcmp(o->mode, "user")) {
+		fprintf(stderr, "ptaskd: --exec-uid is kernel mode's (in user mode ptaskd is the one executor)\n");
 		return 2;
 	}
 	if (pd_policy_parse(o->policy) < 0) {
@@ -382,18 +411,23 @@ err_ns:
 }
 
 static int run_kernel(struct pd_backend *be,
-		      const struct pd_engine_config *cfg, const sigset_t *set)
+		      const struct pd_engine_config *cfg, long long exec_uid,
+		      const sigset_t *set)
 {
 	struct pd_engine *engine;
 	struct pd_source *src;
 	int err;
 
-	err = pd_kernel_source_open(be, &src);
+	err = pd_kernel_source_open(be, exec_uid, &src);
 	if (err) {
-		pd_log_err("kernel mode: cannot register with ptask.ko: %s",
+		pd_log_err("kernel mode: cannot register with ptask.ko%s: %s",
+			   exec_uid >= 0 ? " as one uid's executor" : "",
 			   strerror(-err));
 		return err;
 	}
+	if (exec_uid >= 0)
+		pd_log_info("kernel mode: the executor of uid %lld alone",
+			    exec_uid);
 	err = pd_engine_start(src, be, cfg, &engine);
 	if (err)
 		goto out_source;
@@ -450,7 +484,7 @@ int main(int argc, char **argv)
 		be.ops->fini(&be);
 		return 1;
 	}
-	err = kernel ? run_kernel(&be, &cfg, &set) :
+	err = kernel ? run_kernel(&be, &cfg, o.exec_uid, &set) :
 		       run_user(&o, &be, &cfg, &set);
 	pd_trace_report();
 	be.ops->fini(&be);

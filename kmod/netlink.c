@@ -120,6 +120,7 @@ static int count_accels(struct genl_info *info)
  */
 static int cmd_exec_register(struct sk_buff *skb, struct genl_info *info)
 {
+	struct nlattr *uid = info->attrs[PTASK_A_OBJ_OWNER_UID];
 	struct ptask_file *pf;
 	struct fd f;
 	int n, err;
@@ -140,6 +141,10 @@ static int cmd_exec_register(struct sk_buff *skb, struct genl_info *info)
 	/* Another process: it hears of datablock deaths by EXEC_FORGOTTEN. */
 	if (!err) {
 		err = ptask_core_exec_forgotten_enable(pf->client);
+		/* one uid's executor (core/invocation.c, "Executors per uid") */
+		if (!err && uid)
+			err = ptask_core_exec_set_uid(pf->client,
+						      nla_get_u32(uid));
 		if (err)
 			ptask_core_exec_unregister(pf->client);
 	}

@@ -1223,17 +1223,22 @@ struct ptask_exec_forgotten {
  *	executor, with its accelerator inventory PTASK_A_ACCELS (nested: one
  *	PTASK_A_ACCEL nest per device, PTASK_ACCEL_A_*).  Several executors
  *	may be registered; queued invocations go to whichever takes them
- *	first.  Errors: -EPERM (no CAP_NET_ADMIN; after validation, no
+ *	first.  With PTASK_A_OBJ_OWNER_UID (u32, a uid of the initial user
+ *	namespace) it is that uid's executor: it takes the invocations of
+ *	ptasks that uid owns alone, and no executor without a uid takes
+ *	them while it is registered (Documentation/uapi.md, "Executors per
+ *	uid").  Errors: -EPERM (no CAP_NET_ADMIN; after validation, no
  *	CAP_SYS_ADMIN), -EINVAL (missing fd attribute), -EBADF (not a
  *	/dev/ptask fd), -EALREADY, -E2BIG (over PTASK_MAX_ACCELS devices).
  *
  * PTASK_CMD_EXEC_UNREGISTER (do; admin)
  *	Drop the executor role of fd PTASK_A_EXEC_FD; invocations it took and
  *	did not complete fail their graphs with -EIO, and so do the running
- *	graphs still holding a datablock it completed (an output, an input
- *	written in place) short of a graph output: its only current copy
- *	may have been in the executor's device memory.  Closing the fd does
- *	the same.  Errors: -EPERM, -EINVAL, -EBADF, -ENOENT (not an
+ *	graphs still holding a datablock it completed for GPU ptasks alone
+ *	to read (an output, an input written in place): its only current
+ *	copy may have been in the executor's device memory (another
+ *	executor never takes an invocation reading one).  Closing the fd
+ *	does the same.  Errors: -EPERM, -EINVAL, -EBADF, -ENOENT (not an
  *	executor).
  *
  * Attributes are validated strictly (unknown attributes, and nests

@@ -15,6 +15,7 @@
 struct exec_args {
 	int exec_fd;
 	const struct pd_backend *be;
+	int64_t uid;		/* one uid's executor, or -1 */
 };
 
 /* One PTASK_A_ACCEL nest for device @i of @be. */
@@ -74,14 +75,17 @@ static int put_exec(struct nl_msg *msg, const void *arg)
 {
 	const struct exec_args *a = arg;
 
-	if (nla_put_u32(msg, PTASK_A_EXEC_FD, (uint32_t)a->exec_fd))
+	if (nla_put_u32(msg, PTASK_A_EXEC_FD, (uint32_t)a->exec_fd) ||
+	    (a->uid >= 0 &&
+	     nla_put_u32(msg, PTASK_A_OBJ_OWNER_UID, (uint32_t)a->uid)))
 		return -EMSGSIZE;
 	return a->be ? put_accels(msg, a->be) : 0;
 }
 
-int pd_nl_exec_register(int exec_fd, const struct pd_backend *be)
+int pd_nl_exec_register(int exec_fd, const struct pd_backend *be,
+			int64_t uid)
 {
-	struct exec_args a = { .exec_fd = exec_fd, .be = be };
+	struct exec_args a = { .exec_fd = exec_fd, .be = be, .uid = uid };
 	struct pc_genl_req req = {
 		.cmd = PTASK_CMD_EXEC_REGISTER,
 		.put = put_exec,
@@ -95,7 +99,7 @@ int pd_nl_exec_register(int exec_fd, const struct pd_backend *be)
 
 int pd_nl_exec_unregister(int exec_fd)
 {
-	struct exec_args a = { .exec_fd = exec_fd };
+	struct exec_args a = { .exec_fd = exec_fd, .uid = -1 };
 	struct pc_genl_req req = {
 		.cmd = PTASK_CMD_EXEC_UNREGISTER,
 		.put = put_exec,

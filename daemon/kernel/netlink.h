@@ -26,10 +26,12 @@
 /*
  * PTASK_CMD_EXEC_REGISTER of @exec_fd (a /dev/ptask fd of this process)
  * with one PTASK_A_ACCEL per device of @be (index, name, kind, memory,
- * cores, core and memory clocks).  Needs CAP_NET_ADMIN (an admin command)
- * and CAP_SYS_ADMIN.
+ * cores, core and memory clocks), and with @uid >= 0 as that uid's
+ * executor (PTASK_A_OBJ_OWNER_UID).  Needs CAP_NET_ADMIN (an admin
+ * command) and CAP_SYS_ADMIN.
  */
-int pd_nl_exec_register(int exec_fd, const struct pd_backend *be);
+int pd_nl_exec_register(int exec_fd, const struct pd_backend *be,
+			int64_t uid);
 
 /* PTASK_CMD_EXEC_UNREGISTER of @exec_fd. */
 int pd_nl_exec_unregister(int exec_fd);

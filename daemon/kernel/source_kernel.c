@@ -600,7 +600,8 @@ static const struct pd_source_ops ksrc_ops = {
 
 /* --- life cycle --------------------------------------------------------- */
 
-int pd_kernel_source_open(struct pd_backend *be, struct pd_source **out)
+int pd_kernel_source_open(struct pd_backend *be, int64_t exec_uid,
+			  struct pd_source **out)
 {
 	struct ksrc *k;
 	int r;
@@ -626,7 +627,7 @@ int pd_kernel_source_open(struct pd_backend *be, struct pd_source **out)
 		r = -errno;
 		goto err_close_fd;
 	}
-	r = pd_nl_exec_register(k->fd, be);
+	r = pd_nl_exec_register(k->fd, be, exec_uid);
 	if (r)
 		goto err_close_efd;
 	*out = &k->src;

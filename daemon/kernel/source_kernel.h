@@ -94,11 +94,13 @@ struct pd_kernel_stats {
 
 /*
  * Open /dev/ptask (O_RDWR | O_CLOEXEC) and register it as an executor
- * with the inventory of @be (be->info[0 .. be->ndev - 1]).  Needs
+ * with the inventory of @be (be->info[0 .. be->ndev - 1]), as the
+ * executor of uid @exec_uid alone when it is >= 0 (--exec-uid).  Needs
  * CAP_SYS_ADMIN.  Returns 0 or -errno: -ENOENT (no /dev/ptask, or the
  * family is not registered), -EPERM, and those of netlink.h.
  */
-int pd_kernel_source_open(struct pd_backend *be, struct pd_source **out);
+int pd_kernel_source_open(struct pd_backend *be, int64_t exec_uid,
+			  struct pd_source **out);
 
 /*
  * Unregister, unmap every mapping and close the fd (invocations taken

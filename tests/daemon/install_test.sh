@@ -71,7 +71,7 @@ for f in bin/ptaskd bin/ptaskctl bin/encfs-gpu lib/libptask.so.1.0 lib/libptask.
 	include/ptask/libptask.h "${uapi_headers[@]}" lib/pkgconfig/libptask.pc \
 	share/man/man1/encfs-gpu.1 share/man/man3/ptask_ctx_open.3 share/man/man7/ptask.7 \
 	share/man/man8/ptaskd.8 share/man/man8/ptaskctl.8 \
-	lib/systemd/system/ptaskd.service; do
+	lib/systemd/system/ptaskd.service 'lib/systemd/system/ptaskd-exec@.service'; do
 	[ -f "$usr/$f" ] || missing+=("$f")
 done
 [ "${#missing[@]}" = 0 ] || echo "    missing: ${missing[*]}"
@@ -101,6 +101,9 @@ no_destdir() { ! grep -qF -- "$dest" "$usr/lib/pkgconfig/libptask.pc" \
 check "no DESTDIR in libptask.pc or ptaskd.service" no_destdir
 check "ptaskd.service: ExecStart=/usr/bin/ptaskd" \
 	grep -qx 'ExecStart=/usr/bin/ptaskd --mode auto' "$usr/lib/systemd/system/ptaskd.service"
+check "ptaskd-exec@.service: ExecStart=/usr/bin/ptaskd --exec-uid %i" \
+	grep -qx 'ExecStart=/usr/bin/ptaskd --mode kernel --exec-uid %i' \
+	"$usr/lib/systemd/system/ptaskd-exec@.service"
 
 # --- 2. man pages and the unit, with the tools that check them ------------------
 if command -v man >/dev/null && command -v lexgrog >/dev/null; then
@@ -133,8 +136,20 @@ if command -v systemd-analyze >/dev/null; then
 		sed 's/^/    /' "$tmp/verify.log" | head -10
 		notok "systemd-analyze verify ptaskd.service"
 	fi
+	# the template, as the instance for uid 1000
+	sed "s|^ExecStart=/usr/bin/|ExecStart=$usr/bin/|" \
+		"$usr/lib/systemd/system/ptaskd-exec@.service" \
+		>"$tmp/unit/ptaskd-exec@.service"
+	if systemd-analyze verify --man=no "$tmp/unit/ptaskd-exec@1000.service" \
+		>"$tmp/verify.log" 2>&1; then
+		ok "systemd-analyze verify ptaskd-exec@1000.service"
+	else
+		sed 's/^/    /' "$tmp/verify.log" | head -10
+		notok "systemd-analyze verify ptaskd-exec@1000.service"
+	fi
 else
 	skip "systemd-analyze verify ptaskd.service" "no systemd-analyze"
+	skip "systemd-analyze verify ptaskd-exec@1000.service" "no systemd-analyze"
 fi
 
 # --- 3. a program built against the installed tree ------------------------------

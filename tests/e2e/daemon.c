@@ -76,8 +76,8 @@ int e2e_wait_pid(pid_t pid, unsigned int ms)
 static void __attribute__((noreturn)) exec_daemon(const struct e2e_daemon *d,
 						  const char *sim)
 {
-	const char *argv[12];
-	int n = 0, fd;
+	const char *argv[16];
+	int n = 0, fd, i;
 
 	argv[n++] = "ptaskd";
 	argv[n++] = "--mode";
@@ -92,6 +92,8 @@ static void __attribute__((noreturn)) exec_daemon(const struct e2e_daemon *d,
 		argv[n++] = "--sim-config";
 		argv[n++] = sim;
 	}
+	for (i = 0; i < 4 && d->extra[i]; i++)
+		argv[n++] = d->extra[i];
 	argv[n] = NULL;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -1443,6 +1443,37 @@ TEST_F(e2e, kernel_death_notices_reach_ptaskd)
 }
 
 /*
+ * ptaskd --exec-uid: the executor of one uid alone (core/invocation.c,
+ * "Executors per uid").  nobody's executor leaves root's chain queued;
+ * root's own runs it.
+ */
+TEST_F(e2e, exec_uid_runs_that_uid_alone)
+{
+	__u64 base[__PTASK_COUNT_MAX];
+	static char uid[16];
+
+	if (!ns_in_module(variant))
+		SKIP(return, "--exec-uid is kernel mode's");
+	self->d.extra[0] = "--exec-uid";
+	self->d.extra[1] = "nobody";
+	START(NULL);
+	memcpy(base, self->d.base, sizeof(base));
+	ASSERT_TRUE(e2e_log_has(&self->d, "the executor of uid 65534 alone"));
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 3));
+	ASSERT_PT(-ETIMEDOUT, e2e_chain_pull(&self->ch, 3, E2E_SEC / 2));
+	ASSERT_EQ(0, WEXITSTATUS(e2e_daemon_stop(&self->d, SIGTERM)));
+	snprintf(uid, sizeof(uid), "%u", geteuid());
+	self->d.extra[1] = uid;
+	START(NULL);
+	/* the base read then counts this client's graph: the first one */
+	memcpy(self->d.base, base, sizeof(base));
+	ASSERT_PT(0, e2e_chain_pull(&self->ch, 3, 30 * E2E_SEC));
+	self->d.extra[0] = self->d.extra[1] = NULL;
+}
+
+/*
  * A ptask whose output clients alone pull is completed ahead too when
  * its next invocation is queued behind it (PTASK_INV_BACKLOG), and the
  * pull waits for the settle: four rounds queued at once through the

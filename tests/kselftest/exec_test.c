@@ -209,6 +209,54 @@ TEST_F(exec, complete_pass_through)
 	ASSERT_PT(-ENOENT, pt_db_release(self->fd, db));
 }
 
+/*
+ * Executors per uid: one registered for a uid takes that uid's
+ * invocations alone, and no executor without a uid takes them while it
+ * is registered; once it goes, they do again.
+ */
+TEST_F(exec, uid_executor_takes_its_uid_alone)
+{
+	struct pt_copy_graph g;
+	struct ptask_pull pl;
+	int nobody_x, my_x;
+	__u32 db;
+
+	ASSERT_PT(0, pt_build_copy1(self->fd, true, &g));
+	nobody_x = pt_env_open(&self->env);
+	ASSERT_LE(0, nobody_x);
+	ASSERT_PT(0, pt_nl_register_uid(nobody_x, PT_NOBODY));
+	ASSERT_PT(0, pt_db_make(self->fd, 4096, 5, &db));
+	ASSERT_PT(0, pt_push(self->fd, g.in_chan[0], db, 0, 0,
+			     pt_wait_deadline()));
+	/* nobody's executor never takes root's */
+	ASSERT_PT(-EAGAIN, take_n(nobody_x, PTASK_NONBLOCK, 0, PT_EXEC_PORTS));
+	my_x = pt_env_open(&self->env);
+	ASSERT_LE(0, my_x);
+	ASSERT_PT(0, pt_nl_register_uid(my_x, geteuid()));
+	ASSERT_PT(-EALREADY, pt_nl_register_uid(my_x, geteuid()));
+	/* root's own executor now: the plain one leaves it */
+	ASSERT_PT(-EAGAIN, take_n(self->xfd, PTASK_NONBLOCK, 0, PT_EXEC_PORTS));
+	ASSERT_PT(0, take(my_x, PT_WAIT_MS));
+	ASSERT_EQ(1U, tk.n_inv);
+	ASSERT_EQ(geteuid(), tk.inv[0].owner_uid);
+	ASSERT_PT(0, pass_through(my_x, &tk.inv[0], 0, 1));
+	ASSERT_PT(0, pt_pull(self->fd, g.out_chan[0], 0, pt_wait_deadline(),
+			     &pl));
+	ASSERT_PT(0, pt_db_release(self->fd, pl.datablock));
+	/* it goes: the plain executor takes root's again */
+	pt_env_close(&self->env, my_x);
+	ASSERT_PT(0, pt_push(self->fd, g.in_chan[0], db, 0, 0,
+			     pt_wait_deadline()));
+	ASSERT_PT(0, take(self->xfd, PT_WAIT_MS));
+	ASSERT_EQ(1U, tk.n_inv);
+	ASSERT_PT(0, pass_through(self->xfd, &tk.inv[0], 0, 1));
+	ASSERT_PT(0, pt_pull(self->fd, g.out_chan[0], 0, pt_wait_deadline(),
+			     &pl));
+	ASSERT_PT(0, pt_db_release(self->fd, pl.datablock));
+	ASSERT_PT(0, pt_db_release(self->fd, db));
+	pt_env_close(&self->env, nobody_x);
+}
+
 /* A datablock the executor made: its reference passes to the port. */
 TEST_F(exec, complete_new_datablock)
 {

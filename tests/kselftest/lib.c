@@ -684,6 +684,7 @@ int pt_wait_sleeping(pid_t pid, pid_t tid, unsigned int ms)
 struct pt_nl_exec {
 	int exec_fd;
 	int n_accels;
+	long long uid;		/* PTASK_A_OBJ_OWNER_UID, or -1 */
 };
 
 static int pt_nl_put_accels(struct nl_msg *msg, int n_accels)
@@ -711,8 +712,10 @@ static int pt_nl_put_exec(struct nl_msg *msg, const void *arg)
 {
 	const struct pt_nl_exec *x = arg;
 
-	if (x->exec_fd >= 0 &&
-	    nla_put_u32(msg, PTASK_A_EXEC_FD, (__u32)x->exec_fd))
+	if ((x->exec_fd >= 0 &&
+	     nla_put_u32(msg, PTASK_A_EXEC_FD, (__u32)x->exec_fd)) ||
+	    (x->uid >= 0 &&
+	     nla_put_u32(msg, PTASK_A_OBJ_OWNER_UID, (__u32)x->uid)))
 		return -EMSGSIZE;
 	return x->n_accels > 0 ? pt_nl_put_accels(msg, x->n_accels) : 0;
 }
@@ -722,9 +725,11 @@ static int pt_nl_put_exec(struct nl_msg *msg, const void *arg)
  * error of the netlink ack (0 or -errno, as the kernel wrote it), -ENOENT
  * when the family is not registered, -EIO when libnl itself fails.
  */
-static int pt_nl_do(int cmd, int exec_fd, int n_accels)
+static int pt_nl_do_uid(int cmd, int exec_fd, int n_accels, long long uid)
 {
-	struct pt_nl_exec x = { .exec_fd = exec_fd, .n_accels = n_accels };
+	struct pt_nl_exec x = {
+		.exec_fd = exec_fd, .n_accels = n_accels, .uid = uid,
+	};
 	struct pc_genl_req req = {
 		.cmd = (__u8)cmd,
 		.put = pt_nl_put_exec,
@@ -732,6 +737,16 @@ static int pt_nl_do(int cmd, int exec_fd, int n_accels)
 	};
 
 	return pc_genl_call(&req);
+}
+
+static int pt_nl_do(int cmd, int exec_fd, int n_accels)
+{
+	return pt_nl_do_uid(cmd, exec_fd, n_accels, -1);
+}
+
+int pt_nl_register_uid(int exec_fd, unsigned int uid)
+{
+	return pt_nl_do_uid(PTASK_CMD_EXEC_REGISTER, exec_fd, 1, uid);
 }
 
 int pt_nl_register_ex(int exec_fd, int n_accels)

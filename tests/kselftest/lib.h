@@ -180,6 +180,8 @@ pid_t pt_gettid(void);
 int pt_nl_register(int exec_fd);
 /* @exec_fd < 0: no PTASK_A_EXEC_FD; @n_accels accelerator nests. */
 int pt_nl_register_ex(int exec_fd, int n_accels);
+/* The same as uid @uid's executor alone (PTASK_A_OBJ_OWNER_UID). */
+int pt_nl_register_uid(int exec_fd, unsigned int uid);
 int pt_nl_unregister(int exec_fd);
 
 /* One PTASK_CMD_GET_OBJECT dump message. */

@@ -719,6 +719,26 @@ static void test_executor_destroyed_midway(void)
 	free(t);
 }
 
+/* graph input -> A -> B -> C -> graph output, GPU ptasks, channels of @cap. */
+static void build_gpu_chain(struct ptask_client *c, u32 g, u32 cap,
+			    u32 *ch_in, u32 *ch_out)
+{
+	static const char code[] = "// three stages\n";
+	u32 i, in, out, prev_out = 0;
+
+	for (i = 0; i < 3; i++) {
+		CHECK_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code), "k",
+				     &chain_ptask[i]));
+		CHECK_OK(h_port(c, chain_ptask[i], PTASK_PORT_INPUT, 0, &in));
+		CHECK_OK(h_port(c, chain_ptask[i], PTASK_PORT_OUTPUT, 0,
+				&out));
+		CHECK_OK(h_chan(c, g, prev_out, in, cap, 0,
+				prev_out ? NULL : ch_in));
+		prev_out = out;
+	}
+	CHECK_OK(h_chan(c, g, prev_out, 0, cap, 0, ch_out));
+}
+
 /*
  * An executor goes while a datablock it completed sits inside a graph,
  * waiting for the next GPU ptask: its only current copy may have been in
@@ -736,7 +756,7 @@ static void test_executor_gone_loses_device_copies(void)
 	    g3 = mkgraph(c, "pushed"), in, out, in2, out2, in3, out3, db;
 	u64 tag;
 
-	build_chain(c, g, 2, &in, &out);
+	build_gpu_chain(c, g, 2, &in, &out);
 	mkpipe(c, g2, &in2, &out2);
 	mkpipe(c, g3, &in3, &out3);
 	REQUIRE_OK(h_run(c, g));
@@ -771,6 +791,136 @@ static void test_executor_gone_loses_device_copies(void)
 	CHECK_OK(h_pull(c, out2, &db));
 	CHECK_OK(h_read_tag(c, db, &tag));
 	CHECK_OK(h_release(c, db));
+}
+
+/*
+ * Two executors: what one completed for a GPU ptask (current, maybe, in
+ * its device memory alone) is taken by that one, never the other, which
+ * would read stale host pages; what a host reader or a pull gets was
+ * written back and goes to either.
+ */
+static void test_output_taken_where_it_is(void)
+{
+	struct ptask_client *c = h_client(), *e1 = h_executor(),
+			    *e2 = h_executor();
+	struct h_take *t = new_take();
+	u32 g = mkgraph(c, "where"), g2 = mkgraph(c, "cpu"), in, out, in2,
+	    out2, db;
+	u32 i, n;
+
+	build_gpu_chain(c, g, 2, &in, &out);
+	build_chain(c, g2, 2, &in2, &out2);	/* CPU ptasks: host readers */
+	REQUIRE_OK(h_run(c, g));
+	REQUIRE_OK(h_run(c, g2));
+	push_new(c, in, 1);
+	CHECK_EQ(h_passthrough(e1, 1), 1);	/* A, by e1 */
+	/* B reads what e1 made: e2 finds nothing to take */
+	CHECK_ERR(h_take(e2, 8, 8, t), -EAGAIN);
+	CHECK_EQ(h_passthrough(e1, 1), 1);	/* B */
+	CHECK_ERR(h_take(e2, 8, 8, t), -EAGAIN);
+	CHECK_EQ(h_passthrough(e1, 1), 1);	/* C, to the graph output */
+	CHECK_OK(h_pull(c, out, &db));
+	CHECK_OK(h_release(c, db));
+	/* host readers: whoever is free takes the next stage */
+	push_new(c, in2, 1);
+	for (i = 0, n = 0; i < 3; i++)
+		n += h_passthrough(i % 2 ? e2 : e1, 1) == 1;
+	CHECK_EQ(n, 3);
+	CHECK_OK(h_pull(c, out2, &db));
+	CHECK_OK(h_release(c, db));
+	free(t);
+}
+
+/* A GPU pipe in a 0666 graph of @who's (its ptask @who's): in, out. */
+static u32 gpu_pipe_of(struct ptask_client *c, const struct ptask_caller *who,
+		       const char *name, u32 *ch_in, u32 *ch_out, u32 *pt)
+{
+	static const char code[] = "// a pipe\n";
+	u32 g = 0, in, out;
+
+	CHECK_OK(h_graph_who(c, who, name, PTASK_GRAPH_CREATE, 0666, &g));
+	CHECK_OK(h_gpu_ptask(c, who, g, 2, code, sizeof(code), "k", pt));
+	CHECK_OK(h_port(c, *pt, PTASK_PORT_INPUT, 0, &in));
+	CHECK_OK(h_port(c, *pt, PTASK_PORT_OUTPUT, 0, &out));
+	CHECK_OK(h_chan(c, g, 0, in, 2, 0, ch_in));
+	CHECK_OK(h_chan(c, g, out, 0, 2, 0, ch_out));
+	return g;
+}
+
+/*
+ * Executors per uid (ptask_core_exec_set_uid): one uid's executor takes
+ * that uid's invocations alone, the others never do; when it goes, they
+ * do again.  An edge from one uid's ptask to another's is written back
+ * (a host reader: PTASK_INVP_TO_CLIENT), never taken ahead.
+ */
+static void test_executors_per_uid(void)
+{
+	static const char code[] = "// two uids\n";
+	struct ptask_caller u1001 = h_who(1001, 1001);
+	struct ptask_client *c = h_client(), *any = h_executor(),
+			    *mine = h_executor();
+	struct h_take *t = new_take();
+	u32 g1, g2, g3, in1, out1, in2, out2, in3, out3, p1, p2, p3, db;
+	u32 g4, p4a, p4b, a_in, a_out, b_in, b_out, in4, i;
+
+	CHECK_ERR(ptask_core_exec_set_uid(c, 1000), -ENOENT);
+	REQUIRE_OK(ptask_core_exec_set_uid(mine, 1000));
+	CHECK_ERR(ptask_core_exec_set_uid(mine, 1000), -EALREADY);
+	CHECK_EQ(h_ns.uid_executors, 1);
+	g1 = gpu_pipe_of(c, &h_user, "u1000", &in1, &out1, &p1);
+	g2 = gpu_pipe_of(c, &u1001, "u1001", &in2, &out2, &p2);
+	g3 = gpu_pipe_of(c, &h_user, "u1000b", &in3, &out3, &p3);
+	CHECK_EQ(h_ptask_obj(p1)->owner_uid, 1000);
+	CHECK_EQ(h_ptask_obj(p2)->owner_uid, 1001);
+	REQUIRE_OK(h_run(c, g1));
+	REQUIRE_OK(h_run(c, g2));
+	REQUIRE_OK(h_run(c, g3));
+	push_new(c, in1, 1);
+	push_new(c, in2, 1);
+	/* 1000's executor: 1000's alone */
+	REQUIRE_OK(h_take(mine, 8, 8, t));
+	CHECK_EQ(t->n_inv, 1);
+	CHECK_EQ(t->inv[0].ptask, p1);
+	/* the other: 1001's, never 1000's */
+	REQUIRE_OK(h_take(any, 8, 8, t));
+	CHECK_EQ(t->n_inv, 1);
+	CHECK_EQ(t->inv[0].ptask, p2);
+	CHECK_ERR(ptask_core_exec_set_uid(any, 5), -EBUSY);
+	push_new(c, in3, 1);
+	CHECK_ERR(h_take(any, 8, 8, t), -EAGAIN);
+	/* 1000's executor goes: what it took fails, the queued is any's */
+	REQUIRE_OK(ptask_core_exec_unregister(mine));
+	CHECK_EQ(h_ns.uid_executors, 0);
+	CHECK_EQ(h_graph_obj(g1)->state, PTASK_GRAPH_FAILED);
+	CHECK_ERR(h_pull(c, out1, &db), -EIO);
+	REQUIRE_OK(h_take(any, 8, 8, t));
+	CHECK_EQ(t->inv[0].ptask, p3);
+	/*
+	 * 1000's ptask a feeds 1001's GPU ptask b: with an executor per uid,
+	 * a's output is for a host reader (another process reads it).
+	 */
+	REQUIRE_OK(ptask_core_exec_register(mine, 2));
+	REQUIRE_OK(ptask_core_exec_set_uid(mine, 1000));
+	REQUIRE_OK(h_graph(c, "cross", PTASK_GRAPH_CREATE, 0666, &g4));
+	REQUIRE_OK(h_gpu_ptask(c, NULL, g4, 2, code, sizeof(code), "k", &p4a));
+	REQUIRE_OK(h_gpu_ptask(c, &u1001, g4, 2, code, sizeof(code), "k",
+			       &p4b));
+	REQUIRE_OK(h_port(c, p4a, PTASK_PORT_INPUT, 0, &a_in));
+	REQUIRE_OK(h_port(c, p4a, PTASK_PORT_OUTPUT, 0, &a_out));
+	REQUIRE_OK(h_port(c, p4b, PTASK_PORT_INPUT, 0, &b_in));
+	REQUIRE_OK(h_port(c, p4b, PTASK_PORT_OUTPUT, 0, &b_out));
+	REQUIRE_OK(h_chan(c, g4, 0, a_in, 2, 0, &in4));
+	REQUIRE_OK(h_chan(c, g4, a_out, b_in, 2, 0, NULL));
+	REQUIRE_OK(h_chan(c, g4, b_out, 0, 2, 0, NULL));
+	REQUIRE_OK(h_run(c, g4));
+	push_new(c, in4, 1);
+	REQUIRE_OK(h_take(mine, 8, 8, t));
+	CHECK_EQ(t->n_inv, 1);
+	CHECK_EQ(t->inv[0].ptask, p4a);
+	for (i = 0; i < t->n_ports; i++)
+		if (t->ports[i].kind == PTASK_PORT_OUTPUT)
+			CHECK(t->ports[i].flags & PTASK_INVP_TO_CLIENT);
+	free(t);
 }
 
 /* One PTASK_PTASK_SELF CPU ptask between a graph input and a graph output. */
@@ -921,6 +1071,8 @@ static const struct h_test tests[] = {
 	H_TEST(test_unregister_midway),
 	H_TEST(test_executor_destroyed_midway),
 	H_TEST(test_executor_gone_loses_device_copies),
+	H_TEST(test_output_taken_where_it_is),
+	H_TEST(test_executors_per_uid),
 	H_TEST(test_ptask_info),
 	H_TEST(test_self_ptask),
 };

@@ -56,7 +56,7 @@ FIXTURE_SETUP(src)
 	self->fd = pt_env_open(&self->env);
 	ASSERT_LE(0, self->fd);
 	fake_backend(&self->be);
-	ASSERT_PT(0, pd_kernel_source_open(&self->be, &self->s));
+	ASSERT_PT(0, pd_kernel_source_open(&self->be, -1, &self->s));
 }
 
 FIXTURE_TEARDOWN(src)
@@ -157,7 +157,7 @@ TEST_F(src, registers_with_inventory)
 	ASSERT_LE(0, pd_kernel_source_fd(self->s));
 	/* A second registration of the same fd is refused. */
 	ASSERT_PT(-EALREADY, pd_nl_exec_register(pd_kernel_source_fd(self->s),
-						 &self->be));
+						 &self->be, -1));
 	pd_kernel_source_close(self->s);
 	self->s = NULL;
 	ASSERT_PT(0, pt_executors_wait(self->env.base_executors, PT_WAIT_MS));
