@@ -94,14 +94,22 @@ static int exec_round(struct ptask_client *e, u32 max_inv, u32 max_ports)
 	return err ? err : (int)done;
 }
 
-/* graph input -> A -> B -> C -> graph output, each channel of @cap. */
-static void build_chain(struct ptask_client *c, u32 g, u32 cap, u32 *ch_in,
-			u32 *ch_out)
+/*
+ * graph input -> A -> B -> C -> graph output, each channel of @cap; CPU
+ * ptasks an executor runs, or (@gpu) GPU ptasks.
+ */
+static void build_chain_of(struct ptask_client *c, u32 g, u32 cap, bool gpu,
+			   u32 *ch_in, u32 *ch_out)
 {
+	static const char code[] = "// three stages\n";
 	u32 i, in, out, prev_out = 0;
 
 	for (i = 0; i < 3; i++) {
-		CHECK_OK(h_ptask(c, g, 2, &chain_ptask[i]));
+		if (gpu)
+			CHECK_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code),
+					     "k", &chain_ptask[i]));
+		else
+			CHECK_OK(h_ptask(c, g, 2, &chain_ptask[i]));
 		CHECK_OK(h_port(c, chain_ptask[i], PTASK_PORT_INPUT, 0, &in));
 		CHECK_OK(h_port(c, chain_ptask[i], PTASK_PORT_OUTPUT, 0,
 				&out));
@@ -110,6 +118,12 @@ static void build_chain(struct ptask_client *c, u32 g, u32 cap, u32 *ch_in,
 		prev_out = out;
 	}
 	CHECK_OK(h_chan(c, g, prev_out, 0, cap, 0, ch_out));
+}
+
+static void build_chain(struct ptask_client *c, u32 g, u32 cap, u32 *ch_in,
+			u32 *ch_out)
+{
+	build_chain_of(c, g, cap, false, ch_in, ch_out);
 }
 
 static void test_chain_executor_loop(void)
@@ -719,26 +733,6 @@ static void test_executor_destroyed_midway(void)
 	free(t);
 }
 
-/* graph input -> A -> B -> C -> graph output, GPU ptasks, channels of @cap. */
-static void build_gpu_chain(struct ptask_client *c, u32 g, u32 cap,
-			    u32 *ch_in, u32 *ch_out)
-{
-	static const char code[] = "// three stages\n";
-	u32 i, in, out, prev_out = 0;
-
-	for (i = 0; i < 3; i++) {
-		CHECK_OK(h_gpu_ptask(c, NULL, g, 2, code, sizeof(code), "k",
-				     &chain_ptask[i]));
-		CHECK_OK(h_port(c, chain_ptask[i], PTASK_PORT_INPUT, 0, &in));
-		CHECK_OK(h_port(c, chain_ptask[i], PTASK_PORT_OUTPUT, 0,
-				&out));
-		CHECK_OK(h_chan(c, g, prev_out, in, cap, 0,
-				prev_out ? NULL : ch_in));
-		prev_out = out;
-	}
-	CHECK_OK(h_chan(c, g, prev_out, 0, cap, 0, ch_out));
-}
-
 /*
  * An executor goes while a datablock it completed sits inside a graph,
  * waiting for the next GPU ptask: its only current copy may have been in
@@ -756,7 +750,7 @@ static void test_executor_gone_loses_device_copies(void)
 	    g3 = mkgraph(c, "pushed"), in, out, in2, out2, in3, out3, db;
 	u64 tag;
 
-	build_gpu_chain(c, g, 2, &in, &out);
+	build_chain_of(c, g, 2, true, &in, &out);
 	mkpipe(c, g2, &in2, &out2);
 	mkpipe(c, g3, &in3, &out3);
 	REQUIRE_OK(h_run(c, g));
@@ -808,7 +802,7 @@ static void test_output_taken_where_it_is(void)
 	    out2, db;
 	u32 i, n;
 
-	build_gpu_chain(c, g, 2, &in, &out);
+	build_chain_of(c, g, 2, true, &in, &out);
 	build_chain(c, g2, 2, &in2, &out2);	/* CPU ptasks: host readers */
 	REQUIRE_OK(h_run(c, g));
 	REQUIRE_OK(h_run(c, g2));
