@@ -25,6 +25,7 @@ struct ptask_client *ptask_core_client_create(struct ptask_ns *ns, void *os)
 	ptask_list_init(&c->opens);
 	ptask_list_init(&c->holds);
 	ptask_list_init(&c->taken);
+	ptask_list_init(&c->forgotten_node);
 	ptask_list_init(&c->self_ptasks);
 	ptask_list_init(&c->self_ready);
 	ptask_list_init(&c->created);

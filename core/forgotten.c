@@ -58,6 +58,7 @@ int ptask_core_exec_forgotten_enable(struct ptask_client *c)
 	c->forgotten_count = 0;
 	c->forgotten_lost = 0;
 	c->ns->forgotten_queues++;
+	ptask_list_add_tail(&c->forgotten_node, &c->ns->forgotten_clients);
 	return 0;
 }
 
@@ -70,6 +71,7 @@ void ptask_forgotten_free(struct ptask_client *c)
 	if (!c->forgotten)
 		return;
 	c->ns->forgotten_queues--;
+	ptask_list_del(&c->forgotten_node);
 	ptask_os_free(c->forgotten);
 	c->forgotten = NULL;
 	c->forgotten_count = 0;
@@ -89,12 +91,11 @@ void ptask_forgotten_note(struct ptask_ns *ns, u32 handle)
 	/* No queue (user mode, or no executor yet): nothing to walk. */
 	if (!ns->forgotten_queues)
 		return;
-	ptask_list_for_each(pos, &ns->clients) {
+	/* the executors with a queue alone, not every client */
+	ptask_list_for_each(pos, &ns->forgotten_clients) {
 		struct ptask_client *c = ptask_list_entry(pos,
-				struct ptask_client, ns_node);
+				struct ptask_client, forgotten_node);
 
-		if (!c->forgotten)
-			continue;
 		if (c->forgotten_count == PTASK_FORGOTTEN_MAX) {
 			c->forgotten_lost++;
 			continue;

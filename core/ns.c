@@ -39,6 +39,7 @@ int ptask_core_ns_init(struct ptask_ns *ns, void *os)
 	ns->next_invocation = 1;
 	ptask_list_init(&ns->graphs);
 	ptask_list_init(&ns->clients);
+	ptask_list_init(&ns->forgotten_clients);
 	ptask_list_init(&ns->ready);
 	ptask_sched_init(ns);
 	ptask_list_init(&ns->uid_usage);

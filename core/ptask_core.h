@@ -196,6 +196,7 @@ struct ptask_ns {
 	u64 uid_limit_bytes;		/* 0: none (uid_usage.c) */
 	u64 uid_refusals;		/* charges refused with -EDQUOT */
 	u32 forgotten_queues;		/* executors with one (forgotten.c) */
+	struct ptask_list forgotten_clients;	/* those, by forgotten_node */
 	u32 uid_executors;		/* executors for one uid each */
 	void *os;
 };
@@ -296,6 +297,7 @@ struct ptask_client {
 	bool exec_uid_only;
 	u32 exec_uid;
 	u32 *forgotten;
+	struct ptask_list forgotten_node;	/* in ns->forgotten_clients */
 	u32 forgotten_head;
 	u32 forgotten_count;
 	u32 forgotten_lost;
