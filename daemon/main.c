@@ -41,6 +41,7 @@
 #include "daemon/user/ns_user.h"
 #include "daemon/user/server.h"
 #include "daemon/kernel/source_kernel.h"
+#include "daemon/kernel/supervisor.h"
 
 #define PTASKD_VERSION	"1.0"
 
@@ -67,6 +68,8 @@ struct options {
 	unsigned long long inplace_max;
 	unsigned long long uid_bytes;	/* 0: no per-uid limit */
 	long long exec_uid;		/* kernel mode: one uid's executor; -1 */
+	bool executors_per_uid;		/* kernel mode: --executors uid */
+	unsigned long executor_idle_s;
 };
 
 static void usage(FILE *f)
@@ -90,6 +93,12 @@ static void usage(FILE *f)
 		"  --uid-bytes BYTES         user mode: the most datablock memory one uid other\n"
 		"                            than root may hold; more is -EDQUOT (0: no limit,\n"
 		"                            the default; kernel mode: /sys/kernel/ptask/limits)\n"
+		"  --executors shared|uid    kernel mode: this process executes for everyone\n"
+		"                            (default), or it supervises an executor process\n"
+		"                            per uid that owns ptasks (--exec-uid), started on\n"
+		"                            demand and restarted if it dies\n"
+		"  --executor-idle-s N       --executors uid: stop a uid's executor after N s\n"
+		"                            without ptasks (1..86400; 60)\n"
 		"  --exec-uid UID            kernel mode: be the executor of this uid (a number\n"
 		"                            or a user name) alone: only its ptasks run here,\n"
 		"                            and nowhere else while this runs\n"
@@ -144,6 +153,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "inplace-max", required_argument, NULL, 'P' },
 		{ "uid-bytes", required_argument, NULL, 'U' },
 		{ "exec-uid", required_argument, NULL, 'E' },
+		{ "executors", required_argument, NULL, 'X' },
+		{ "executor-idle-s", required_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -162,6 +173,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->spin_us = PD_SERVER_SPIN_US;
 	o->budgets = -1;
 	o->exec_uid = -1;
+	o->executor_idle_s = 60;
 	o->twin_dir = getenv("PTASKD_HOST_KERNELS");
 	o->twin_dir_named = o->twin_dir != NULL;
 	if (!o->twin_dir)
@@ -227,6 +239,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 					&o->uid_bytes))
 				return 2;
 			break;
+		case 'X':
+			if (strcmp(optarg, "shared") && strcmp(optarg, "uid")) {
+				fprintf(stderr, "ptaskd: --executors is shared or uid\n");
+				return 2;
+			}
+			o->executors_per_uid = !strcmp(optarg, "uid");
+			break;
+		case 'D':
+			if (parse_ulong("executor-idle-s", optarg, 1, 86400, &v))
+				return 2;
+			o->executor_idle_s = (unsigned long)v;
+			break;
 		case 'E': {
 			const struct passwd *pw = getpwnam(optarg);
 
@@ -262,6 +286,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->lanes && !strcmp(o->backend, "sim")) {
 		fprintf(stderr, "ptaskd: --lanes is for cuda and cpu; the sim's lanes are its configuration's lanes key\n");
+		return 2;
+	}
+	if (o->executors_per_uid && !strcmp(o->mode, "user")) {
+		fprintf(stderr, "ptaskd: --executors uid is kernel mode's for now (user mode runs one executor, in ptaskd)\n");
+		return 2;
+	}
+	if (o->executors_per_uid && o->exec_uid >= 0) {
+		fprintf(stderr, "ptaskd: --executors uid starts the --exec-uid executors itself\n");
 		return 2;
 	}
 	if (o->exec_uid >= 0 && !strcmp(o->mode, "user")) {
@@ -471,6 +503,15 @@ int main(int argc, char **argv)
 	}
 	kernel = !strcmp(o.mode, "kernel") ||
 		 (!strcmp(o.mode, "auto") && pd_kernel_available());
+	/* The supervisor opens no backend: its children each do. */
+	if (kernel && o.executors_per_uid) {
+		err = pd_supervise(argc, argv, (unsigned int)o.executor_idle_s,
+				   &set);
+		if (err)
+			return 1;
+		pd_log_info("stopped");
+		return 0;
+	}
 	err = open_backend(&o, &be);
 	if (err)
 		return 1;

@@ -48,6 +48,10 @@ refused --exec-uid no-such-user-here "--exec-uid: 'no-such-user-here' is neither
 refused --exec-uid -5 "is neither a user nor a uid"
 refused --exec-uid 4294967295 "is neither a user nor a uid"
 refused --mode user --exec-uid 0 "--exec-uid is kernel mode's"
+refused --executors many "--executors is shared or uid"
+refused --mode user --executors uid "--executors uid is kernel mode's"
+refused --executors uid --exec-uid 0 "starts the --exec-uid executors itself"
+refused --executor-idle-s 0 "--executor-idle-s is 1..86400"
 refused --backend sim --lanes 2 "the sim's lanes are its configuration's lanes key"
 "$D" --mode user --backend nope --socket "$T/x" 2>"$T/err"
 rc=$?

@@ -110,6 +110,8 @@ static bool daemon_ready(struct e2e_daemon *d, __u64 executors)
 {
 	__u64 now;
 
+	if (d->supervisor)
+		return e2e_log_has(d, "supervisor: watching");
 	if (d->mode == PTASK_MODE_KERNEL)
 		return !pt_executors_read(&now) && now > executors;
 	return !e2e_counts_read(d, d->base);

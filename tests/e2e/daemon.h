@@ -33,6 +33,7 @@ struct e2e_daemon {
 	unsigned int wait_ms;		/* deadline of a state to come */
 	pid_t pid;			/* the running daemon, or 0 */
 	const char *extra[4];		/* more options for the next start */
+	bool supervisor;		/* --executors uid: registers no executor */
 	__u64 base[__PTASK_COUNT_MAX];	/* the counts once it was ready */
 };
 

@@ -1473,6 +1473,105 @@ TEST_F(e2e, exec_uid_runs_that_uid_alone)
 	self->d.extra[0] = self->d.extra[1] = NULL;
 }
 
+/* The pid in the last log line "executor for uid @uid started (pid N)". */
+static pid_t executor_pid(const struct e2e_daemon *d, unsigned int uid)
+{
+	char line[512], want[64];
+	pid_t pid = 0;
+	FILE *f = fopen(d->log, "re");
+	int n;
+
+	snprintf(want, sizeof(want), "executor for uid %u started (pid ", uid);
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, want);
+
+		if (p && sscanf(p + strlen(want), "%d", &n) == 1)
+			pid = n;
+	}
+	if (f)
+		fclose(f);
+	return pid;
+}
+
+/* Waits up to @ms for @text in the log. */
+static bool log_wait(const struct e2e_daemon *d, const char *text,
+		     unsigned int ms)
+{
+	__u64 deadline = pt_deadline_ms(ms);
+
+	while (!e2e_log_has(d, text)) {
+		if (pt_now_ns() > deadline)
+			return false;
+		pt_sleep_ms(50);
+	}
+	return true;
+}
+
+/* uid nobody's client: one round of the GPU chain (exit status 0). */
+static int nobody_round(const struct e2e_daemon *d)
+{
+	struct e2e_chain ch = { 0 };
+	int err;
+
+	if (setgid(NOBODY) || setuid(NOBODY))
+		return 1;
+	err = e2e_ctx_open(d, &ch.ctx) ?: e2e_gpu_chain_build(&ch) ?:
+	      e2e_chain_push(&ch, 9) ?: e2e_chain_pull(&ch, 9, 60 * E2E_SEC);
+	if (ch.ctx)
+		ptask_ctx_close(ch.ctx);
+	return err ? 2 : 0;
+}
+
+/*
+ * ptaskd --executors uid (daemon/kernel/supervisor.c): an executor per
+ * uid that owns ptasks, started on demand, started again when it dies,
+ * stopped when its uid has been idle.
+ */
+TEST_F(e2e, executors_per_uid_on_demand)
+{
+	pid_t pid, child;
+	int st;
+
+	if (!ns_in_module(variant))
+		SKIP(return, "--executors uid is kernel mode's");
+	if (geteuid())
+		SKIP(return, "needs root (a child becomes uid nobody)");
+	self->d.extra[0] = "--executors";
+	self->d.extra[1] = "uid";
+	self->d.extra[2] = "--executor-idle-s";
+	self->d.extra[3] = "2";
+	self->d.supervisor = true;
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 1));
+	ASSERT_PT(0, e2e_chain_pull(&self->ch, 1, 60 * E2E_SEC));
+	ASSERT_TRUE(e2e_log_has(&self->d, "executor for uid 0 started"));
+	/* another uid: an executor of its own */
+	fflush(stdout);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(nobody_round(&self->d));
+	st = e2e_wait_pid(child, 120 * 1000);
+	ASSERT_TRUE(st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+		TH_LOG("uid nobody's round: status %d", st);
+	ASSERT_TRUE(e2e_log_has(&self->d, "executor for uid 65534 started"));
+	/* root's executor dies: started again; root's next round runs */
+	pid = executor_pid(&self->d, 0);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_TRUE(log_wait(&self->d, "killed by signal 9", PT_WAIT_MS));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 2));
+	ASSERT_PT(0, e2e_chain_pull(&self->ch, 2, 60 * E2E_SEC));
+	ASSERT_TRUE(e2e_log_has(&self->d, "executor for uid 0 started (pid"));
+	ASSERT_TRUE(e2e_log_has(&self->d, ", again"));
+	/* nobody's client went: after 2 s idle its executor stops */
+	ASSERT_TRUE(log_wait(&self->d, "uid 65534 owns no ptask for 2 s",
+			     PT_WAIT_MS));
+	ASSERT_TRUE(log_wait(&self->d, ") stopped", PT_WAIT_MS));
+}
+
 /*
  * A ptask whose output clients alone pull is completed ahead too when
  * its next invocation is queued behind it (PTASK_INV_BACKLOG), and the

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * supervisor.c - ptaskd --mode kernel --executors uid: an executor
+ * process per uid, started on demand, restarted when it dies, stopped
+ * when idle (issue 13, item 1; DESIGN.md "Tenants and isolation").
+ *
+ * The supervisor registers no executor itself.  Every PD_SUP_POLL_MS it
+ * lists the module's ptasks (PTASK_CMD_GET_OBJECT, a dump: the admin
+ * tool's view) and keeps, for every uid that owns one, a child running
+ * this same program with the same options plus --exec-uid UID, which
+ * registers as that uid's executor (core/invocation.c, "Executors per
+ * uid"): that uid's kernels, CUDA contexts and datablock mappings live
+ * in that process alone.  A uid's first invocation waits for its
+ * executor to start (a poll and a start: under a second on a GPU
+ * machine, tens of seconds in the test guest's emulation).
+ *
+ * A child that exits while its uid still owns ptasks is started again,
+ * after 1 s, doubling to PD_SUP_BACKOFF_MAX_MS while it keeps dying
+ * within PD_SUP_HEALTHY_MS of its start (a uid whose kernels keep
+ * faulting costs a start every 30 s, not a loop).  A uid that has owned
+ * no ptask for --executor-idle-s seconds has its child stopped
+ * (SIGTERM: it drains).  SIGTERM or SIGINT to the supervisor stops every
+ * child and waits for it.  The children die with the supervisor
+ * (PR_SET_PDEATHSIG).
+ *
+ * Single-threaded; nothing here is shared.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <netlink/attr.h>
+#include "common/genl.h"
+#include "daemon/kernel/supervisor.h"
+#include "daemon/log.h"
+
+#define PD_SUP_POLL_MS		250
+#define PD_SUP_BACKOFF_MS	1000
+#define PD_SUP_BACKOFF_MAX_MS	30000
+#define PD_SUP_HEALTHY_MS	60000
+#define PD_SUP_MAX_UIDS		1024
+#define PD_SUP_STOP_MS		35000	/* a child's drain: ptaskd.service's 30 s */
+
+/**
+ * struct sup_uid - one uid's executor
+ * @uid: the uid
+ * @pid: its running child, or 0
+ * @started_ms: when it was started
+ * @seen_ms: when the uid last owned a ptask
+ * @backoff_ms: the wait before the next start after a death
+ * @next_start_ms: no start before then
+ * @starts: children started for it
+ * @stopping: asked to stop (idle): its exit is no death
+ */
+struct sup_uid {
+	uint32_t uid;
+	pid_t pid;
+	uint64_t started_ms;
+	uint64_t seen_ms;
+	uint64_t backoff_ms;
+	uint64_t next_start_ms;
+	unsigned int starts;
+	bool stopping;
+};
+
+struct sup {
+	struct sup_uid uids[PD_SUP_MAX_UIDS];
+	unsigned int n;
+	char **argv;		/* the children's: ours, --exec-uid N added */
+	int argc;
+	char uid_arg[16];
+	uint64_t idle_ms;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static struct sup_uid *find(struct sup *s, uint32_t uid, bool add)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->uids[i].uid == uid)
+			return &s->uids[i];
+	if (!add || s->n == PD_SUP_MAX_UIDS)
+		return NULL;
+	memset(&s->uids[s->n], 0, sizeof(s->uids[0]));
+	s->uids[s->n].uid = uid;
+	s->uids[s->n].backoff_ms = PD_SUP_BACKOFF_MS;
+	return &s->uids[s->n++];
+}
+
+/* One GET_OBJECT reply: a ptask's owner is seen now. */
+static int parse_object(struct nlattr **tb, void *arg)
+{
+	struct sup *s = arg;
+	struct sup_uid *u;
+
+	if (!tb[PTASK_A_OBJ_TYPE] || !tb[PTASK_A_OBJ_OWNER_UID] ||
+	    nla_get_u32(tb[PTASK_A_OBJ_TYPE]) != PTASK_OBJ_PTASK)
+		return 0;
+	u = find(s, nla_get_u32(tb[PTASK_A_OBJ_OWNER_UID]), true);
+	if (u)
+		u->seen_ms = now_ms();
+	else
+		pd_log_warn("supervisor: more than %u uids: uid %u has no executor",
+			    PD_SUP_MAX_UIDS,
+			    nla_get_u32(tb[PTASK_A_OBJ_OWNER_UID]));
+	return 0;
+}
+
+static void start(struct sup *s, struct sup_uid *u)
+{
+	pid_t pid;
+
+	snprintf(s->uid_arg, sizeof(s->uid_arg), "%u", u->uid);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		pd_log_err("supervisor: fork for uid %u: %s", u->uid,
+			   strerror(errno));
+		u->next_start_ms = now_ms() + u->backoff_ms;
+		return;
+	}
+	if (!pid) {
+		sigset_t none;
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execv("/proc/self/exe", s->argv);
+		_exit(127);
+	}
+	u->pid = pid;
+	u->started_ms = now_ms();
+	u->starts++;
+	pd_log_info("supervisor: executor for uid %u started (pid %d)%s",
+		    u->uid, (int)pid, u->starts > 1 ? ", again" : "");
+}
+
+/* Reap children; plan the restart of those whose uid still has ptasks. */
+static void reap(struct sup *s)
+{
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < s->n; i++) {
+			struct sup_uid *u = &s->uids[i];
+			uint64_t ran;
+
+			if (u->pid != pid)
+				continue;
+			u->pid = 0;
+			ran = now_ms() - u->started_ms;
+			if (u->stopping) {
+				u->stopping = false;
+				pd_log_info("supervisor: executor for uid %u (pid %d) stopped",
+					    u->uid, (int)pid);
+				continue;
+			}
+			if (ran >= PD_SUP_HEALTHY_MS)
+				u->backoff_ms = PD_SUP_BACKOFF_MS;
+			if (WIFEXITED(status))
+				pd_log_warn("supervisor: executor for uid %u (pid %d) exited with status %d after %llu ms; again in %llu ms if it has work",
+					    u->uid, (int)pid,
+					    WEXITSTATUS(status),
+					    (unsigned long long)ran,
+					    (unsigned long long)u->backoff_ms);
+			else
+				pd_log_warn("supervisor: executor for uid %u (pid %d) killed by signal %d after %llu ms; again in %llu ms if it has work",
+					    u->uid, (int)pid, WTERMSIG(status),
+					    (unsigned long long)ran,
+					    (unsigned long long)u->backoff_ms);
+			u->next_start_ms = now_ms() + u->backoff_ms;
+			u->backoff_ms *= 2;
+			if (u->backoff_ms > PD_SUP_BACKOFF_MAX_MS)
+				u->backoff_ms = PD_SUP_BACKOFF_MAX_MS;
+		}
+	}
+}
+
+static void tick(struct sup *s)
+{
+	struct pc_genl_req req = {
+		.cmd = PTASK_CMD_GET_OBJECT, .dump = true,
+		.parse = parse_object, .parse_arg = s,
+	};
+	uint64_t now;
+	unsigned int i;
+	int err;
+
+	reap(s);
+	err = pc_genl_call(&req);
+	if (err) {
+		pd_log_warn("supervisor: listing the module's ptasks: %s",
+			    strerror(-err));
+		return;
+	}
+	now = now_ms();
+	for (i = 0; i < s->n; i++) {
+		struct sup_uid *u = &s->uids[i];
+		bool busy = now - u->seen_ms < PD_SUP_POLL_MS * 4;
+
+		if (!u->pid && busy && now >= u->next_start_ms)
+			start(s, u);
+		else if (u->pid && !u->stopping &&
+			 now - u->seen_ms >= s->idle_ms) {
+			pd_log_info("supervisor: uid %u owns no ptask for %llu s: its executor (pid %d) stops",
+				    u->uid,
+				    (unsigned long long)s->idle_ms / 1000,
+				    (int)u->pid);
+			kill(u->pid, SIGTERM);
+			u->stopping = true;
+			u->backoff_ms = PD_SUP_BACKOFF_MS;
+			u->seen_ms = 0;
+		}
+	}
+}
+
+static void stop_all(struct sup *s)
+{
+	uint64_t deadline = now_ms() + PD_SUP_STOP_MS;
+	unsigned int i, left;
+
+	for (i = 0; i < s->n; i++)
+		if (s->uids[i].pid)
+			kill(s->uids[i].pid, SIGTERM);
+	do {
+		reap(s);
+		for (i = 0, left = 0; i < s->n; i++)
+			left += s->uids[i].pid != 0;
+		if (left)
+			usleep(20000);
+	} while (left && now_ms() < deadline);
+	for (i = 0; i < s->n; i++)
+		if (s->uids[i].pid) {
+			pd_log_warn("supervisor: executor for uid %u (pid %d) did not stop: killed",
+				    s->uids[i].uid, (int)s->uids[i].pid);
+			kill(s->uids[i].pid, SIGKILL);
+			waitpid(s->uids[i].pid, NULL, 0);
+		}
+}
+
+int pd_supervise(int argc, char **argv, unsigned int idle_s,
+		 const sigset_t *set)
+{
+	struct timespec poll = { 0, PD_SUP_POLL_MS * 1000000L };
+	struct sup *s;
+	int i, n = 0, sig;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	/* ours minus --executors X, plus --exec-uid N */
+	s->argv = calloc((size_t)argc + 3, sizeof(*s->argv));
+	if (!s->argv) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--executors") && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		if (!strncmp(argv[i], "--executors=", 12))
+			continue;
+		s->argv[n++] = argv[i];
+	}
+	s->argv[n++] = "--exec-uid";
+	s->argv[n++] = s->uid_arg;
+	s->argv[n] = NULL;
+	s->argc = n;
+	s->idle_ms = (uint64_t)idle_s * 1000;
+	pd_log_info("supervisor: watching ptask.ko: an executor per uid, stopped after %u s idle",
+		    idle_s);
+	for (;;) {
+		tick(s);
+		sig = sigtimedwait(set, NULL, &poll);
+		if (sig == SIGTERM || sig == SIGINT) {
+			pd_log_info("supervisor: %s: stopping the executors",
+				    strsignal(sig));
+			break;
+		}
+	}
+	stop_all(s);
+	free(s->argv);
+	free(s);
+	return 0;
+}
