@@ -17,7 +17,9 @@
  * A child that exits while its uid still owns ptasks is started again,
  * after 1 s, doubling to PD_SUP_BACKOFF_MAX_MS while it keeps dying
  * within PD_SUP_HEALTHY_MS of its start (a uid whose kernels keep
- * faulting costs a start every 30 s, not a loop).  A uid that has owned
+ * faulting costs a start every 30 s, not a loop).  PTASKD_SUP_BACKOFF_MS
+ * sets the first wait (the cap stays 30 times it): the chaos test kills
+ * executors in a row.  A uid that has owned
  * no ptask for --executor-idle-s seconds has its child stopped
  * (SIGTERM: it drains).  SIGTERM or SIGINT to the supervisor stops every
  * child and waits for it.  The children die with the supervisor
@@ -71,6 +73,7 @@ struct sup_uid {
 
 struct sup {
 	struct sup_uid uids[PD_SUP_MAX_UIDS];
+	uint64_t backoff_ms, backoff_max_ms;
 	unsigned int n;
 	char **argv;		/* the children's: ours, --exec-uid N added */
 	int argc;
@@ -97,7 +100,7 @@ static struct sup_uid *find(struct sup *s, uint32_t uid, bool add)
 		return NULL;
 	memset(&s->uids[s->n], 0, sizeof(s->uids[0]));
 	s->uids[s->n].uid = uid;
-	s->uids[s->n].backoff_ms = PD_SUP_BACKOFF_MS;
+	s->uids[s->n].backoff_ms = s->backoff_ms;
 	return &s->uids[s->n++];
 }
 
@@ -173,7 +176,7 @@ static void reap(struct sup *s)
 				continue;
 			}
 			if (ran >= PD_SUP_HEALTHY_MS)
-				u->backoff_ms = PD_SUP_BACKOFF_MS;
+				u->backoff_ms = s->backoff_ms;
 			if (WIFEXITED(status))
 				pd_log_warn("supervisor: executor for uid %u (pid %d) exited with status %d after %llu ms; again in %llu ms if it has work",
 					    u->uid, (int)pid,
@@ -187,8 +190,8 @@ static void reap(struct sup *s)
 					    (unsigned long long)u->backoff_ms);
 			u->next_start_ms = now_ms() + u->backoff_ms;
 			u->backoff_ms *= 2;
-			if (u->backoff_ms > PD_SUP_BACKOFF_MAX_MS)
-				u->backoff_ms = PD_SUP_BACKOFF_MAX_MS;
+			if (u->backoff_ms > s->backoff_max_ms)
+				u->backoff_ms = s->backoff_max_ms;
 		}
 	}
 }
@@ -225,7 +228,7 @@ static void tick(struct sup *s)
 				    (int)u->pid);
 			kill(u->pid, SIGTERM);
 			u->stopping = true;
-			u->backoff_ms = PD_SUP_BACKOFF_MS;
+			u->backoff_ms = s->backoff_ms;
 			u->seen_ms = 0;
 		}
 	}
@@ -285,6 +288,17 @@ int pd_supervise(int argc, char **argv, unsigned int idle_s,
 	s->argv[n] = NULL;
 	s->argc = n;
 	s->idle_ms = (uint64_t)idle_s * 1000;
+	s->backoff_ms = PD_SUP_BACKOFF_MS;
+	s->backoff_max_ms = PD_SUP_BACKOFF_MAX_MS;
+	if (getenv("PTASKD_SUP_BACKOFF_MS")) {
+		unsigned long ms = strtoul(getenv("PTASKD_SUP_BACKOFF_MS"),
+					   NULL, 10);
+
+		if (ms >= 1 && ms <= PD_SUP_BACKOFF_MS) {
+			s->backoff_ms = ms;
+			s->backoff_max_ms = 30 * ms;
+		}
+	}
 	pd_log_info("supervisor: watching ptask.ko: an executor per uid, stopped after %u s idle",
 		    idle_s);
 	for (;;) {

@@ -1573,6 +1573,100 @@ TEST_F(e2e, executors_per_uid_on_demand)
 }
 
 /*
+ * Chaos for executors (issue 13, item 5): under --executors uid, root's
+ * executor is SIGKILLed PT_CHAOS_EXEC_KILLS times (10) while a client of
+ * root's and one of nobody's run rounds.  Root's rounds give their
+ * result or fail clearly (its client carries on with a new graph);
+ * nobody's executor is another process, so nobody's rounds never fail.
+ */
+TEST_F(e2e, chaos_executors_killed_under_load)
+{
+	const char *n = getenv("PT_CHAOS_EXEC_KILLS");
+	unsigned int kills = n ? (unsigned int)strtoul(n, NULL, 0) : 10, k;
+	int stop[2], rep[2][2], i, st;
+	struct chaos_report r[2];
+	__u64 deadline;
+	int *phases;
+	pid_t pids[2], pid;
+
+	if (!ns_in_module(variant))
+		SKIP(return, "--executors uid is kernel mode's");
+	if (geteuid())
+		SKIP(return, "needs root (a client becomes uid nobody)");
+	self->d.extra[0] = "--executors";
+	self->d.extra[1] = "uid";
+	/* idle executors go soon: the teardown finds no client of them */
+	self->d.extra[2] = "--executor-idle-s";
+	self->d.extra[3] = "2";
+	self->d.supervisor = true;
+	/* restarts in a row: a short back-off (the cap is 30 times it) */
+	setenv("PTASKD_SUP_BACKOFF_MS", "20", 1);
+	START(NULL);
+	unsetenv("PTASKD_SUP_BACKOFF_MS");
+	phases = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, phases);
+	ASSERT_EQ(0, pipe2(stop, O_CLOEXEC));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pipe2(rep[i], O_CLOEXEC));
+		fflush(stdout);
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i]) {
+			close(stop[1]);
+			if (i && (setgid(NOBODY) || setuid(NOBODY)))
+				_exit(1);
+			chaos_phase = &phases[i];
+			chaos_client(&self->d, stop[0], rep[i][1]);
+		}
+		close(rep[i][1]);
+	}
+	close(stop[0]);
+	ASSERT_TRUE(log_wait(&self->d, "executor for uid 0 started",
+			     120 * 1000));
+	ASSERT_TRUE(log_wait(&self->d, "executor for uid 65534 started",
+			     120 * 1000));
+	for (k = 0; k < kills; k++) {
+		pt_sleep_ms(200 + (k * 37) % 200);
+		pid = executor_pid(&self->d, 0);
+		ASSERT_LT(0, pid);
+		/* it may be between a death and its next start */
+		kill(pid, SIGKILL);
+		deadline = pt_deadline_ms(60 * 1000);
+		while (executor_pid(&self->d, 0) == pid &&
+		       pt_now_ns() < deadline)
+			pt_sleep_ms(10);
+		ASSERT_NE(pid, executor_pid(&self->d, 0))
+			TH_LOG("kill %u: root's executor was not started again", k);
+	}
+	/* a last stretch: everyone carries on */
+	pt_sleep_ms(1000);
+	close(stop[1]);
+	for (i = 0; i < 2; i++) {
+		st = e2e_wait_pid(pids[i], 120 * 1000);
+		if (st == -ETIMEDOUT) {
+			TH_LOG("client %d hangs %s", i,
+			       chaos_phase_name[phases[i] % 5]);
+			kill(pids[i], SIGKILL);
+			e2e_wait_pid(pids[i], PT_WAIT_MS);
+		}
+		ASSERT_TRUE(st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+			TH_LOG("client %d: status %d", i, st);
+		ASSERT_EQ((ssize_t)sizeof(r[i]), read(rep[i][0], &r[i],
+						      sizeof(r[i])));
+		close(rep[i][0]);
+		TH_LOG("%s's client: %lu rounds right, %lu failed clearly, %lu wrong (last %d)",
+		       i ? "nobody" : "root", r[i].ok, r[i].failed, r[i].wrong,
+		       r[i].last_err);
+		EXPECT_EQ(0UL, r[i].wrong);
+		EXPECT_LT(0UL, r[i].ok);
+	}
+	/* nobody's executor was never touched */
+	EXPECT_EQ(0UL, r[1].failed);
+	TH_LOG("%u kills of root's executor", kills);
+}
+
+/*
  * A ptask whose output clients alone pull is completed ahead too when
  * its next invocation is queued behind it (PTASK_INV_BACKLOG), and the
  * pull waits for the settle: four rounds queued at once through the
