@@ -4391,9 +4391,15 @@ static bool wall_due_body(struct rig *r, void *arg)
 	diag("a round %.1f to %.1f ms, device time %.1f ms, the next fence expected %.1f ms after its submission",
 	     (double)rtt_min / 1e6, (double)rtt_max / 1e6, (double)device / 1e6,
 	     (double)expect / 1e6);
-	/* Split, or the test shows nothing: device time twice the wall. */
+	/*
+	 * Split, or the test shows nothing: device time twice the wall.
+	 * The expectation is the wall time's (learned from past rounds,
+	 * which a busy machine stretches: 27.9 ms against a longest round
+	 * of 26.7 ms once, with guests running beside it), far from the
+	 * device time's.
+	 */
 	CHECK(device >= 2 * rtt_min);
-	CHECK(expect <= rtt_max && expect * 2 <= device);
+	CHECK(expect <= rtt_max + rtt_max / 2 && expect * 2 <= device);
 	return true;
 }
 
