@@ -503,6 +503,8 @@ int main(int argc, char **argv)
 	}
 	kernel = !strcmp(o.mode, "kernel") ||
 		 (!strcmp(o.mode, "auto") && pd_kernel_available());
+	if (!kernel && (o.executors_per_uid || o.exec_uid >= 0))
+		pd_log_warn("user mode (no ptask.ko): --executors uid and --exec-uid are kernel mode's; this ptaskd is the one executor");
 	/* The supervisor opens no backend: its children each do. */
 	if (kernel && o.executors_per_uid) {
 		err = pd_supervise(argc, argv, (unsigned int)o.executor_idle_s,
