@@ -49,7 +49,7 @@ $(BN_B)/bin/shared_cost: bench/shared_cost.c tests/twins/test_code.h $(LIBPT_A)
 bench-soak-progs: $(BN_B)/bin/shared_cost
 bench-soak-progs: $(BN_B)/bin/soak_client $(PD_BIN) $(PD_B)/bin/ptaskctl $(TWIN_SOS)
 # a short run of it is in check-daemon (tests/daemon/soak_test.sh)
-daemon-tests: $(BN_B)/bin/soak_client
+daemon-tests: $(BN_B)/bin/soak_client $(BN_B)/bin/shared_cost
 
 # SOAK_ARGS: bench/soak.py's options (default: 64 clients, 600 s, cpu).
 bench-soak:

@@ -16,7 +16,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..7"
 for backend in cpu sim; do
 	rm -rf "$out-$backend"
 	if python3 bench/soak.py --clients 6 --seconds 12 --interval 4 \
@@ -43,4 +43,15 @@ if [ "$rc" = 2 ] && grep -q -- "--interval" <<<"$msg"; then
 else
 	not_ok "--interval 10 --seconds 5: status $rc, '$msg'"
 fi
+# The benchmark programs' own bad options: exit status 2 and the usage.
+for args in "soak_client --slot 0" "soak_client --slots x --abandon-permille 1001" \
+	"shared_cost --floats 0"; do
+	# shellcheck disable=SC2086 # the words are the arguments
+	msg=$(build/bin/$args 2>&1); rc=$?
+	if [ "$rc" = 2 ] && grep -q "^usage:" <<<"$msg"; then
+		ok "$args is refused with the usage"
+	else
+		not_ok "$args: status $rc, '$msg'"
+	fi
+done
 [ "$failed" = 0 ]

@@ -1523,6 +1523,19 @@ static int nobody_round(const struct e2e_daemon *d)
 }
 
 /*
+ * The next start runs ptaskd --executors uid, a uid's executor stopped
+ * after 2 s idle (the teardown then finds no client of them).
+ */
+static void supervise(struct e2e_daemon *d)
+{
+	d->extra[0] = "--executors";
+	d->extra[1] = "uid";
+	d->extra[2] = "--executor-idle-s";
+	d->extra[3] = "2";
+	d->supervisor = true;
+}
+
+/*
  * ptaskd --executors uid (daemon/kernel/supervisor.c): an executor per
  * uid that owns ptasks, started on demand, started again when it dies,
  * stopped when its uid has been idle.
@@ -1536,11 +1549,7 @@ TEST_F(e2e, executors_per_uid_on_demand)
 		SKIP(return, "--executors uid is kernel mode's");
 	if (geteuid())
 		SKIP(return, "needs root (a child becomes uid nobody)");
-	self->d.extra[0] = "--executors";
-	self->d.extra[1] = "uid";
-	self->d.extra[2] = "--executor-idle-s";
-	self->d.extra[3] = "2";
-	self->d.supervisor = true;
+	supervise(&self->d);
 	START(NULL);
 	OPEN_CTX();
 	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
@@ -1593,12 +1602,7 @@ TEST_F(e2e, chaos_executors_killed_under_load)
 		SKIP(return, "--executors uid is kernel mode's");
 	if (geteuid())
 		SKIP(return, "needs root (a client becomes uid nobody)");
-	self->d.extra[0] = "--executors";
-	self->d.extra[1] = "uid";
-	/* idle executors go soon: the teardown finds no client of them */
-	self->d.extra[2] = "--executor-idle-s";
-	self->d.extra[3] = "2";
-	self->d.supervisor = true;
+	supervise(&self->d);
 	/* restarts in a row: a short back-off (the cap is 30 times it) */
 	setenv("PTASKD_SUP_BACKOFF_MS", "20", 1);
 	START(NULL);
