@@ -24,10 +24,14 @@
 #include <errno.h>
 #include <pwd.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "daemon/backend/backend.h"
@@ -39,9 +43,12 @@
 #include "daemon/log.h"
 #include "daemon/trace.h"
 #include "daemon/user/ns_user.h"
+#include "daemon/user/ns_admin.h"
 #include "daemon/user/server.h"
+#include "daemon/user/source_remote.h"
+#include "daemon/kernel/netlink.h"
 #include "daemon/kernel/source_kernel.h"
-#include "daemon/kernel/supervisor.h"
+#include "daemon/supervisor.h"
 
 #define PTASKD_VERSION	"1.0"
 
@@ -67,8 +74,9 @@ struct options {
 	bool inplace_set;
 	unsigned long long inplace_max;
 	unsigned long long uid_bytes;	/* 0: no per-uid limit */
-	long long exec_uid;		/* kernel mode: one uid's executor; -1 */
-	bool executors_per_uid;		/* kernel mode: --executors uid */
+	long long exec_uid;		/* one uid's executor; -1 */
+	int exec_fd;			/* user mode: its lifeline; -1 */
+	bool executors_per_uid;		/* --executors uid */
 	unsigned long executor_idle_s;
 };
 
@@ -93,15 +101,18 @@ static void usage(FILE *f)
 		"  --uid-bytes BYTES         user mode: the most datablock memory one uid other\n"
 		"                            than root may hold; more is -EDQUOT (0: no limit,\n"
 		"                            the default; kernel mode: /sys/kernel/ptask/limits)\n"
-		"  --executors shared|uid    kernel mode: this process executes for everyone\n"
-		"                            (default), or it supervises an executor process\n"
-		"                            per uid that owns ptasks (--exec-uid), started on\n"
-		"                            demand and restarted if it dies\n"
+		"  --executors shared|uid    this process executes for everyone (default), or\n"
+		"                            it supervises an executor process per uid that\n"
+		"                            owns ptasks (--exec-uid), started on demand and\n"
+		"                            restarted if it dies (user mode: ptaskd keeps the\n"
+		"                            namespace, each executor runs as its uid)\n"
 		"  --executor-idle-s N       --executors uid: stop a uid's executor after N s\n"
 		"                            without ptasks (1..86400; 60)\n"
-		"  --exec-uid UID            kernel mode: be the executor of this uid (a number\n"
-		"                            or a user name) alone: only its ptasks run here,\n"
-		"                            and nowhere else while this runs\n"
+		"  --exec-uid UID            be the executor of this uid (a number or a user\n"
+		"                            name) alone: only its ptasks run here, and nowhere\n"
+		"                            else while this runs (user mode: with --exec-fd)\n"
+		"  --exec-fd N               user mode, set by --executors uid: the executor\n"
+		"                            connection ptaskd handed this process\n"
 		"  --host-kernels DIR        twin libraries for the cpu and sim backends\n"
 		"                            (env PTASKD_HOST_KERNELS; default %s)\n"
 		"  --inflight N              jobs in flight per device at once (1..%u; 64)\n"
@@ -155,6 +166,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "exec-uid", required_argument, NULL, 'E' },
 		{ "executors", required_argument, NULL, 'X' },
 		{ "executor-idle-s", required_argument, NULL, 'D' },
+		{ "exec-fd", required_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -173,6 +185,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->spin_us = PD_SERVER_SPIN_US;
 	o->budgets = -1;
 	o->exec_uid = -1;
+	o->exec_fd = -1;
 	o->executor_idle_s = 60;
 	o->twin_dir = getenv("PTASKD_HOST_KERNELS");
 	o->twin_dir_named = o->twin_dir != NULL;
@@ -251,6 +264,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			o->executor_idle_s = (unsigned long)v;
 			break;
+		case 'F':
+			if (parse_ulong("exec-fd", optarg, 3, 1023, &v))
+				return 2;
+			o->exec_fd = (int)v;
+			break;
 		case 'E': {
 			const struct passwd *pw = getpwnam(optarg);
 
@@ -288,16 +306,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 		fprintf(stderr, "ptaskd: --lanes is for cuda and cpu; the sim's lanes are its configuration's lanes key\n");
 		return 2;
 	}
-	if (o->executors_per_uid && !strcmp(o->mode, "user")) {
-		fprintf(stderr, "ptaskd: --executors uid is kernel mode's for now (user mode runs one executor, in ptaskd)\n");
-		return 2;
-	}
-	if (o->executors_per_uid && o->exec_uid >= 0) {
+	if (o->executors_per_uid && (o->exec_uid >= 0 || o->exec_fd >= 0)) {
 		fprintf(stderr, "ptaskd: --executors uid starts the --exec-uid executors itself\n");
 		return 2;
 	}
-	if (o->exec_uid >= 0 && !strcmp(o->mode, "user")) {
-		fprintf(stderr, "ptaskd: --exec-uid is kernel mode's (in user mode ptaskd is the one executor)\n");
+	if (o->exec_fd >= 0 && (o->exec_uid < 0 || !strcmp(o->mode, "kernel"))) {
+		fprintf(stderr, "ptaskd: --exec-fd goes with --mode user and --exec-uid (ptaskd --executors uid passes them)\n");
+		return 2;
+	}
+	if (o->exec_uid >= 0 && !strcmp(o->mode, "user") && o->exec_fd < 0) {
+		fprintf(stderr, "ptaskd: --exec-uid in user mode needs the --exec-fd its supervisor gives: run ptaskd --mode user --executors uid\n");
 		return 2;
 	}
 	if (pd_policy_parse(o->policy) < 0) {
@@ -442,6 +460,174 @@ err_ns:
 	return err;
 }
 
+/* --- user mode, --executors uid: ptaskd keeps the namespace ---------- */
+
+struct user_sup {
+	struct pd_ns *ns;
+	struct pd_server *server;
+	int kick;
+};
+
+static int user_owners(void *arg, void (*seen)(void *seen_arg, uint32_t uid),
+		       void *seen_arg)
+{
+	struct user_sup *us = arg;
+
+	pd_ns_ptask_owners(us->ns, seen, seen_arg);
+	return 0;
+}
+
+static int user_prepare(void *arg, uint32_t uid, int *keep_fd, int *child_fd)
+{
+	int sv[2];
+
+	(void)arg;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		pd_log_err("supervisor: socketpair for uid %u: %s", uid,
+			   strerror(errno));
+		return -errno;
+	}
+	*keep_fd = sv[0];
+	*child_fd = sv[1];
+	return 0;
+}
+
+static void user_spawned(void *arg, uint32_t uid, pid_t pid, int keep_fd)
+{
+	struct user_sup *us = arg;
+	const struct passwd *pw = getpwuid(uid);
+	struct ptask_caller who = {
+		.uid = uid, .gid = pw ? pw->pw_gid : uid, .pid = pid,
+	};
+
+	/* A refusal closes the fd: the child sees ptaskd hang up, and exits. */
+	pd_server_adopt(us->server, keep_fd, &who);
+}
+
+/* A GPU ptask opened: its owner may need an executor started now. */
+static void user_kick(void *arg, uint32_t ptask, int32_t owner_pid)
+{
+	struct user_sup *us = arg;
+	uint64_t one = 1;
+
+	(void)ptask;
+	(void)owner_pid;
+	if (write(us->kick, &one, sizeof(one)) < 0) {
+		/* EAGAIN: the count is full, a look is due anyway */
+	}
+}
+
+static int run_user_supervised(const struct options *o,
+			       const struct pd_engine_config *cfg, int argc,
+			       char **argv, const sigset_t *set)
+{
+	struct ptaskd_info info = { .version = PTASKD_PROTO_VERSION };
+	struct user_sup us = { .kick = -1 };
+	struct pd_sup_ops ops = {
+		.what = "the namespace", .owners = user_owners,
+		.prepare = user_prepare, .spawned = user_spawned,
+	};
+	int err;
+
+	/* No backend here: each executor registers the arenas it maps. */
+	err = pd_ns_create(NULL, &us.ns);
+	if (err)
+		return err;
+	if (o->budgets >= 0) {
+		struct ptask_sched_params p = { .budgets = (uint32_t)o->budgets };
+
+		pd_ns_sched_set(us.ns, PTASK_SCHED_SET_BUDGETS, &p);
+	}
+	pd_ns_uid_limit_set(us.ns, o->uid_bytes);
+	us.kick = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (us.kick < 0) {
+		err = -errno;
+		goto out_ns;
+	}
+	ops.kick_fd = us.kick;
+	snprintf(info.backend, sizeof(info.backend), "%s", o->backend);
+	snprintf(info.policy, sizeof(info.policy), "%s",
+		 pd_policy_name(cfg->policy));
+	err = pd_server_start(us.ns, NULL, o->socket, o->socket_mode,
+			      (uint32_t)o->spin_us, &info, &us.server);
+	if (err) {
+		pd_log_err("socket %s: %s", o->socket, strerror(-err));
+		goto out_kick;
+	}
+	pd_ns_set_opened(us.ns, user_kick, &us);
+	pd_log_info("user mode: serving %s, an executor process per uid (backend %s, policy %s)",
+		    o->socket, o->backend, info.policy);
+	err = pd_supervise(argc, argv, (unsigned int)o->executor_idle_s, set,
+			   &ops, &us);
+	pd_ns_set_opened(us.ns, NULL, NULL);
+	pd_server_stop(us.server);
+out_kick:
+	close(us.kick);
+out_ns:
+	pd_ns_destroy(us.ns);
+	return err;
+}
+
+/*
+ * An executor of --executors uid runs as the uid it serves: different
+ * uids never share a process, and this one can do no more than its uid
+ * could.  Root's own executor stays root.
+ */
+static int become_uid(uint32_t uid)
+{
+	const struct passwd *pw;
+	gid_t gid;
+
+	if (geteuid() != 0 || uid == 0)
+		return 0;
+	pw = getpwuid(uid);
+	gid = pw ? pw->pw_gid : (gid_t)uid;
+	if ((pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL)) ||
+	    setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) {
+		pd_log_err("executor: cannot become uid %u: %s", uid,
+			   strerror(errno));
+		return -errno;
+	}
+	/* a change of credentials clears it: die with ptaskd still */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() == 1)
+		return -ESRCH;
+	return 0;
+}
+
+/* User mode, --exec-fd: one uid's executor, fed by its supervisor. */
+static int run_remote(const struct options *o, struct pd_backend *be,
+		      const struct pd_engine_config *cfg, const sigset_t *set)
+{
+	struct pd_engine *engine;
+	struct pd_source *src;
+	uint32_t uid;
+	int err;
+
+	err = pd_remote_source_open(o->exec_fd, be, &uid, &src);
+	if (err) {
+		pd_log_err("executor: ptaskd refused the executor connection: %s",
+			   strerror(-err));
+		return err;
+	}
+	err = pd_engine_start(src, be, cfg, &engine);
+	if (err)
+		goto out_source;
+	pd_remote_source_set_forget(src, engine_forget, engine);
+	pd_log_info("executor of uid %u (pid %d): backend %s, policy %s", uid,
+		    (int)getpid(), be->ops->name, pd_policy_name(cfg->policy));
+	wait_for_stop(set);
+	pd_remote_source_set_forget(src, NULL, NULL);
+	pd_engine_stop(engine);
+out_source:
+	pd_remote_source_close(src);
+	return err;
+}
+
+static const struct pd_sup_ops kernel_sup_ops = {
+	.what = "ptask.ko", .owners = pd_nl_ptask_owners, .kick_fd = -1,
+};
+
 static int run_kernel(struct pd_backend *be,
 		      const struct pd_engine_config *cfg, long long exec_uid,
 		      const sigset_t *set)
@@ -503,17 +689,27 @@ int main(int argc, char **argv)
 	}
 	kernel = !strcmp(o.mode, "kernel") ||
 		 (!strcmp(o.mode, "auto") && pd_kernel_available());
-	if (!kernel && (o.executors_per_uid || o.exec_uid >= 0))
-		pd_log_warn("user mode (no ptask.ko): --executors uid and --exec-uid are kernel mode's; this ptaskd is the one executor");
+	if (!kernel && o.exec_uid >= 0 && o.exec_fd < 0) {
+		pd_log_err("user mode (no ptask.ko): --exec-uid needs the connection ptaskd --executors uid hands its executors");
+		return 2;
+	}
+	if (kernel && o.exec_fd >= 0) {
+		pd_log_err("--exec-fd is user mode's");
+		return 2;
+	}
 	/* The supervisor opens no backend: its children each do. */
-	if (kernel && o.executors_per_uid) {
-		err = pd_supervise(argc, argv, (unsigned int)o.executor_idle_s,
-				   &set);
+	if (o.executors_per_uid) {
+		err = kernel ? pd_supervise(argc, argv,
+					    (unsigned int)o.executor_idle_s,
+					    &set, &kernel_sup_ops, NULL) :
+			       run_user_supervised(&o, &cfg, argc, argv, &set);
 		if (err)
 			return 1;
 		pd_log_info("stopped");
 		return 0;
 	}
+	if (o.exec_fd >= 0 && become_uid((uint32_t)o.exec_uid))
+		return 1;
 	err = open_backend(&o, &be);
 	if (err)
 		return 1;
@@ -528,7 +724,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	err = kernel ? run_kernel(&be, &cfg, o.exec_uid, &set) :
-		       run_user(&o, &be, &cfg, &set);
+	      o.exec_fd >= 0 ? run_remote(&o, &be, &cfg, &set) :
+			       run_user(&o, &be, &cfg, &set);
 	pd_trace_report();
 	be.ops->fini(&be);
 	pd_twins_unload_all();

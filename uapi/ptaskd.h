@@ -16,6 +16,7 @@
  *   PTASK_IOC_EXEC_TAKE       reply: n_invocations struct ptask_invocation,
  *                             then n_ports struct ptask_invocation_port
  *   PTASK_IOC_EXEC_PTASK_INFO reply (code != 0): code_len bytes of code
+ *   PTASK_IOC_EXEC_FORGOTTEN  reply: n_handles __u32 handles
  *
  * Messages over PTASKD_MSG_MAX, and headers with a bad magic, are
  * refused: the daemon closes the connection.  A
@@ -73,6 +74,8 @@ enum ptaskd_op {
 	PTASKD_OP_OBJECTS = 8,
 	PTASKD_OP_SET_PRIO = 9,
 	PTASKD_OP_RING_SETUP = 10,
+	PTASKD_OP_EXEC_REGISTER = 11,
+	PTASKD_OP_EXEC_CONNECT = 12,
 };
 
 /**
@@ -323,5 +326,72 @@ struct ptaskd_set_prio {
 };
 #define PTASKD_PRIO_PTASK	1
 #define PTASKD_PRIO_PID		2
+
+/*
+ * Executors per uid (ptaskd --mode user --executors uid)
+ * ======================================================
+ *
+ * ptaskd keeps the namespace and starts, for every uid that owns a
+ * ptask, an executor process of its own (ptaskd again, with --exec-fd),
+ * which runs as that uid and holds that uid's CUDA context alone.  Its
+ * first connection is one end of a socketpair ptaskd made: an *executor
+ * connection*, whose identity is the one ptaskd gave it (the uid it
+ * serves, the child's pid), not SO_PEERCRED.  Only executor connections
+ * take the two ops below; anyone else gets -EPERM.  They start with
+ * PTASKD_OP_HELLO as every connection does.
+ *
+ * PTASKD_OP_EXEC_REGISTER (request and reply: struct ptaskd_exec_register)
+ *	Makes the connection's client the executor of its uid: it takes
+ *	invocations of that uid's ptasks alone (uapi/ptask.h, EXEC_REGISTER
+ *	with PTASK_A_OBJ_OWNER_UID).  -EALREADY a second time.
+ *
+ * PTASKD_OP_EXEC_CONNECT (request: empty; reply: empty, with an fd)
+ *	Another executor connection of the same identity (SCM_RIGHTS); its
+ *	HELLO attaches to the executor's client with its token.  An
+ *	executor calls from several threads (a take waits while another
+ *	thread completes), one call at a time per connection.
+ *
+ * On executor connections two replies carry more, so the executor maps
+ * without a PTASKD_OP_MAP per datablock:
+ *
+ *   PTASK_IOC_EXEC_TAKE         after the ports: n_ports struct
+ *                               ptaskd_exec_place, one per port record
+ *   PTASK_IOC_DATABLOCK_CREATE  after the struct: one struct
+ *                               ptaskd_exec_place
+ *
+ * A place names the arena as PTASKD_OP_MAP's reply does; @arena 0 means
+ * "no place" (no datablock, or one released meanwhile): map it with
+ * PTASKD_OP_MAP, which also brings an arena's fd the first time.
+ */
+
+/**
+ * struct ptaskd_exec_register - PTASKD_OP_EXEC_REGISTER
+ * @n_accels: request: the devices the executor runs ptasks on
+ * @flags: 0
+ * @uid: reply: the uid whose ptasks it takes; request: 0
+ * @reserved: 0
+ */
+struct ptaskd_exec_register {
+	__u32 n_accels;
+	__u32 flags;
+	__u32 uid;
+	__u32 reserved;
+};
+
+/**
+ * struct ptaskd_exec_place - where a datablock of an executor's reply is
+ * @arena: the arena (0: no place given)
+ * @arena_bytes: its size
+ * @offset: the datablock's first byte in it
+ * @flags: PTASKD_MAP_OWN as in struct ptaskd_map
+ * @reserved: 0
+ */
+struct ptaskd_exec_place {
+	__u64 arena;
+	__u64 arena_bytes;
+	__u64 offset;
+	__u32 flags;
+	__u32 reserved;
+};
 
 #endif /* PTASKD_UAPI_H */

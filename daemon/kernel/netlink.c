@@ -110,3 +110,32 @@ int pd_nl_exec_unregister(int exec_fd)
 		return -EINVAL;
 	return pc_genl_call(&req);
 }
+
+struct owners_walk {
+	void (*seen)(void *seen_arg, uint32_t uid);
+	void *seen_arg;
+};
+
+/* One GET_OBJECT reply: a ptask's owner is seen now. */
+static int parse_owner(struct nlattr **tb, void *arg)
+{
+	struct owners_walk *w = arg;
+
+	if (tb[PTASK_A_OBJ_TYPE] && tb[PTASK_A_OBJ_OWNER_UID] &&
+	    nla_get_u32(tb[PTASK_A_OBJ_TYPE]) == PTASK_OBJ_PTASK)
+		w->seen(w->seen_arg, nla_get_u32(tb[PTASK_A_OBJ_OWNER_UID]));
+	return 0;
+}
+
+int pd_nl_ptask_owners(void *arg, void (*seen)(void *seen_arg, uint32_t uid),
+		       void *seen_arg)
+{
+	struct owners_walk w = { .seen = seen, .seen_arg = seen_arg };
+	struct pc_genl_req req = {
+		.cmd = PTASK_CMD_GET_OBJECT, .dump = true,
+		.parse = parse_owner, .parse_arg = &w,
+	};
+
+	(void)arg;
+	return pc_genl_call(&req);
+}

@@ -283,3 +283,20 @@ uint32_t pd_ns_admin_policy(struct pd_ns *ns)
 	pd_ns_unlock(ns);
 	return policy;
 }
+
+void pd_ns_ptask_owners(struct pd_ns *ns, void (*seen)(void *arg, uint32_t uid),
+			void *arg)
+{
+	struct ptask_obj_info info;
+	struct ptask_obj *o;
+	u64 cursor = 0;
+
+	pd_ns_lock(ns);
+	while ((o = ptask_core_ns_next(&ns->core, &cursor)) != NULL) {
+		if (o->type != PTASK_OBJ_PTASK)
+			continue;
+		ptask_core_obj_describe(o, &info);
+		seen(arg, info.owner_uid);
+	}
+	pd_ns_unlock(ns);
+}

@@ -115,6 +115,24 @@ void pd_ns_wake_executor(struct pd_ns *ns)
 	pd_ns_unlock(ns);
 }
 
+int pd_ns_exec_register(struct pd_client *c, uint32_t n_accels, uint32_t uid)
+{
+	int err;
+
+	pd_ns_lock(c->ns);
+	err = ptask_core_exec_register(c->core, n_accels);
+	if (!err) {
+		err = ptask_core_exec_set_uid(c->core, uid);
+		if (err)
+			ptask_core_exec_unregister(c->core);
+	}
+	/* its outputs are written whole by the device, as the engine's */
+	if (!err)
+		c->alloc_zero = false;
+	pd_ns_unlock(c->ns);
+	return err;
+}
+
 void ptask_os_event(struct ptask_ns *core_ns, u32 event, u32 obj_type,
 		    u32 handle)
 {
@@ -231,7 +249,9 @@ int pd_ns_create(struct pd_backend *be, struct pd_ns **out)
 	if (err)
 		goto err_mutex;
 	pd_arenas_init(&ns->arenas, be, PD_ARENA_BYTES);
-	tunnel_calibrate(ns, be);
+	/* No backend (executors per uid): the uapi's tunnel defaults. */
+	if (be)
+		tunnel_calibrate(ns, be);
 	*out = ns;
 	return 0;
 

@@ -117,6 +117,14 @@ int pd_request_prepare(struct pd_request *req)
 		req->io.code_out = req->code_out;
 		req->io.code_out_len = n;
 		return 0;
+	case PTASK_IOC_EXEC_FORGOTTEN:
+		n = a->forgotten.max_handles < PTASK_FORGOTTEN_MAX ?
+		    a->forgotten.max_handles : PTASK_FORGOTTEN_MAX;
+		req->forgotten = calloc(n, sizeof(*req->forgotten));
+		if (!req->forgotten)
+			return -ENOMEM;
+		req->io.forgotten = req->forgotten;
+		return 0;
 	}
 	return 0;
 }
@@ -126,6 +134,8 @@ void pd_request_free(struct pd_request *req)
 	free(req->take_inv);
 	free(req->take_ports);
 	free(req->code_out);
+	free(req->forgotten);
+	req->forgotten = NULL;
 	req->take_inv = NULL;
 	req->take_ports = NULL;
 	req->code_out = NULL;
@@ -149,6 +159,9 @@ int pd_request_reply(const struct pd_request *req, int err, void **out,
 		ports = (size_t)a->take.n_ports * sizeof(*req->take_ports);
 	} else if (req->cmd == PTASK_IOC_EXEC_PTASK_INFO && a->info.code) {
 		code = a->info.code_len;
+	} else if (req->cmd == PTASK_IOC_EXEC_FORGOTTEN) {
+		/* after the struct, where a take's invocations would be */
+		inv = (size_t)a->forgotten.n_handles * sizeof(*req->forgotten);
 	}
 	total = st + inv + ports + code;
 	if (!total)
@@ -158,7 +171,9 @@ int pd_request_reply(const struct pd_request *req, int err, void **out,
 		return -ENOMEM;
 	memcpy(p, a, st);
 	if (inv)
-		memcpy(p + st, req->take_inv, inv);
+		memcpy(p + st, req->cmd == PTASK_IOC_EXEC_FORGOTTEN ?
+		       (const void *)req->forgotten :
+		       (const void *)req->take_inv, inv);
 	if (ports)
 		memcpy(p + st + inv, req->take_ports, ports);
 	if (code)

@@ -35,6 +35,7 @@ struct pd_request {
 	struct ptask_invocation *take_inv;
 	struct ptask_invocation_port *take_ports;
 	uint8_t *code_out;
+	uint32_t *forgotten;
 };
 
 /*

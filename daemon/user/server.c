@@ -11,6 +11,13 @@
  * Rings: a connection that asks for one (PTASKD_OP_RING_SETUP) is handed
  * to ring_server.c, its thread with it, for the rest of its life.
  *
+ * Executor connections (pd_server_adopt; uapi/ptaskd.h, "Executors per
+ * uid"): one end of a socketpair ptaskd gave an executor process it
+ * started; the identity is the one the supervisor gave, not SO_PEERCRED
+ * (a socketpair's peer credentials are ptaskd's own).  With no engine in
+ * this process (pd_server_start's @engine NULL) nothing is helped with:
+ * what a call made ready wakes the executors at once.
+ *
  * Locking: pd_server.lock protects the connection list and count (and
  * the INFO answer); a connection's own fields belong to its thread.
  */
@@ -49,6 +56,7 @@ struct pd_conn {
 	struct ptask_caller who;	/* first: in_group() finds the conn */
 	struct pd_server *server;
 	int fd;
+	bool exec_conn;			/* pd_server_adopt's: @who is given */
 	struct pd_client *client;
 	uint32_t groups[MAX_GROUPS];
 	uint32_t ngroups;
@@ -271,7 +279,7 @@ static int send_reply(struct pd_conn *c, uint32_t op, int err,
  */
 static void help_engine(struct pd_conn *c)
 {
-	bool left_over = c->server->stopping ||
+	bool left_over = c->server->stopping || !c->server->engine ||
 			 pd_engine_help(c->server->engine, &c->defer,
 					pd_wake_defer_take);
 
@@ -320,6 +328,52 @@ static int handle_ring_setup(struct pd_conn *c, const void *payload,
 	return err ? err : -ECONNRESET;
 }
 
+static void place_of(struct pd_conn *c, uint32_t handle,
+		     struct ptaskd_exec_place *p)
+{
+	struct pd_map_info mi;
+
+	memset(p, 0, sizeof(*p));
+	if (!handle || pd_ns_map(c->client, handle, &mi))
+		return;
+	p->arena = mi.arena;
+	p->arena_bytes = mi.arena_bytes;
+	p->offset = mi.offset;
+	p->flags = mi.own ? PTASKD_MAP_OWN : 0;
+}
+
+/*
+ * An executor connection's take and create replies say where their
+ * datablocks are (uapi/ptaskd.h, "Executors per uid"): one
+ * struct ptaskd_exec_place per port record, or one for the datablock
+ * made, after the rest of the reply.  -ENOMEM.
+ */
+static int add_places(struct pd_conn *c, const struct pd_request *req,
+		      void **out, size_t *out_len)
+{
+	struct ptaskd_exec_place *places;
+	uint32_t i, n;
+	uint8_t *grown;
+
+	if (req->cmd == PTASK_IOC_EXEC_TAKE)
+		n = req->arg.take.n_ports;
+	else if (req->cmd == PTASK_IOC_DATABLOCK_CREATE)
+		n = 1;
+	else
+		return 0;
+	grown = realloc(*out, *out_len + (size_t)n * sizeof(*places));
+	if (!grown)
+		return -ENOMEM;
+	places = (struct ptaskd_exec_place *)(grown + *out_len);
+	if (req->cmd == PTASK_IOC_DATABLOCK_CREATE)
+		place_of(c, req->arg.db_create.handle, places);
+	for (i = 0; req->cmd == PTASK_IOC_EXEC_TAKE && i < n; i++)
+		place_of(c, req->take_ports[i].datablock, &places[i]);
+	*out = grown;
+	*out_len += (size_t)n * sizeof(*places);
+	return 0;
+}
+
 static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 			size_t len)
 {
@@ -344,6 +398,8 @@ static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 		goto out_help;
 	}
 	if (pd_request_reply(&req, err, &out, &out_len))
+		err = -ENOMEM;
+	if (!err && c->exec_conn && add_places(c, &req, &out, &out_len))
 		err = -ENOMEM;
 	pd_request_free(&req);
 	err = send_reply(c, op, err, out, out_len, -1);
@@ -379,6 +435,60 @@ static int handle_map(struct pd_conn *c, const void *payload, size_t len)
 	return send_reply(c, PTASKD_OP_MAP, 0, &m, sizeof(m), mi.arena_fd);
 }
 
+/* PTASKD_OP_EXEC_REGISTER: the executor of the connection's uid. */
+static int handle_exec_register(struct pd_conn *c, const void *payload,
+				size_t len)
+{
+	struct ptaskd_exec_register r;
+	int err;
+
+	if (len != sizeof(r))
+		return send_reply(c, PTASKD_OP_EXEC_REGISTER, -EINVAL, NULL, 0,
+				  -1);
+	memcpy(&r, payload, sizeof(r));
+	if (!c->exec_conn)
+		err = -EPERM;
+	else if (r.flags || r.uid || r.reserved || !r.n_accels ||
+		 r.n_accels > PD_MAX_DEVICES)
+		err = -EINVAL;
+	else
+		err = pd_ns_exec_register(c->client, r.n_accels, c->who.uid);
+	if (err)
+		return send_reply(c, PTASKD_OP_EXEC_REGISTER, err, NULL, 0, -1);
+	pthread_mutex_lock(&c->server->lock);
+	if (c->server->info.ndev < r.n_accels)
+		c->server->info.ndev = r.n_accels;
+	pthread_mutex_unlock(&c->server->lock);
+	pd_log_info("executor for uid %u (pid %d) registered with %u device(s)",
+		    c->who.uid, c->who.pid, r.n_accels);
+	r.uid = c->who.uid;
+	return send_reply(c, PTASKD_OP_EXEC_REGISTER, 0, &r, sizeof(r), -1);
+}
+
+/* PTASKD_OP_EXEC_CONNECT: one more executor connection, as an fd. */
+static int handle_exec_connect(struct pd_conn *c, size_t len)
+{
+	int sv[2], err;
+
+	if (len)
+		return send_reply(c, PTASKD_OP_EXEC_CONNECT, -EINVAL, NULL, 0,
+				  -1);
+	if (!c->exec_conn)
+		return send_reply(c, PTASKD_OP_EXEC_CONNECT, -EPERM, NULL, 0,
+				  -1);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return send_reply(c, PTASKD_OP_EXEC_CONNECT, -errno, NULL, 0,
+				  -1);
+	err = pd_server_adopt(c->server, sv[0], &c->who);
+	if (err) {
+		close(sv[1]);
+		return send_reply(c, PTASKD_OP_EXEC_CONNECT, err, NULL, 0, -1);
+	}
+	err = send_reply(c, PTASKD_OP_EXEC_CONNECT, 0, NULL, 0, sv[1]);
+	close(sv[1]);
+	return err;
+}
+
 static int handle_info(struct pd_conn *c)
 {
 	static const char *const policy_names[] = PTASK_POLICY_NAMES;
@@ -395,6 +505,10 @@ static int handle_info(struct pd_conn *c)
 		snprintf(info.policy, sizeof(info.policy), "%s",
 			 policy_names[policy]);
 	pd_ns_counts(c->server->ns, info.counts);
+	/* Executors per uid: their engines' counters are their own. */
+	if (!c->server->engine)
+		return send_reply(c, PTASKD_OP_INFO, 0, &info, sizeof(info),
+				  -1);
 	pd_engine_get_stats(c->server->engine, &st);
 	info.invocations = st.invocations;
 	info.failed = st.failed;
@@ -523,7 +637,7 @@ static void serve(struct pd_conn *c)
 	bool owned = false;
 	int err;
 
-	err = fill_caller(c);
+	err = c->exec_conn ? 0 : fill_caller(c);
 	if (!err)
 		err = read_message(c, &h, &payload, &owned);
 	if (!err)
@@ -554,6 +668,10 @@ static void serve(struct pd_conn *c)
 			err = handle_ring_setup(c, payload, h.len);
 		else if (h.op == PTASKD_OP_INFO)
 			err = handle_info(c);
+		else if (h.op == PTASKD_OP_EXEC_REGISTER)
+			err = handle_exec_register(c, payload, h.len);
+		else if (h.op == PTASKD_OP_EXEC_CONNECT)
+			err = handle_exec_connect(c, h.len);
 		else if (pd_admin_op(h.op))
 			err = handle_admin(c, h.op, payload, h.len);
 		else
@@ -598,19 +716,30 @@ static void *conn_thread(void *arg)
 	return NULL;
 }
 
-static void start_conn(struct pd_server *s, int fd)
+/*
+ * A thread for connection @fd; @who: the identity pd_server_adopt gives
+ * (NULL: SO_PEERCRED's, read by serve()).  -ENOMEM or -EAGAIN, @fd then
+ * closed.
+ */
+static int start_conn(struct pd_server *s, int fd,
+		      const struct ptask_caller *who)
 {
 	pthread_attr_t attr;
 	struct pd_conn *c;
 	pthread_t t;
+	int err = 0;
 
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
-		return;
+		return -ENOMEM;
 	}
 	c->fd = fd;
 	c->server = s;
+	if (who) {
+		c->who = *who;
+		c->exec_conn = true;
+	}
 	pthread_mutex_lock(&s->lock);
 	c->next = s->conns;
 	s->conns = c;
@@ -625,8 +754,25 @@ static void start_conn(struct pd_server *s, int fd)
 		conns_remove(s, c);
 		close(fd);
 		free(c);
+		err = -EAGAIN;
 	}
 	pthread_attr_destroy(&attr);
+	return err;
+}
+
+int pd_server_adopt(struct pd_server *s, int fd,
+		    const struct ptask_caller *who)
+{
+	struct ptask_caller w = *who;
+
+	if (s->stopping) {
+		close(fd);
+		return -ESHUTDOWN;
+	}
+	/* An executor's: root's rights are root's executor's alone. */
+	w.dac_override = w.uid == 0;
+	w.sys_nice = w.uid == 0;
+	return start_conn(s, fd, &w);
 }
 
 static void *accept_thread(void *arg)
@@ -643,7 +789,7 @@ static void *accept_thread(void *arg)
 				pd_log_err("accept: %s", strerror(errno));
 			break;
 		}
-		start_conn(s, fd);
+		start_conn(s, fd, NULL);
 	}
 	return NULL;
 }

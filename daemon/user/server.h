@@ -31,7 +31,9 @@ struct pd_server;
  * pd_server_start() - listen on @path and serve @ns
  * @engine: the engine running @ns's invocations (its executor source):
  *	connection threads help it (pd_engine_help) and INFO reports its
- *	counters; it must outlive the server
+ *	counters; it must outlive the server.  NULL: the executors are
+ *	other processes (pd_server_adopt), and INFO reports no engine
+ *	counters
  * @mode: the socket file's permission bits
  * @spin_us: how long a connection polls for the next call (0: never)
  * @info: what PTASKD_OP_INFO answers (backend, devices, policy)
@@ -44,6 +46,21 @@ struct pd_server;
 int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
 		    const char *path, mode_t mode, uint32_t spin_us,
 		    const struct ptaskd_info *info, struct pd_server **out);
+/**
+ * pd_server_adopt() - serve an executor process's connection
+ * @s: the server
+ * @fd: ptaskd's end of a socketpair whose other end the executor has
+ *	(taken: closed on failure)
+ * @who: the identity its calls have: the uid it executes for, the
+ *	executor's pid (attaching its other connections checks it)
+ *
+ * The connection may PTASKD_OP_EXEC_REGISTER and PTASKD_OP_EXEC_CONNECT
+ * (uapi/ptaskd.h, "Executors per uid"), after its HELLO.  It has root's
+ * rights when @who's uid is 0 only.  0, -ENOMEM, -EAGAIN (no thread),
+ * -ESHUTDOWN (the server stops).
+ */
+int pd_server_adopt(struct pd_server *s, int fd,
+		    const struct ptask_caller *who);
 /* Update what INFO says (the policy changed). */
 void pd_server_set_info(struct pd_server *s, const struct ptaskd_info *info);
 /* Stop accepting, hang up every connection, join the threads, unlink. */

@@ -47,10 +47,14 @@ refused --uid-bytes 1k "--uid-bytes is 0.."
 refused --exec-uid no-such-user-here "--exec-uid: 'no-such-user-here' is neither a user nor a uid"
 refused --exec-uid -5 "is neither a user nor a uid"
 refused --exec-uid 4294967295 "is neither a user nor a uid"
-refused --mode user --exec-uid 0 "--exec-uid is kernel mode's"
+refused --mode user --exec-uid 0 "--exec-uid in user mode needs the --exec-fd its supervisor gives"
 refused --executors many "--executors is shared or uid"
-refused --mode user --executors uid "--executors uid is kernel mode's"
 refused --executors uid --exec-uid 0 "starts the --exec-uid executors itself"
+refused --executors uid --exec-fd 3 "starts the --exec-uid executors itself"
+refused --mode user --exec-fd 3 "--exec-fd goes with --mode user and --exec-uid"
+refused --mode kernel --exec-uid 0 --exec-fd 3 "--exec-fd goes with --mode user and --exec-uid"
+refused --exec-fd 2 "--exec-fd is 3..1023"
+refused --exec-fd x "--exec-fd is 3..1023"
 refused --executor-idle-s 0 "--executor-idle-s is 1..86400"
 refused --backend sim --lanes 2 "the sim's lanes are its configuration's lanes key"
 "$D" --mode user --backend nope --socket "$T/x" 2>"$T/err"
@@ -59,6 +63,15 @@ if [ "$rc" != 0 ] && grep -q "unknown --backend 'nope'" "$T/err"; then
 	ok "an unknown --backend is refused by name"
 else
 	nok "unknown --backend: exit $rc, $(head -c 200 "$T/err")"
+fi
+
+# an --exec-fd that is no executor connection: a clear refusal, exit 1
+"$D" --mode user --backend cpu --exec-uid 0 --exec-fd 3 3</dev/null 2>"$T/err"
+rc=$?
+if [ "$rc" = 1 ] && grep -q "ptaskd refused the executor connection" "$T/err"; then
+	ok "an --exec-fd that is no executor connection is refused"
+else
+	nok "--exec-fd 3</dev/null: exit $rc, $(head -c 200 "$T/err")"
 fi
 
 # read before the driver is loaded: refused on a machine without a GPU too

@@ -67,6 +67,14 @@ int e2e_wait_pid(pid_t pid, unsigned int ms);
 
 /* --- through the transport (transport.c) --- */
 
+/*
+ * User mode: one request @op (@req_len bytes) on a fresh connection past
+ * its HELLO; the reply's payload into @rep.  Its length, or the -errno
+ * the daemon answered (or the socket's).
+ */
+int e2e_user_call(const struct e2e_daemon *d, uint32_t op, const void *req,
+		  size_t req_len, void *rep, size_t rep_len);
+
 /* Live object counts, per enum ptask_count. */
 int e2e_counts_read(const struct e2e_daemon *d, __u64 c[__PTASK_COUNT_MAX]);
 /*

@@ -415,6 +415,42 @@ TEST_F(e2e, bad_calls)
 	EXPECT_PT(-ENOENT, ptask_graph_run(ctx, 12345));
 }
 
+/*
+ * The executor ops (uapi/ptaskd.h, "Executors per uid") are refused on
+ * a client's own connection: only the socketpairs ptaskd hands the
+ * executors it starts take them, so no client can make itself another
+ * uid's executor.  Bad sizes are -EINVAL first.
+ */
+TEST_F(e2e, executor_ops_refused_to_clients)
+{
+	struct ptaskd_exec_register reg = { .n_accels = 1 };
+	struct ptask_exec_take take = {
+		.size = sizeof(take), .flags = PTASK_NONBLOCK,
+		.max_invocations = 1, .max_ports = 1,
+	};
+	struct ptask_exec_forgotten fg = {
+		.size = sizeof(fg), .max_handles = 4,
+	};
+	uint8_t rep[512];
+
+	if (variant->mode != PTASK_MODE_USER)
+		SKIP(return, "ptaskd's socket ops");
+	START(NULL);
+	EXPECT_EQ(-EPERM, e2e_user_call(&self->d, PTASKD_OP_EXEC_REGISTER, &reg,
+					sizeof(reg), rep, sizeof(rep)));
+	EXPECT_EQ(-EINVAL, e2e_user_call(&self->d, PTASKD_OP_EXEC_REGISTER,
+					 &reg, sizeof(reg) - 4, rep,
+					 sizeof(rep)));
+	EXPECT_EQ(-EPERM, e2e_user_call(&self->d, PTASKD_OP_EXEC_CONNECT, NULL,
+					0, rep, sizeof(rep)));
+	EXPECT_EQ(-EINVAL, e2e_user_call(&self->d, PTASKD_OP_EXEC_CONNECT, rep,
+					 8, rep, sizeof(rep)));
+	EXPECT_EQ(-EPERM, e2e_user_call(&self->d, PTASK_IOC_EXEC_TAKE, &take,
+					sizeof(take), rep, sizeof(rep)));
+	EXPECT_EQ(-EPERM, e2e_user_call(&self->d, PTASK_IOC_EXEC_FORGOTTEN,
+					&fg, sizeof(fg), rep, sizeof(rep)));
+}
+
 TEST_F(e2e, unknown_kernel_fails_the_graph)
 {
 	int err;
@@ -1493,6 +1529,23 @@ static pid_t executor_pid(const struct e2e_daemon *d, unsigned int uid)
 	return pid;
 }
 
+/* The real uid process @pid runs as (/proc/PID/status), or -1. */
+static long long proc_uid(pid_t pid)
+{
+	char path[64], line[256];
+	long long uid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lld", &uid) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return uid;
+}
+
 /* Waits up to @ms for @text in the log. */
 static bool log_wait(const struct e2e_daemon *d, const char *text,
 		     unsigned int ms)
@@ -1536,21 +1589,22 @@ static void supervise(struct e2e_daemon *d)
 }
 
 /*
- * ptaskd --executors uid (daemon/kernel/supervisor.c): an executor per
- * uid that owns ptasks, started on demand, started again when it dies,
- * stopped when its uid has been idle.
+ * ptaskd --executors uid (daemon/supervisor.c): an executor per uid that
+ * owns ptasks, started on demand, started again when it dies, stopped
+ * when its uid has been idle.  In user mode each executor runs as its
+ * uid (no executor of root's serves nobody).
  */
 TEST_F(e2e, executors_per_uid_on_demand)
 {
 	pid_t pid, child;
 	int st;
 
-	if (!ns_in_module(variant))
-		SKIP(return, "--executors uid is kernel mode's");
 	if (geteuid())
 		SKIP(return, "needs root (a child becomes uid nobody)");
 	supervise(&self->d);
 	START(NULL);
+	/* user mode: nobody must reach the socket in the private directory */
+	ASSERT_EQ(0, chmod(self->d.dir, 0755));
 	OPEN_CTX();
 	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
 	ASSERT_PT(0, e2e_chain_push(&self->ch, 1));
@@ -1566,6 +1620,13 @@ TEST_F(e2e, executors_per_uid_on_demand)
 	ASSERT_TRUE(st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
 		TH_LOG("uid nobody's round: status %d", st);
 	ASSERT_TRUE(e2e_log_has(&self->d, "executor for uid 65534 started"));
+	/* user mode: nobody's executor is nobody's process */
+	if (variant->mode == PTASK_MODE_USER) {
+		pid = executor_pid(&self->d, 65534);
+		ASSERT_LT(0, pid);
+		EXPECT_EQ(65534, proc_uid(pid));
+		EXPECT_EQ(0, proc_uid(executor_pid(&self->d, 0)));
+	}
 	/* root's executor dies: started again; root's next round runs */
 	pid = executor_pid(&self->d, 0);
 	ASSERT_LT(0, pid);
@@ -1598,8 +1659,6 @@ TEST_F(e2e, chaos_executors_killed_under_load)
 	int *phases;
 	pid_t pids[2], pid;
 
-	if (!ns_in_module(variant))
-		SKIP(return, "--executors uid is kernel mode's");
 	if (geteuid())
 		SKIP(return, "needs root (a client becomes uid nobody)");
 	supervise(&self->d);
@@ -1607,6 +1666,7 @@ TEST_F(e2e, chaos_executors_killed_under_load)
 	setenv("PTASKD_SUP_BACKOFF_MS", "20", 1);
 	START(NULL);
 	unsetenv("PTASKD_SUP_BACKOFF_MS");
+	ASSERT_EQ(0, chmod(self->d.dir, 0755));
 	phases = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, phases);

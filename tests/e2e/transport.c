@@ -18,7 +18,7 @@
 #include "daemon.h"
 
 /* One request on a fresh connection past HELLO: the reply's length. */
-static int user_call(const struct e2e_daemon *d, uint32_t op, const void *req,
+int e2e_user_call(const struct e2e_daemon *d, uint32_t op, const void *req,
 		     size_t req_len, void *rep, size_t rep_len)
 {
 	struct ptaskd_hello hello = { .version = PTASKD_PROTO_VERSION };
@@ -48,7 +48,7 @@ int e2e_counts_read(const struct e2e_daemon *d, __u64 c[__PTASK_COUNT_MAX])
 
 	if (d->mode == PTASK_MODE_KERNEL)
 		return pt_counts_read(c);
-	n = user_call(d, PTASKD_OP_INFO, NULL, 0, &info, sizeof(info));
+	n = e2e_user_call(d, PTASKD_OP_INFO, NULL, 0, &info, sizeof(info));
 	if (n < 0)
 		return n;
 	if (n != (int)sizeof(info))
@@ -129,7 +129,7 @@ int e2e_sched_read(const struct e2e_daemon *d, __u32 *budgets,
 		}
 		return n;
 	}
-	n = user_call(d, PTASKD_OP_SCHED_GET, NULL, 0, &p, sizeof(p));
+	n = e2e_user_call(d, PTASKD_OP_SCHED_GET, NULL, 0, &p, sizeof(p));
 	if (n < 0)
 		return n;
 	if (n != (int)sizeof(p))
@@ -168,7 +168,7 @@ int e2e_sched_accels(const struct e2e_daemon *d, __u32 *n_accels)
 			*n_accels = (__u32)n64;
 		return n;
 	}
-	n = user_call(d, PTASKD_OP_SCHED_GET, NULL, 0, &p, sizeof(p));
+	n = e2e_user_call(d, PTASKD_OP_SCHED_GET, NULL, 0, &p, sizeof(p));
 	if (n < 0)
 		return n;
 	if (n != (int)sizeof(p))
@@ -188,7 +188,7 @@ int e2e_sched_set_window(const struct e2e_daemon *d, __u32 window_ms)
 
 	if (d->mode == PTASK_MODE_KERNEL)
 		return sysfs_put("sched/window_ms", window_ms);
-	n = user_call(d, PTASKD_OP_SCHED_SET, &req, sizeof(req), &after,
+	n = e2e_user_call(d, PTASKD_OP_SCHED_SET, &req, sizeof(req), &after,
 		      sizeof(after));
 	if (n < 0)
 		return n;
@@ -220,7 +220,7 @@ int e2e_proc_read(const struct e2e_daemon *d, pid_t pid, struct e2e_proc *p)
 		return n == -ENOENT ? -ESRCH : n;
 	}
 	/* The first record past pid - 1 is @pid's, if it has one. */
-	n = user_call(d, PTASKD_OP_PROCS, &req, sizeof(req), &rec, sizeof(rec));
+	n = e2e_user_call(d, PTASKD_OP_PROCS, &req, sizeof(req), &rec, sizeof(rec));
 	if (n < 0)
 		return n;
 	if (n < (int)sizeof(rec) || rec.pid != pid)

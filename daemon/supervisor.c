@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * supervisor.c - ptaskd --mode kernel --executors uid: an executor
- * process per uid, started on demand, restarted when it dies, stopped
- * when idle (issue 13, item 1; DESIGN.md "Tenants and isolation").
+ * supervisor.c - ptaskd --executors uid: an executor process per uid,
+ * started on demand, restarted when it dies, stopped when idle (issue
+ * 13, item 1; DESIGN.md "Tenants and isolation").  Both modes.
  *
- * The supervisor registers no executor itself.  Every PD_SUP_POLL_MS it
- * lists the module's ptasks (PTASK_CMD_GET_OBJECT, a dump: the admin
- * tool's view) and keeps, for every uid that owns one, a child running
- * this same program with the same options plus --exec-uid UID, which
- * registers as that uid's executor (core/invocation.c, "Executors per
- * uid"): that uid's kernels, CUDA contexts and datablock mappings live
- * in that process alone.  A uid's first invocation waits for its
- * executor to start (a poll and a start: under a second on a GPU
- * machine, tens of seconds in the test guest's emulation).
+ * The supervisor runs no ptask itself.  Every PD_SUP_POLL_MS, and at
+ * once when the mode's kick fd is readable (user mode: a ptask was
+ * opened), it asks who owns ptasks (struct pd_sup_ops.owners: kernel
+ * mode lists the module's ptasks with PTASK_CMD_GET_OBJECT, user mode
+ * walks its own namespace) and keeps, for every uid that owns one, a
+ * child running this same program with the same options plus --exec-uid
+ * UID (and in user mode --exec-fd, with one end of a socketpair whose
+ * other end ptaskd serves as an executor connection: @spawned), which
+ * becomes that uid's executor (core/invocation.c, "Executors per uid"):
+ * that uid's kernels, CUDA contexts and datablock mappings live in that
+ * process alone.  A uid's first invocation waits for its executor to
+ * start (a poll and a start: under a second on a GPU machine, tens of
+ * seconds in the test guest's emulation).
  *
  * A child that exits while its uid still owns ptasks is started again,
  * after 1 s, doubling to PD_SUP_BACKOFF_MAX_MS while it keeps dying
@@ -25,21 +29,25 @@
  * child and waits for it.  The children die with the supervisor
  * (PR_SET_PDEATHSIG).
  *
- * Single-threaded; nothing here is shared.
+ * Single-threaded; nothing here is shared (the ops' own state is
+ * theirs to guard).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <netlink/attr.h>
-#include "common/genl.h"
-#include "daemon/kernel/supervisor.h"
+#include "daemon/supervisor.h"
 #include "daemon/log.h"
 
 #define PD_SUP_POLL_MS		250
@@ -79,6 +87,8 @@ struct sup {
 	int argc;
 	char uid_arg[16];
 	uint64_t idle_ms;
+	const struct pd_sup_ops *ops;
+	void *arg;
 };
 
 static uint64_t now_ms(void)
@@ -104,47 +114,63 @@ static struct sup_uid *find(struct sup *s, uint32_t uid, bool add)
 	return &s->uids[s->n++];
 }
 
-/* One GET_OBJECT reply: a ptask's owner is seen now. */
-static int parse_object(struct nlattr **tb, void *arg)
+/* The mode's owners(): a ptask of @uid's is alive now. */
+static void seen(void *arg, uint32_t uid)
 {
 	struct sup *s = arg;
-	struct sup_uid *u;
+	struct sup_uid *u = find(s, uid, true);
 
-	if (!tb[PTASK_A_OBJ_TYPE] || !tb[PTASK_A_OBJ_OWNER_UID] ||
-	    nla_get_u32(tb[PTASK_A_OBJ_TYPE]) != PTASK_OBJ_PTASK)
-		return 0;
-	u = find(s, nla_get_u32(tb[PTASK_A_OBJ_OWNER_UID]), true);
 	if (u)
 		u->seen_ms = now_ms();
 	else
 		pd_log_warn("supervisor: more than %u uids: uid %u has no executor",
-			    PD_SUP_MAX_UIDS,
-			    nla_get_u32(tb[PTASK_A_OBJ_OWNER_UID]));
-	return 0;
+			    PD_SUP_MAX_UIDS, uid);
 }
 
 static void start(struct sup *s, struct sup_uid *u)
 {
+	int child_fd = -1, keep_fd = -1;
 	pid_t pid;
 
 	snprintf(s->uid_arg, sizeof(s->uid_arg), "%u", u->uid);
+	if (s->ops->prepare &&
+	    s->ops->prepare(s->arg, u->uid, &keep_fd, &child_fd)) {
+		u->next_start_ms = now_ms() + u->backoff_ms;
+		return;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
 		pd_log_err("supervisor: fork for uid %u: %s", u->uid,
 			   strerror(errno));
+		if (child_fd >= 0) {
+			close(child_fd);
+			close(keep_fd);
+		}
 		u->next_start_ms = now_ms() + u->backoff_ms;
 		return;
 	}
 	if (!pid) {
 		sigset_t none;
 
+		/* async-signal-safe calls only: ptaskd has threads */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (child_fd == PD_SUP_CHILD_FD)
+			fcntl(child_fd, F_SETFD, 0);	/* keep it past exec */
+		else if (child_fd >= 0 && dup2(child_fd, PD_SUP_CHILD_FD) < 0)
+			_exit(127);
+		/* nothing of ptaskd's but the lifeline reaches the child */
+		syscall(SYS_close_range, child_fd >= 0 ? PD_SUP_CHILD_FD + 1 :
+			3, ~0U, 0);
 		execv("/proc/self/exe", s->argv);
 		_exit(127);
+	}
+	if (child_fd >= 0) {
+		close(child_fd);
+		s->ops->spawned(s->arg, u->uid, pid, keep_fd);
 	}
 	u->pid = pid;
 	u->started_ms = now_ms();
@@ -198,18 +224,14 @@ static void reap(struct sup *s)
 
 static void tick(struct sup *s)
 {
-	struct pc_genl_req req = {
-		.cmd = PTASK_CMD_GET_OBJECT, .dump = true,
-		.parse = parse_object, .parse_arg = s,
-	};
 	uint64_t now;
 	unsigned int i;
 	int err;
 
 	reap(s);
-	err = pc_genl_call(&req);
+	err = s->ops->owners(s->arg, seen, s);
 	if (err) {
-		pd_log_warn("supervisor: listing the module's ptasks: %s",
+		pd_log_warn("supervisor: listing the owners of ptasks: %s",
 			    strerror(-err));
 		return;
 	}
@@ -258,19 +280,40 @@ static void stop_all(struct sup *s)
 		}
 }
 
-int pd_supervise(int argc, char **argv, unsigned int idle_s,
-		 const sigset_t *set)
+/* SIGTERM or SIGINT came (the others of @sigfd's set are dropped). */
+static bool stop_asked(int sigfd)
 {
-	struct timespec poll = { 0, PD_SUP_POLL_MS * 1000000L };
+	struct signalfd_siginfo si;
+
+	while (read(sigfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
+			pd_log_info("supervisor: %s: stopping the executors",
+				    strsignal((int)si.ssi_signo));
+			return true;
+		}
+	return false;
+}
+
+int pd_supervise(int argc, char **argv, unsigned int idle_s,
+		 const sigset_t *set, const struct pd_sup_ops *ops, void *arg)
+{
+	struct pollfd pfd[2];
 	struct sup *s;
-	int i, n = 0, sig;
+	int i, n = 0, sigfd;
+	uint64_t kicks;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	/* ours minus --executors X, plus --exec-uid N */
-	s->argv = calloc((size_t)argc + 3, sizeof(*s->argv));
-	if (!s->argv) {
+	s->ops = ops;
+	s->arg = arg;
+	/* ours minus --executors X, plus --exec-uid N [--exec-fd M] */
+	s->argv = calloc((size_t)argc + 5, sizeof(*s->argv));
+	sigfd = signalfd(-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (!s->argv || sigfd < 0) {
+		if (sigfd >= 0)
+			close(sigfd);
+		free(s->argv);
 		free(s);
 		return -ENOMEM;
 	}
@@ -285,6 +328,10 @@ int pd_supervise(int argc, char **argv, unsigned int idle_s,
 	}
 	s->argv[n++] = "--exec-uid";
 	s->argv[n++] = s->uid_arg;
+	if (ops->prepare) {
+		s->argv[n++] = "--exec-fd";
+		s->argv[n++] = PD_SUP_CHILD_FD_STR;
+	}
 	s->argv[n] = NULL;
 	s->argc = n;
 	s->idle_ms = (uint64_t)idle_s * 1000;
@@ -299,18 +346,25 @@ int pd_supervise(int argc, char **argv, unsigned int idle_s,
 			s->backoff_max_ms = 30 * ms;
 		}
 	}
-	pd_log_info("supervisor: watching ptask.ko: an executor per uid, stopped after %u s idle",
-		    idle_s);
+	pd_log_info("supervisor: watching %s: an executor per uid, stopped after %u s idle",
+		    ops->what, idle_s);
+	pfd[0].fd = sigfd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = ops->kick_fd;	/* -1: poll() skips it */
+	pfd[1].events = POLLIN;
 	for (;;) {
 		tick(s);
-		sig = sigtimedwait(set, NULL, &poll);
-		if (sig == SIGTERM || sig == SIGINT) {
-			pd_log_info("supervisor: %s: stopping the executors",
-				    strsignal(sig));
+		if (poll(pfd, 2, PD_SUP_POLL_MS) < 0 && errno != EINTR)
 			break;
+		if ((pfd[0].revents & POLLIN) && stop_asked(sigfd))
+			break;
+		if ((pfd[1].revents & POLLIN) &&
+		    read(ops->kick_fd, &kicks, sizeof(kicks)) < 0) {
+			/* an eventfd: read only to empty it */
 		}
 	}
 	stop_all(s);
+	close(sigfd);
 	free(s->argv);
 	free(s);
 	return 0;
