@@ -99,6 +99,9 @@ static void usage(FILE *f)
 "                     listening on the socket, from /proc)\n"
 "  --tag WORDS        appended to every result line (e.g. \"iso=client\")\n"
 "  --mps              the caller started NVIDIA MPS: label P1c's raw runs\n"
+"  --uids N           P1c's processes as N uids (root only; default 1): member\n"
+"                     i keeps this uid when i %% N is 0, else becomes uid\n"
+"                     65535 - i %% N (65534 nobody, 65533, ...)\n"
 "  --seed N           first input value's seed (default 12345)\n"
 "  --quick            rounds 1000, warmup 100, batches 100, seconds 0.5,\n"
 "                     idle-seconds 1 (later options override)\n",
@@ -204,7 +207,7 @@ enum {
 	OPT_PARTS = 256, OPT_SIDES, OPT_BASELINE, OPT_PTX, OPT_ROUNDS,
 	OPT_WARMUP, OPT_BATCHES, OPT_INFLIGHT, OPT_STREAMS, OPT_SECONDS,
 	OPT_IDLE, OPT_PROCS, OPT_CHAIN, OPT_BIG, OPT_BIGK, OPT_PID, OPT_TAG,
-	OPT_MPS, OPT_SEED, OPT_QUICK, OPT_P1B, OPT_HELP,
+	OPT_MPS, OPT_SEED, OPT_QUICK, OPT_P1B, OPT_UIDS, OPT_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -229,6 +232,7 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "p1b", required_argument, NULL, OPT_P1B },
+	{ "uids", required_argument, NULL, OPT_UIDS },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ }
 };
@@ -285,6 +289,11 @@ static int parse_one(int ch, const char *arg, struct fp_opts *o,
 		o->tag = arg;
 		return 0;
 	case OPT_MPS: o->mps = 1; return 0;
+	case OPT_UIDS:
+		err = parse_int(opt, arg, 1, FP_MAX_UIDS, &o->uids);
+		if (!err && o->uids > 1 && geteuid())
+			return bad(opt, arg, "more than one uid needs root");
+		return err;
 	case OPT_SEED:
 		err = parse_ll(opt, arg, 0, 0xffffffffLL, &v);
 		o->seed = (uint32_t)v;
@@ -312,6 +321,7 @@ static int parse_args(int argc, char **argv, struct fp_opts *o,
 		.p1b = FP_P1B_BATCH | FP_P1B_ASYNC | FP_P1B_THREADS,
 		.rounds = 5000, .warmup = 500, .batches = 1000, .inflight = 64,
 		.streams = 4, .seconds = 2, .idle_seconds = 2, .nprocs = 5,
+		.uids = 1,
 		.nchain = 5, .big_bytes = 4u << 20, .big_max_k = 10, .tag = "",
 		.seed = 12345,
 	};
@@ -577,7 +587,8 @@ static void report_p1c(int n, const struct fp_gang_result *p,
 {
 	double pc = NAN, pd = NAN, rc = NAN, tc = NAN;
 
-	printf("P1C procs=%d %s seconds=%g", n, common, o->seconds);
+	printf("P1C procs=%d uids=%d %s seconds=%g", n, o->uids, common,
+	       o->seconds);
 	if (p) {
 		pc = p->count ? p->client_cpu_us / (double)p->count : NAN;
 		pd = p->count && p->daemon_cpu_us >= 0 ?

@@ -36,6 +36,7 @@
 
 #define FP_MAX_LIST	16	/* entries of --procs and --chain */
 #define FP_MAX_PROCS	64	/* processes of one P1c gang */
+#define FP_MAX_UIDS	8	/* uids a P1c gang spreads over (--uids) */
 #define FP_MAX_SERIES	128	/* named results of one child */
 #define FP_INFLIGHT_MAX	4096
 #define FP_PULL_TIMEOUT_NS	(10LL * 1000000000LL)
@@ -120,6 +121,7 @@ struct fp_opts {
 	pid_t ptaskd_pid;
 	const char *tag;
 	int mps;
+	int uids;
 	uint32_t seed;
 	int threads;
 };

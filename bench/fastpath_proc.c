@@ -28,6 +28,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -419,6 +420,26 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
+/*
+ * Member @idx's uid under --uids: the caller's for idx % uids == 0,
+ * else 65535 - idx % uids.  -errno when it cannot change.
+ */
+static int member_uid(const struct fp_opts *o, int idx)
+{
+	uid_t uid;
+
+	if (o->uids <= 1 || !(idx % o->uids))
+		return 0;
+	uid = (uid_t)(65535 - idx % o->uids);
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid)) {
+		fprintf(stderr, "fastpath: gang member %d: uid %u: %s\n", idx,
+			(unsigned int)uid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 /* Fork @n members running @fn; their pids in @pids (0 where fork failed). */
 static int spawn(int n, fp_gang_fn fn, const struct fp_opts *o,
 		 struct fp_gang *g, pid_t *pids)
@@ -435,7 +456,7 @@ static int spawn(int n, fp_gang_fn fn, const struct fp_opts *o,
 		if (pids[i] == 0) {
 			close_fd(&start_pipe[1]);
 			close_fd(&exit_pipe[1]);
-			err = fn(g, i, o);
+			err = member_uid(o, i) ?: fn(g, i, o);
 			if (err) {
 				/* unblock the parent: it sees err[] */
 				g->err[i] = err;

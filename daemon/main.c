@@ -51,6 +51,8 @@
 #include "daemon/supervisor.h"
 
 #define PTASKD_VERSION	"1.0"
+/* A pipe directory that cannot exist: no MPS control daemon is found. */
+#define PD_NO_MPS_DIR	"/dev/null/ptaskd-no-mps"
 
 /* Where `make install` puts twin libraries (the build passes it). */
 #ifndef PD_TWIN_DIR
@@ -78,6 +80,7 @@ struct options {
 	int exec_fd;			/* user mode: its lifeline; -1 */
 	bool executors_per_uid;		/* --executors uid */
 	unsigned long executor_idle_s;
+	bool mps;			/* --mps: executors may use NVIDIA MPS */
 };
 
 static void usage(FILE *f)
@@ -113,6 +116,10 @@ static void usage(FILE *f)
 		"                            else while this runs (user mode: with --exec-fd)\n"
 		"  --exec-fd N               user mode, set by --executors uid: the executor\n"
 		"                            connection ptaskd handed this process\n"
+		"  --mps                     --executors uid: the executors may use NVIDIA MPS\n"
+		"                            when its control daemon runs; they then all keep\n"
+		"                            this process's uid, to share one MPS server (else\n"
+		"                            they bypass MPS, and in user mode run as their uid)\n"
 		"  --host-kernels DIR        twin libraries for the cpu and sim backends\n"
 		"                            (env PTASKD_HOST_KERNELS; default %s)\n"
 		"  --inflight N              jobs in flight per device at once (1..%u; 64)\n"
@@ -167,6 +174,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "executors", required_argument, NULL, 'X' },
 		{ "executor-idle-s", required_argument, NULL, 'D' },
 		{ "exec-fd", required_argument, NULL, 'F' },
+		{ "mps", no_argument, NULL, 'G' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -264,6 +272,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			o->executor_idle_s = (unsigned long)v;
 			break;
+		case 'G':
+			o->mps = true;
+			break;
 		case 'F':
 			if (parse_ulong("exec-fd", optarg, 3, 1023, &v))
 				return 2;
@@ -308,6 +319,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->executors_per_uid && (o->exec_uid >= 0 || o->exec_fd >= 0)) {
 		fprintf(stderr, "ptaskd: --executors uid starts the --exec-uid executors itself\n");
+		return 2;
+	}
+	if (o->mps && !o->executors_per_uid && o->exec_uid < 0) {
+		fprintf(stderr, "ptaskd: --mps is for --executors uid\n");
 		return 2;
 	}
 	if (o->exec_fd >= 0 && (o->exec_uid < 0 || !strcmp(o->mode, "kernel"))) {
@@ -573,11 +588,21 @@ out_ns:
  * uids never share a process, and this one can do no more than its uid
  * could.  Root's own executor stays root.
  */
-static int become_uid(uint32_t uid)
+static int become_uid(uint32_t uid, bool mps)
 {
 	const struct passwd *pw;
 	gid_t gid;
 
+	/*
+	 * MPS runs one server per uid and makes a client of another uid
+	 * wait until that server has no client left: executors of several
+	 * uids share it only under one uid (DOC in ptaskd.md, "MPS").
+	 */
+	if (mps) {
+		pd_log_info("executor of uid %u keeps uid %u: --mps (one MPS server for every executor)",
+			    uid, (unsigned int)geteuid());
+		return 0;
+	}
 	if (geteuid() != 0 || uid == 0)
 		return 0;
 	pw = getpwuid(uid);
@@ -697,6 +722,14 @@ int main(int argc, char **argv)
 		pd_log_err("--exec-fd is user mode's");
 		return 2;
 	}
+	/*
+	 * Without --mps the executors bypass an MPS control daemon (the
+	 * driver runs a process without MPS when it finds no control pipe),
+	 * so executors of several uids never queue behind each other's MPS
+	 * server.  Set before any thread starts; the children inherit it.
+	 */
+	if (o.executors_per_uid && !o.mps)
+		setenv("CUDA_MPS_PIPE_DIRECTORY", PD_NO_MPS_DIR, 1);
 	/* The supervisor opens no backend: its children each do. */
 	if (o.executors_per_uid) {
 		err = kernel ? pd_supervise(argc, argv,
@@ -708,7 +741,7 @@ int main(int argc, char **argv)
 		pd_log_info("stopped");
 		return 0;
 	}
-	if (o.exec_fd >= 0 && become_uid((uint32_t)o.exec_uid))
+	if (o.exec_fd >= 0 && become_uid((uint32_t)o.exec_uid, o.mps))
 		return 1;
 	err = open_backend(&o, &be);
 	if (err)
