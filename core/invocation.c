@@ -581,6 +581,50 @@ err_put:
 }
 
 /*
+ * PTASK_TAKE_OUTPUTS: make the datablocks of @inv's outputs that have a
+ * template and are no in/out port's peer, named in its port records
+ * @recs (PTASK_INVP_MADE) and held by the invocation (in @inv->inputs at
+ * the output's index, as take_ahead's: EXEC_COMPLETE accepts them, and
+ * they go with the invocation if the executor names none).  One that
+ * cannot be made (-ENOMEM, -EDQUOT) is left to the executor, which meets
+ * the same error.
+ */
+static void make_outputs(struct ptask_client *c,
+			 struct ptask_invocation_rec *inv,
+			 struct ptask_invocation_port *recs)
+{
+	struct ptask_ptask *p = inv->ptask;
+	struct ptask_datablock *db;
+	u32 i;
+
+	if (p->kind != PTASK_KIND_GPU)
+		return;
+	for (i = 0; i < p->nports; i++) {
+		struct ptask_port *port = p->ports[i];
+
+		if (port->kind != PTASK_PORT_OUTPUT || !port->tmpl ||
+		    port->inout_peer || inv->inputs[i])
+			continue;
+		if (ptask_datablock_alloc_output(c, p,
+				ptask_geom_bytes(&port->tmpl->geom), &db))
+			continue;
+		if (!ptask_port_accepts(port, db)) {
+			ptask_datablock_put(c->ns, db);
+			continue;
+		}
+		recs[i].datablock = db->obj.handle;
+		db->executor_seen = true;
+		recs[i].generation = db->generation;
+		recs[i].mmap_offset = ptask_datablock_mmap_offset(db);
+		recs[i].bytes = db->bytes;
+		recs[i].records = db->records;
+		recs[i].flags |= PTASK_INVP_MADE;
+		/* The allocation's reference: the invocation's now. */
+		inv->inputs[i] = db;
+	}
+}
+
+/*
  * PTASK_TAKE_FUSE: may @port be one end of a segment's link?  Not in/out
  * or run-time (the executor needs the bytes on the host), and not
  * passed by value (likewise).
@@ -900,6 +944,9 @@ int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 		    !take_ahead(c, inv, &io->ports[n_ports - p->nports])) {
 			io->invocations[n_inv - 1].flags |= PTASK_INV_AHEAD;
 			ptask_ptask_try_finish(p);
+		} else if ((arg->flags & PTASK_TAKE_OUTPUTS) && !inv->tail &&
+			   !self) {
+			make_outputs(c, inv, &io->ports[n_ports - p->nports]);
 		}
 	}
 	if (!n_inv)

@@ -250,6 +250,19 @@
  *	the graph); it may not complete it otherwise.  The invocation keeps
  *	a reference to its outputs until then.
  *
+ *	With PTASK_TAKE_OUTPUTS (an executor for which a DATABLOCK_CREATE
+ *	per output costs a round trip) the core also makes, for every other
+ *	invocation it takes that is not a segment, the datablock of each
+ *	output port that has a template and is no in/out port's peer, as
+ *	DATABLOCK_CREATE with PTASK_DATABLOCK_CREATE_OUTPUT would (the
+ *	template's size, the owner's memory, not zeroed), and names it in
+ *	the output's record (@datablock, @generation, @mmap_offset, @bytes,
+ *	flag PTASK_INVP_MADE).  The invocation holds it: the executor maps
+ *	it, writes it and names it in EXEC_COMPLETE's outputs, or leaves it
+ *	(it goes with the invocation).  An output the core could not make
+ *	(-ENOMEM, -EDQUOT) has datablock 0: the executor creates it and
+ *	meets the same error.
+ *
  *	With PTASK_TAKE_FUSE (GPU executors that launch a run of kernels as
  *	one unit) a *segment* is taken as one invocation: a GPU ptask H
  *	whose one output port has one channel, to the one input port of a
@@ -484,8 +497,14 @@
  * comes as one invocation, a segment (see EXEC_TAKE).
  */
 #define PTASK_TAKE_FUSE			(1U << 3)
+/*
+ * PTASK_TAKE_OUTPUTS: the core makes the outputs' datablocks of what it
+ * takes (see EXEC_TAKE): no DATABLOCK_CREATE per output.
+ */
+#define PTASK_TAKE_OUTPUTS		(1U << 4)
 #define PTASK_TAKE_FLAGS_ALL		(PTASK_NONBLOCK | PTASK_TAKE_SELF | \
-					 PTASK_TAKE_AHEAD | PTASK_TAKE_FUSE)
+					 PTASK_TAKE_AHEAD | PTASK_TAKE_FUSE | \
+					 PTASK_TAKE_OUTPUTS)
 
 /* struct ptask_graph_open.flags */
 #define PTASK_GRAPH_CREATE		(1U << 0)
@@ -1006,6 +1025,11 @@ struct ptask_invocation_port {
  * ptask's launch reads it.
  */
 #define PTASK_INVP_FUSED		(1U << 21)
+/*
+ * ... and on an output, that the core made its datablock as it was taken
+ * (PTASK_TAKE_OUTPUTS): @datablock names it, the invocation holds it.
+ */
+#define PTASK_INVP_MADE			(1U << 22)
 /*
  * ... and the binding of the port's template (enum ptask_binding; GLOBAL
  * when the port has no template), so an executor knows which datablocks

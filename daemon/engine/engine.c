@@ -476,6 +476,15 @@ static void job_make(struct pd_engine *e, const struct ptask_invocation *invs,
 
 bool pd_engine_take_refused(struct pd_engine *e, uint32_t flags)
 {
+	/* the newest flag first: a module that refuses one refuses it */
+	if (flags & PTASK_TAKE_OUTPUTS) {
+		pd_engine_lock(e);
+		if (!e->no_outputs)
+			pd_log_info("engine: the source refuses PTASK_TAKE_OUTPUTS: outputs are created one by one");
+		e->no_outputs = true;
+		pd_engine_unlock(e);
+		return true;
+	}
 	if (flags & PTASK_TAKE_FUSE) {
 		pd_engine_lock(e);
 		if (!e->cfg.no_fuse)

@@ -197,6 +197,14 @@ struct pd_source_ops {
  * engine then takes without it from then on.
  */
 #define PD_SOURCE_FUSE		(1U << 3)
+/*
+ * @take takes PTASK_TAKE_OUTPUTS: the core makes the outputs' datablocks
+ * as it takes (PTASK_INVP_MADE), for a source where each db_create is a
+ * round trip (kernel mode's ioctl, an executor process's message).  A
+ * module that predates the flag answers -EINVAL, and the engine then
+ * takes without it from then on.
+ */
+#define PD_SOURCE_OUTPUTS	(1U << 4)
 
 struct pd_source {
 	const struct pd_source_ops *ops;

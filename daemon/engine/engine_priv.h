@@ -782,6 +782,7 @@ struct pd_engine {
 	struct pd_backend *be;
 	struct pd_engine_config cfg;
 	int own_policy;
+	bool no_outputs;	/* the source refused PTASK_TAKE_OUTPUTS */
 	pthread_mutex_t lock;
 	pthread_t lock_owner;
 	bool locked;
@@ -1024,8 +1025,10 @@ static inline uint32_t pd_engine_take_flags(const struct pd_engine *e)
  */
 static inline uint32_t pd_engine_fuse_flag(const struct pd_engine *e)
 {
-	return (e->src->ops->caps & PD_SOURCE_FUSE) && !e->cfg.no_fuse ?
-	       PTASK_TAKE_FUSE : 0;
+	return ((e->src->ops->caps & PD_SOURCE_FUSE) && !e->cfg.no_fuse ?
+		PTASK_TAKE_FUSE : 0) |
+	       ((e->src->ops->caps & PD_SOURCE_OUTPUTS) && !e->no_outputs ?
+		PTASK_TAKE_OUTPUTS : 0);
 }
 
 /* Is @job a segment (PTASK_INV_SEGMENT: members linked in scratch)? */

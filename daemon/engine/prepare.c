@@ -462,7 +462,9 @@ static int make_output(struct pd_device *dev, struct pd_job *job, uint32_t i,
 		handle = p->datablock;	/* mapped already (map_batch) */
 		addr = jp->host;
 		err = 0;
-	} else if (job->taken_ahead && p->datablock) {
+	} else if ((job->taken_ahead || (p->flags & PTASK_INVP_MADE)) &&
+		   p->datablock) {
+		/* ... or made it as it was taken (PTASK_TAKE_OUTPUTS) */
 		handle = p->datablock;
 		err = e->src->ops->db_map(e->src, handle, p->mmap_offset,
 					  p->bytes, &addr);

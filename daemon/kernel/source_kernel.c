@@ -594,8 +594,9 @@ static const struct pd_source_ops ksrc_ops = {
 	.db_create = ksrc_db_create,
 	.db_release = ksrc_db_release,
 	.interrupt = ksrc_interrupt,
+	/* PD_SOURCE_OUTPUTS: no DATABLOCK_CREATE ioctl per output */
 	.caps = PD_SOURCE_AHEAD | PD_SOURCE_TAKE_AHEAD | PD_SOURCE_ONE_TAKER |
-		PD_SOURCE_FUSE,
+		PD_SOURCE_FUSE | PD_SOURCE_OUTPUTS,
 };
 
 /* --- life cycle --------------------------------------------------------- */

@@ -481,8 +481,8 @@ TEST_F(errors, exec_unknown_flags_einval)
 	xfd = pt_env_open(&self->env);
 	ASSERT_LE(0, xfd);
 	ASSERT_PT(0, pt_nl_register(xfd));
-	/* bits 1, 2 and 3 of a take are SELF, AHEAD and FUSE */
-	ASSERT_PT(-EINVAL, pt_exec_take(xfd, PTASK_NONBLOCK | (1U << 4), 0,
+	/* bits 1 to 4 of a take are SELF, AHEAD, FUSE and OUTPUTS */
+	ASSERT_PT(-EINVAL, pt_exec_take(xfd, PTASK_NONBLOCK | (1U << 5), 0,
 					&inv, 1, ports, 4, NULL, NULL));
 	ASSERT_EQ(-1, ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &ec));
 	ASSERT_EQ(EINVAL, errno);

@@ -707,6 +707,83 @@ out:
 	free(ch.t);
 }
 
+static bool db_alive(u32 handle)
+{
+	return ptask_core_ns_find(&h_ns, handle, PTASK_OBJ_DATABLOCK) != NULL;
+}
+
+/*
+ * PTASK_TAKE_OUTPUTS: the core makes each templated output's datablock
+ * as it takes (PTASK_INVP_MADE, the template's size, held by the
+ * invocation); the executor completes naming it and the next hop reads
+ * it.  One the executor leaves (it completes with one of its own, or the
+ * invocation fails) goes with the invocation: the harness finds no leak.
+ */
+static void test_take_outputs(void)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	struct chain ch;
+	u32 made, own;
+
+	if (!mkchain_as(&ch, "outputs", true) || !push_one(&ch))
+		goto out;
+	/* hop 0: completed with the output the core made */
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_OUTPUTS, 1, 8, ch.t)) ||
+	    !CHECK_EQ(ch.t->n_inv, 1) || !CHECK_EQ(ch.t->inv[0].ptask, ch.p[0]))
+		goto out;
+	CHECK(!(ch.t->ports[0].flags & PTASK_INVP_MADE));
+	CHECK(ch.t->ports[1].flags & PTASK_INVP_MADE);
+	made = ch.t->ports[1].datablock;
+	CHECK(made && db_alive(made));
+	CHECK_EQ(ch.t->ports[1].bytes, 8);
+	CHECK_EQ(ch.t->ports[1].mmap_offset, (u64)made << PTASK_MMAP_SHIFT);
+	out.datablock = made;
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id, 0, 0, &out, 1, 10));
+	/* hop 1 reads it; completed with one of the executor's own */
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_OUTPUTS, 1, 8, ch.t)) ||
+	    !CHECK_EQ(ch.t->inv[0].ptask, ch.p[1]))
+		goto out;
+	CHECK_EQ(ch.t->ports[0].datablock, made);
+	made = ch.t->ports[1].datablock;
+	CHECK(made && (ch.t->ports[1].flags & PTASK_INVP_MADE));
+	if (!CHECK_OK(h_db(ch.e, 8, &own)))
+		goto out;
+	out.datablock = own;
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id, 0, 0, &out, 1, 10));
+	CHECK(!db_alive(made));
+	/* hop 2 fails: its made output goes, the graph fails */
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_OUTPUTS, 1, 8, ch.t)) ||
+	    !CHECK_EQ(ch.t->inv[0].ptask, ch.p[2]))
+		goto out;
+	CHECK_EQ(ch.t->ports[0].datablock, own);
+	made = ch.t->ports[1].datablock;
+	CHECK(made && db_alive(made));
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id, 0, -EIO, NULL, 0, 10));
+	CHECK(!db_alive(made));
+	CHECK_EQ(h_graph_obj(ch.g)->state, PTASK_GRAPH_FAILED);
+out:
+	free(ch.t);
+}
+
+/* Without a template there is no size: the executor makes that output. */
+static void test_take_outputs_untemplated(void)
+{
+	struct ptask_exec_output out = { .index = 1 };
+	struct chain ch;
+
+	if (!mkchain(&ch, "outputs-none") || !push_one(&ch))
+		goto out;
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_OUTPUTS, 1, 8, ch.t)))
+		goto out;
+	CHECK(!(ch.t->ports[1].flags & PTASK_INVP_MADE));
+	CHECK_EQ(ch.t->ports[1].datablock, 0);
+	if (!CHECK_OK(h_db(ch.e, 8, &out.datablock)))
+		goto out;
+	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id, 0, 0, &out, 1, 10));
+out:
+	free(ch.t);
+}
+
 static struct ptask_ptask *ptask_of(u32 handle)
 {
 	struct ptask_obj *o = ptask_core_ns_find(&h_ns, handle,
@@ -1035,6 +1112,8 @@ static const struct h_test tests[] = {
 	H_TEST(test_take_ahead_stream),
 	H_TEST(test_pull_ahead_of_settle),
 	H_TEST(test_take_ahead_graph_gone),
+	H_TEST(test_take_outputs),
+	H_TEST(test_take_outputs_untemplated),
 };
 
 int main(int argc, char **argv)
