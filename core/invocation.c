@@ -255,6 +255,10 @@ int ptask_core_exec_unregister(struct ptask_client *c)
 	ptask_exec_fail_taken(c, false);
 	ptask_exec_lost(c);
 	c->executor = false;
+	if (c->exec_pid_only) {
+		c->exec_pid_only = false;
+		c->ns->pid_executors--;
+	}
 	if (c->exec_uid_only) {
 		c->exec_uid_only = false;
 		c->ns->uid_executors--;
@@ -304,6 +308,34 @@ int ptask_core_exec_set_uid(struct ptask_client *c, u32 uid)
 	return 0;
 }
 
+/**
+ * ptask_core_exec_set_process() - make executor @c the executor of one
+ *	process
+ * @c: a registered executor that has taken nothing yet
+ * @uid: the process's uid
+ * @pid: its pid key (struct ptask_caller.pid; a ptask's owner_pid)
+ *
+ * ptask_core_exec_set_uid() narrowed to the ptasks that process created
+ * (ptaskd --executors process): the rules are the uid's, with (uid, pid)
+ * for the uid, so another process's ptask, even of the same uid, is
+ * another executor's, and what crosses between them goes through host
+ * memory.  An executor of the process's uid alone is not asked for that
+ * process's work while this one is registered.
+ *
+ * Return: as ptask_core_exec_set_uid().
+ */
+int ptask_core_exec_set_process(struct ptask_client *c, u32 uid, s32 pid)
+{
+	int err = ptask_core_exec_set_uid(c, uid);
+
+	if (err)
+		return err;
+	c->exec_pid_only = true;
+	c->exec_pid = pid;
+	c->ns->pid_executors++;
+	return 0;
+}
+
 /* Who reads what an output port emits (feeds()). */
 #define FEEDS_PULL	BIT(0)	/* a client, from a graph output */
 #define FEEDS_HOST_NOW	BIT(1)	/* a CPU ptask, a tunnel's batch */
@@ -329,7 +361,9 @@ static u32 feeds(const struct ptask_port *port)
 		 */
 		if (ch->tunnel || (ch->dst && ch->dst->ptask->kind == PTASK_KIND_CPU) ||
 		    (ch->dst && port->ptask->graph->ns->uid_executors &&
-		     ch->dst->ptask->owner_uid != port->ptask->owner_uid))
+		     ch->dst->ptask->owner_uid != port->ptask->owner_uid) ||
+		    (ch->dst && port->ptask->graph->ns->pid_executors &&
+		     ch->dst->ptask->owner_pid != port->ptask->owner_pid))
 			who |= FEEDS_HOST_NOW;
 		else if (!ch->dst)
 			who |= FEEDS_PULL;
@@ -370,8 +404,21 @@ static void mark_device_held(struct ptask_client *c,
 	}
 }
 
-/* Is an executor for @uid alone registered? */
-static bool uid_has_executor(const struct ptask_ns *ns, u32 uid)
+/* Does executor @e, of one uid (or process), take @p's invocations? */
+static bool domain_of(const struct ptask_client *e,
+		      const struct ptask_ptask *p)
+{
+	return e->exec_uid_only && e->exec_uid == p->owner_uid &&
+	       (!e->exec_pid_only || e->exec_pid == p->owner_pid);
+}
+
+/*
+ * Is an executor for @p's uid or process alone registered?  One of the
+ * process's own comes first: an executor of the uid alone does not take
+ * what that one serves.
+ */
+static bool has_own_executor(const struct ptask_ns *ns,
+			     const struct ptask_ptask *p, bool by_process)
 {
 	const struct ptask_list *pos;
 
@@ -379,7 +426,8 @@ static bool uid_has_executor(const struct ptask_ns *ns, u32 uid)
 		const struct ptask_client *e = ptask_list_entry(pos,
 				struct ptask_client, ns_node);
 
-		if (e->executor && e->exec_uid_only && e->exec_uid == uid)
+		if (e->executor && domain_of(e, p) &&
+		    (!by_process || e->exec_pid_only))
 			return true;
 	}
 	return false;
@@ -392,10 +440,12 @@ static bool uid_has_executor(const struct ptask_ns *ns, u32 uid)
  */
 static bool serves(const struct ptask_client *c, const struct ptask_ptask *p)
 {
+	if (c->exec_pid_only)
+		return domain_of(c, p);
 	if (c->exec_uid_only)
-		return p->owner_uid == c->exec_uid;
-	return !c->ns->uid_executors ||
-	       !uid_has_executor(c->ns, p->owner_uid);
+		return domain_of(c, p) && (!c->ns->pid_executors ||
+					   !has_own_executor(c->ns, p, true));
+	return !c->ns->uid_executors || !has_own_executor(c->ns, p, false);
 }
 
 /*
@@ -595,6 +645,7 @@ static void make_outputs(struct ptask_client *c,
 {
 	struct ptask_ptask *p = inv->ptask;
 	struct ptask_datablock *db;
+	u64 bytes;
 	u32 i;
 
 	if (p->kind != PTASK_KIND_GPU)
@@ -605,8 +656,8 @@ static void make_outputs(struct ptask_client *c,
 		if (port->kind != PTASK_PORT_OUTPUT || !port->tmpl ||
 		    port->inout_peer || inv->inputs[i])
 			continue;
-		if (ptask_datablock_alloc_output(c, p,
-				ptask_geom_bytes(&port->tmpl->geom), &db))
+		bytes = ptask_geom_bytes(&port->tmpl->geom);
+		if (ptask_datablock_alloc_output(c, p, bytes, &db))
 			continue;
 		if (!ptask_port_accepts(port, db)) {
 			ptask_datablock_put(c->ns, db);

@@ -198,6 +198,7 @@ struct ptask_ns {
 	u32 forgotten_queues;		/* executors with one (forgotten.c) */
 	struct ptask_list forgotten_clients;	/* those, by forgotten_node */
 	u32 uid_executors;		/* executors for one uid each */
+	u32 pid_executors;		/* of those, for one process each */
 	void *os;
 };
 
@@ -269,6 +270,9 @@ struct ptask_uid_usage_info {
  * @exec_uid_only: an executor for one uid: it takes only invocations of
  *	ptasks @exec_uid owns (ptask_core_exec_set_uid())
  * @exec_uid: that uid
+ * @exec_pid_only: ... and of one process's alone: those whose owner_pid
+ *	is @exec_pid (ptask_core_exec_set_process())
+ * @exec_pid: that process (the shell's pid key)
  * @forgotten: an executor's death-notice ring (forgotten.c), or NULL
  * @forgotten_head: its oldest entry
  * @forgotten_count: entries in it
@@ -296,6 +300,8 @@ struct ptask_client {
 	u32 uid;
 	bool exec_uid_only;
 	u32 exec_uid;
+	bool exec_pid_only;
+	s32 exec_pid;
 	u32 *forgotten;
 	struct ptask_list forgotten_node;	/* in ns->forgotten_clients */
 	u32 forgotten_head;
@@ -754,6 +760,7 @@ void ptask_exec_fail_taken(struct ptask_client *c, bool self_too);
 int ptask_core_exec_register(struct ptask_client *c, u32 n_accels);
 int ptask_core_exec_unregister(struct ptask_client *c);
 int ptask_core_exec_set_uid(struct ptask_client *c, u32 uid);
+int ptask_core_exec_set_process(struct ptask_client *c, u32 uid, s32 pid);
 int ptask_core_exec_take(struct ptask_client *c, struct ptask_exec_take *arg,
 			 const struct ptask_call_io *io);
 int ptask_core_exec_complete(struct ptask_client *c,

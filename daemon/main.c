@@ -78,7 +78,8 @@ struct options {
 	unsigned long long uid_bytes;	/* 0: no per-uid limit */
 	long long exec_uid;		/* one uid's executor; -1 */
 	int exec_fd;			/* user mode: its lifeline; -1 */
-	bool executors_per_uid;		/* --executors uid */
+	bool executors_per_uid;		/* --executors uid or process */
+	bool per_process;		/* --executors process */
 	unsigned long executor_idle_s;
 	bool mps;			/* --mps: executors may use NVIDIA MPS */
 };
@@ -104,11 +105,12 @@ static void usage(FILE *f)
 		"  --uid-bytes BYTES         user mode: the most datablock memory one uid other\n"
 		"                            than root may hold; more is -EDQUOT (0: no limit,\n"
 		"                            the default; kernel mode: /sys/kernel/ptask/limits)\n"
-		"  --executors shared|uid    this process executes for everyone (default), or\n"
-		"                            it supervises an executor process per uid that\n"
-		"                            owns ptasks (--exec-uid), started on demand and\n"
-		"                            restarted if it dies (user mode: ptaskd keeps the\n"
-		"                            namespace, each executor runs as its uid)\n"
+		"  --executors shared|uid|process  this process executes for everyone\n"
+		"                            (default), or it supervises an executor process\n"
+		"                            per uid that owns ptasks (--exec-uid), started on\n"
+		"                            demand and restarted if it dies (user mode: ptaskd\n"
+		"                            keeps the namespace, each executor runs as its\n"
+		"                            uid); process (user mode): one per client process\n"
 		"  --executor-idle-s N       --executors uid: stop a uid's executor after N s\n"
 		"                            without ptasks (1..86400; 60)\n"
 		"  --exec-uid UID            be the executor of this uid (a number or a user\n"
@@ -261,11 +263,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return 2;
 			break;
 		case 'X':
-			if (strcmp(optarg, "shared") && strcmp(optarg, "uid")) {
-				fprintf(stderr, "ptaskd: --executors is shared or uid\n");
+			if (strcmp(optarg, "shared") && strcmp(optarg, "uid") &&
+			    strcmp(optarg, "process")) {
+				fprintf(stderr, "ptaskd: --executors is shared, uid or process\n");
 				return 2;
 			}
-			o->executors_per_uid = !strcmp(optarg, "uid");
+			o->per_process = !strcmp(optarg, "process");
+			o->executors_per_uid = strcmp(optarg, "shared") != 0;
 			break;
 		case 'D':
 			if (parse_ulong("executor-idle-s", optarg, 1, 86400, &v))
@@ -319,6 +323,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->executors_per_uid && (o->exec_uid >= 0 || o->exec_fd >= 0)) {
 		fprintf(stderr, "ptaskd: --executors uid starts the --exec-uid executors itself\n");
+		return 2;
+	}
+	if (o->per_process && !strcmp(o->mode, "kernel")) {
+		fprintf(stderr, "ptaskd: --executors process is user mode's for now (kernel mode: uid)\n");
 		return 2;
 	}
 	if (o->mps && !o->executors_per_uid && o->exec_uid < 0) {
@@ -483,7 +491,8 @@ struct user_sup {
 	int kick;
 };
 
-static int user_owners(void *arg, void (*seen)(void *seen_arg, uint32_t uid),
+static int user_owners(void *arg,
+		       void (*seen)(void *seen_arg, uint32_t uid, int32_t pid),
 		       void *seen_arg)
 {
 	struct user_sup *us = arg;
@@ -507,7 +516,8 @@ static int user_prepare(void *arg, uint32_t uid, int *keep_fd, int *child_fd)
 	return 0;
 }
 
-static void user_spawned(void *arg, uint32_t uid, pid_t pid, int keep_fd)
+static void user_spawned(void *arg, uint32_t uid, int32_t served, pid_t pid,
+			 int keep_fd)
 {
 	struct user_sup *us = arg;
 	const struct passwd *pw = getpwuid(uid);
@@ -516,7 +526,7 @@ static void user_spawned(void *arg, uint32_t uid, pid_t pid, int keep_fd)
 	};
 
 	/* A refusal closes the fd: the child sees ptaskd hang up, and exits. */
-	pd_server_adopt(us->server, keep_fd, &who);
+	pd_server_adopt(us->server, keep_fd, &who, served);
 }
 
 /* A GPU ptask opened: its owner may need an executor started now. */
@@ -541,6 +551,7 @@ static int run_user_supervised(const struct options *o,
 	struct pd_sup_ops ops = {
 		.what = "the namespace", .owners = user_owners,
 		.prepare = user_prepare, .spawned = user_spawned,
+		.by_process = o->per_process,
 	};
 	int err;
 
@@ -570,8 +581,9 @@ static int run_user_supervised(const struct options *o,
 		goto out_kick;
 	}
 	pd_ns_set_opened(us.ns, user_kick, &us);
-	pd_log_info("user mode: serving %s, an executor process per uid (backend %s, policy %s)",
-		    o->socket, o->backend, info.policy);
+	pd_log_info("user mode: serving %s, an executor process per %s (backend %s, policy %s)",
+		    o->socket, o->per_process ? "client process" : "uid",
+		    o->backend, info.policy);
 	err = pd_supervise(argc, argv, (unsigned int)o->executor_idle_s, set,
 			   &ops, &us);
 	pd_ns_set_opened(us.ns, NULL, NULL);
@@ -716,6 +728,10 @@ int main(int argc, char **argv)
 		 (!strcmp(o.mode, "auto") && pd_kernel_available());
 	if (!kernel && o.exec_uid >= 0 && o.exec_fd < 0) {
 		pd_log_err("user mode (no ptask.ko): --exec-uid needs the connection ptaskd --executors uid hands its executors");
+		return 2;
+	}
+	if (kernel && o.per_process) {
+		pd_log_err("--executors process is user mode's for now (kernel mode: --executors uid)");
 		return 2;
 	}
 	if (kernel && o.exec_fd >= 0) {

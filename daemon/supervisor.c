@@ -60,6 +60,8 @@
 /**
  * struct sup_uid - one uid's executor
  * @uid: the uid
+ * @served: with --executors process, the process it executes for
+ * @name: how the log names it
  * @pid: its running child, or 0
  * @started_ms: when it was started
  * @seen_ms: when the uid last owned a ptask
@@ -70,6 +72,8 @@
  */
 struct sup_uid {
 	uint32_t uid;
+	int32_t served;		/* --executors process: that pid; else -1 */
+	char name[40];		/* "uid U" or "uid U process P", for the log */
 	pid_t pid;
 	uint64_t started_ms;
 	uint64_t seen_ms;
@@ -99,32 +103,62 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static struct sup_uid *find(struct sup *s, uint32_t uid, bool add)
+static struct sup_uid *find(struct sup *s, uint32_t uid, int32_t served,
+			    bool add)
 {
+	struct sup_uid *u;
 	unsigned int i;
 
+	if (!s->ops->by_process)
+		served = -1;
 	for (i = 0; i < s->n; i++)
-		if (s->uids[i].uid == uid)
+		if (s->uids[i].uid == uid && s->uids[i].served == served)
 			return &s->uids[i];
 	if (!add || s->n == PD_SUP_MAX_UIDS)
 		return NULL;
-	memset(&s->uids[s->n], 0, sizeof(s->uids[0]));
-	s->uids[s->n].uid = uid;
-	s->uids[s->n].backoff_ms = s->backoff_ms;
-	return &s->uids[s->n++];
+	u = &s->uids[s->n++];
+	memset(u, 0, sizeof(*u));
+	u->uid = uid;
+	u->served = served;
+	u->backoff_ms = s->backoff_ms;
+	if (served < 0)
+		snprintf(u->name, sizeof(u->name), "uid %u", uid);
+	else
+		snprintf(u->name, sizeof(u->name), "uid %u process %d", uid,
+			 (int)served);
+	return u;
 }
 
-/* The mode's owners(): a ptask of @uid's is alive now. */
-static void seen(void *arg, uint32_t uid)
+/* The mode's owners(): a ptask of @uid's (process @pid's) is alive now. */
+static void seen(void *arg, uint32_t uid, int32_t pid)
 {
 	struct sup *s = arg;
-	struct sup_uid *u = find(s, uid, true);
+	struct sup_uid *u = find(s, uid, pid, true);
 
 	if (u)
 		u->seen_ms = now_ms();
 	else
-		pd_log_warn("supervisor: more than %u uids: uid %u has no executor",
-			    PD_SUP_MAX_UIDS, uid);
+		pd_log_warn("supervisor: more than %u executors: uid %u (process %d) has none",
+			    PD_SUP_MAX_UIDS, uid, (int)pid);
+}
+
+/*
+ * --executors process: forget the processes that are gone (no child, no
+ * ptask for --executor-idle-s), or the table fills with dead pids.
+ */
+static void forget_gone(struct sup *s, uint64_t now)
+{
+	unsigned int i = 0;
+
+	while (s->ops->by_process && i < s->n) {
+		struct sup_uid *u = &s->uids[i];
+
+		if (u->pid || now - u->seen_ms < s->idle_ms) {
+			i++;
+			continue;
+		}
+		*u = s->uids[--s->n];
+	}
 }
 
 static void start(struct sup *s, struct sup_uid *u)
@@ -142,7 +176,7 @@ static void start(struct sup *s, struct sup_uid *u)
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
-		pd_log_err("supervisor: fork for uid %u: %s", u->uid,
+		pd_log_err("supervisor: fork for %s: %s", u->name,
 			   strerror(errno));
 		if (child_fd >= 0) {
 			close(child_fd);
@@ -170,13 +204,13 @@ static void start(struct sup *s, struct sup_uid *u)
 	}
 	if (child_fd >= 0) {
 		close(child_fd);
-		s->ops->spawned(s->arg, u->uid, pid, keep_fd);
+		s->ops->spawned(s->arg, u->uid, u->served, pid, keep_fd);
 	}
 	u->pid = pid;
 	u->started_ms = now_ms();
 	u->starts++;
-	pd_log_info("supervisor: executor for uid %u started (pid %d)%s",
-		    u->uid, (int)pid, u->starts > 1 ? ", again" : "");
+	pd_log_info("supervisor: executor for %s started (pid %d)%s",
+		    u->name, (int)pid, u->starts > 1 ? ", again" : "");
 }
 
 /* Reap children; plan the restart of those whose uid still has ptasks. */
@@ -197,21 +231,21 @@ static void reap(struct sup *s)
 			ran = now_ms() - u->started_ms;
 			if (u->stopping) {
 				u->stopping = false;
-				pd_log_info("supervisor: executor for uid %u (pid %d) stopped",
-					    u->uid, (int)pid);
+				pd_log_info("supervisor: executor for %s (pid %d) stopped",
+					    u->name, (int)pid);
 				continue;
 			}
 			if (ran >= PD_SUP_HEALTHY_MS)
 				u->backoff_ms = s->backoff_ms;
 			if (WIFEXITED(status))
-				pd_log_warn("supervisor: executor for uid %u (pid %d) exited with status %d after %llu ms; again in %llu ms if it has work",
-					    u->uid, (int)pid,
+				pd_log_warn("supervisor: executor for %s (pid %d) exited with status %d after %llu ms; again in %llu ms if it has work",
+					    u->name, (int)pid,
 					    WEXITSTATUS(status),
 					    (unsigned long long)ran,
 					    (unsigned long long)u->backoff_ms);
 			else
-				pd_log_warn("supervisor: executor for uid %u (pid %d) killed by signal %d after %llu ms; again in %llu ms if it has work",
-					    u->uid, (int)pid, WTERMSIG(status),
+				pd_log_warn("supervisor: executor for %s (pid %d) killed by signal %d after %llu ms; again in %llu ms if it has work",
+					    u->name, (int)pid, WTERMSIG(status),
 					    (unsigned long long)ran,
 					    (unsigned long long)u->backoff_ms);
 			u->next_start_ms = now_ms() + u->backoff_ms;
@@ -244,8 +278,8 @@ static void tick(struct sup *s)
 			start(s, u);
 		else if (u->pid && !u->stopping &&
 			 now - u->seen_ms >= s->idle_ms) {
-			pd_log_info("supervisor: uid %u owns no ptask for %llu s: its executor (pid %d) stops",
-				    u->uid,
+			pd_log_info("supervisor: %s owns no ptask for %llu s: its executor (pid %d) stops",
+				    u->name,
 				    (unsigned long long)s->idle_ms / 1000,
 				    (int)u->pid);
 			kill(u->pid, SIGTERM);
@@ -254,6 +288,7 @@ static void tick(struct sup *s)
 			u->seen_ms = 0;
 		}
 	}
+	forget_gone(s, now);
 }
 
 static void stop_all(struct sup *s)
@@ -273,8 +308,8 @@ static void stop_all(struct sup *s)
 	} while (left && now_ms() < deadline);
 	for (i = 0; i < s->n; i++)
 		if (s->uids[i].pid) {
-			pd_log_warn("supervisor: executor for uid %u (pid %d) did not stop: killed",
-				    s->uids[i].uid, (int)s->uids[i].pid);
+			pd_log_warn("supervisor: executor for %s (pid %d) did not stop: killed",
+				    s->uids[i].name, (int)s->uids[i].pid);
 			kill(s->uids[i].pid, SIGKILL);
 			waitpid(s->uids[i].pid, NULL, 0);
 		}
@@ -346,8 +381,8 @@ int pd_supervise(int argc, char **argv, unsigned int idle_s,
 			s->backoff_max_ms = 30 * ms;
 		}
 	}
-	pd_log_info("supervisor: watching %s: an executor per uid, stopped after %u s idle",
-		    ops->what, idle_s);
+	pd_log_info("supervisor: watching %s: an executor per %s, stopped after %u s idle",
+		    ops->what, ops->by_process ? "process" : "uid", idle_s);
 	pfd[0].fd = sigfd;
 	pfd[0].events = POLLIN;
 	pfd[1].fd = ops->kick_fd;	/* -1: poll() skips it */

@@ -343,7 +343,9 @@ struct ptaskd_set_prio {
  * PTASKD_OP_EXEC_REGISTER (request and reply: struct ptaskd_exec_register)
  *	Makes the connection's client the executor of its uid: it takes
  *	invocations of that uid's ptasks alone (uapi/ptask.h, EXEC_REGISTER
- *	with PTASK_A_OBJ_OWNER_UID).  -EALREADY a second time.
+ *	with PTASK_A_OBJ_OWNER_UID), or with --executors process those of
+ *	one process of that uid (the reply's @pid).  -EALREADY a second
+ *	time.
  *
  * PTASKD_OP_EXEC_CONNECT (request: empty; reply: empty, with an fd)
  *	Another executor connection of the same identity (SCM_RIGHTS); its
@@ -369,13 +371,14 @@ struct ptaskd_set_prio {
  * @n_accels: request: the devices the executor runs ptasks on
  * @flags: 0
  * @uid: reply: the uid whose ptasks it takes; request: 0
- * @reserved: 0
+ * @pid: reply: with --executors process, the process whose ptasks alone
+ *	it takes, else -1; request: 0
  */
 struct ptaskd_exec_register {
 	__u32 n_accels;
 	__u32 flags;
 	__u32 uid;
-	__u32 reserved;
+	__s32 pid;
 };
 
 /**

@@ -112,7 +112,7 @@ int pd_nl_exec_unregister(int exec_fd)
 }
 
 struct owners_walk {
-	void (*seen)(void *seen_arg, uint32_t uid);
+	void (*seen)(void *seen_arg, uint32_t uid, int32_t pid);
 	void *seen_arg;
 };
 
@@ -123,11 +123,14 @@ static int parse_owner(struct nlattr **tb, void *arg)
 
 	if (tb[PTASK_A_OBJ_TYPE] && tb[PTASK_A_OBJ_OWNER_UID] &&
 	    nla_get_u32(tb[PTASK_A_OBJ_TYPE]) == PTASK_OBJ_PTASK)
-		w->seen(w->seen_arg, nla_get_u32(tb[PTASK_A_OBJ_OWNER_UID]));
+		w->seen(w->seen_arg, nla_get_u32(tb[PTASK_A_OBJ_OWNER_UID]),
+			tb[PTASK_A_OBJ_OWNER_PID] ?
+			(int32_t)nla_get_u32(tb[PTASK_A_OBJ_OWNER_PID]) : -1);
 	return 0;
 }
 
-int pd_nl_ptask_owners(void *arg, void (*seen)(void *seen_arg, uint32_t uid),
+int pd_nl_ptask_owners(void *arg,
+		       void (*seen)(void *seen_arg, uint32_t uid, int32_t pid),
 		       void *seen_arg)
 {
 	struct owners_walk w = { .seen = seen, .seen_arg = seen_arg };

@@ -37,12 +37,13 @@ int pd_nl_exec_register(int exec_fd, const struct pd_backend *be,
 int pd_nl_exec_unregister(int exec_fd);
 
 /*
- * @seen(@seen_arg, uid) for the owner of every ptask of the module
+ * @seen(@seen_arg, uid, pid) for the owner of every ptask of the module
  * (PTASK_CMD_GET_OBJECT, a dump: the admin tool's view; needs
  * CAP_SYS_ADMIN): the supervisor's owners op (daemon/supervisor.h).
  * @arg is unused.
  */
-int pd_nl_ptask_owners(void *arg, void (*seen)(void *seen_arg, uint32_t uid),
+int pd_nl_ptask_owners(void *arg,
+		       void (*seen)(void *seen_arg, uint32_t uid, int32_t pid),
 		       void *seen_arg);
 
 #endif /* PTASKD_NETLINK_H */

@@ -284,7 +284,8 @@ uint32_t pd_ns_admin_policy(struct pd_ns *ns)
 	return policy;
 }
 
-void pd_ns_ptask_owners(struct pd_ns *ns, void (*seen)(void *arg, uint32_t uid),
+void pd_ns_ptask_owners(struct pd_ns *ns,
+			void (*seen)(void *arg, uint32_t uid, int32_t pid),
 			void *arg)
 {
 	struct ptask_obj_info info;
@@ -296,7 +297,7 @@ void pd_ns_ptask_owners(struct pd_ns *ns, void (*seen)(void *arg, uint32_t uid),
 		if (o->type != PTASK_OBJ_PTASK)
 			continue;
 		ptask_core_obj_describe(o, &info);
-		seen(arg, info.owner_uid);
+		seen(arg, info.owner_uid, info.owner_pid);
 	}
 	pd_ns_unlock(ns);
 }

@@ -69,11 +69,13 @@ int pd_ns_admin(struct pd_ns *ns, const struct ptask_caller *who,
 uint32_t pd_ns_admin_policy(struct pd_ns *ns);
 
 /*
- * @seen(@arg, uid) for every live ptask's owner (once per ptask), under
- * the namespace lock (@seen must not call into the namespace): the
- * executors' supervisor asks who needs one (ptaskd --executors uid).
+ * @seen(@arg, uid, pid) for every live ptask's owner (its uid and its
+ * creator's pid key; once per ptask), under the namespace lock (@seen
+ * must not call into the namespace): the executors' supervisor asks who
+ * needs one (ptaskd --executors uid|process).
  */
-void pd_ns_ptask_owners(struct pd_ns *ns, void (*seen)(void *arg, uint32_t uid),
+void pd_ns_ptask_owners(struct pd_ns *ns,
+			void (*seen)(void *arg, uint32_t uid, int32_t pid),
 			void *arg);
 
 #endif /* PTASKD_NS_ADMIN_H */

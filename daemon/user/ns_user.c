@@ -115,14 +115,17 @@ void pd_ns_wake_executor(struct pd_ns *ns)
 	pd_ns_unlock(ns);
 }
 
-int pd_ns_exec_register(struct pd_client *c, uint32_t n_accels, uint32_t uid)
+int pd_ns_exec_register(struct pd_client *c, uint32_t n_accels, uint32_t uid,
+			int32_t pid)
 {
 	int err;
 
 	pd_ns_lock(c->ns);
 	err = ptask_core_exec_register(c->core, n_accels);
 	if (!err) {
-		err = ptask_core_exec_set_uid(c->core, uid);
+		err = pid >= 0 ?
+		      ptask_core_exec_set_process(c->core, uid, pid) :
+		      ptask_core_exec_set_uid(c->core, uid);
 		if (err)
 			ptask_core_exec_unregister(c->core);
 	}

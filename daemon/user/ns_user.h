@@ -193,12 +193,15 @@ void pd_ns_source_close(struct pd_source *src);
 
 /*
  * Make client @c (an executor process's, ptaskd --executors uid) the
- * executor of @uid's ptasks alone (ptask_core_exec_set_uid), with
- * @n_accels devices.  0, -EALREADY (it is an executor already), -ENOMEM.
+ * executor of @uid's ptasks alone (ptask_core_exec_set_uid), or with
+ * @pid >= 0 of those of process @pid of @uid alone (--executors process,
+ * ptask_core_exec_set_process), with @n_accels devices.  0, -EALREADY
+ * (it is an executor already), -ENOMEM.
  * It lasts as long as the client: its last connection's close
  * unregisters it, and what it held taken fails or is queued again.
  */
-int pd_ns_exec_register(struct pd_client *c, uint32_t n_accels, uint32_t uid);
+int pd_ns_exec_register(struct pd_client *c, uint32_t n_accels, uint32_t uid,
+			int32_t pid);
 
 /*
  * Told that datablock @handle died (its memory may outlive it a while in

@@ -57,6 +57,7 @@ struct pd_conn {
 	struct pd_server *server;
 	int fd;
 	bool exec_conn;			/* pd_server_adopt's: @who is given */
+	int32_t served;			/* ... serving that process alone; -1 */
 	struct pd_client *client;
 	uint32_t groups[MAX_GROUPS];
 	uint32_t ngroups;
@@ -448,20 +449,27 @@ static int handle_exec_register(struct pd_conn *c, const void *payload,
 	memcpy(&r, payload, sizeof(r));
 	if (!c->exec_conn)
 		err = -EPERM;
-	else if (r.flags || r.uid || r.reserved || !r.n_accels ||
+	else if (r.flags || r.uid || r.pid || !r.n_accels ||
 		 r.n_accels > PD_MAX_DEVICES)
 		err = -EINVAL;
 	else
-		err = pd_ns_exec_register(c->client, r.n_accels, c->who.uid);
+		err = pd_ns_exec_register(c->client, r.n_accels, c->who.uid,
+					  c->served);
 	if (err)
 		return send_reply(c, PTASKD_OP_EXEC_REGISTER, err, NULL, 0, -1);
 	pthread_mutex_lock(&c->server->lock);
 	if (c->server->info.ndev < r.n_accels)
 		c->server->info.ndev = r.n_accels;
 	pthread_mutex_unlock(&c->server->lock);
-	pd_log_info("executor for uid %u (pid %d) registered with %u device(s)",
-		    c->who.uid, c->who.pid, r.n_accels);
+	if (c->served >= 0)
+		pd_log_info("executor for uid %u process %d (pid %d) registered with %u device(s)",
+			    c->who.uid, (int)c->served, c->who.pid,
+			    r.n_accels);
+	else
+		pd_log_info("executor for uid %u (pid %d) registered with %u device(s)",
+			    c->who.uid, c->who.pid, r.n_accels);
 	r.uid = c->who.uid;
+	r.pid = c->served;
 	return send_reply(c, PTASKD_OP_EXEC_REGISTER, 0, &r, sizeof(r), -1);
 }
 
@@ -479,7 +487,7 @@ static int handle_exec_connect(struct pd_conn *c, size_t len)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return send_reply(c, PTASKD_OP_EXEC_CONNECT, -errno, NULL, 0,
 				  -1);
-	err = pd_server_adopt(c->server, sv[0], &c->who);
+	err = pd_server_adopt(c->server, sv[0], &c->who, c->served);
 	if (err) {
 		close(sv[1]);
 		return send_reply(c, PTASKD_OP_EXEC_CONNECT, err, NULL, 0, -1);
@@ -722,7 +730,7 @@ static void *conn_thread(void *arg)
  * closed.
  */
 static int start_conn(struct pd_server *s, int fd,
-		      const struct ptask_caller *who)
+		      const struct ptask_caller *who, int32_t served)
 {
 	pthread_attr_t attr;
 	struct pd_conn *c;
@@ -736,6 +744,7 @@ static int start_conn(struct pd_server *s, int fd,
 	}
 	c->fd = fd;
 	c->server = s;
+	c->served = served;
 	if (who) {
 		c->who = *who;
 		c->exec_conn = true;
@@ -761,7 +770,7 @@ static int start_conn(struct pd_server *s, int fd,
 }
 
 int pd_server_adopt(struct pd_server *s, int fd,
-		    const struct ptask_caller *who)
+		    const struct ptask_caller *who, int32_t served)
 {
 	struct ptask_caller w = *who;
 
@@ -772,7 +781,7 @@ int pd_server_adopt(struct pd_server *s, int fd,
 	/* An executor's: root's rights are root's executor's alone. */
 	w.dac_override = w.uid == 0;
 	w.sys_nice = w.uid == 0;
-	return start_conn(s, fd, &w);
+	return start_conn(s, fd, &w, served);
 }
 
 static void *accept_thread(void *arg)
@@ -789,7 +798,7 @@ static void *accept_thread(void *arg)
 				pd_log_err("accept: %s", strerror(errno));
 			break;
 		}
-		start_conn(s, fd, NULL);
+		start_conn(s, fd, NULL, -1);
 	}
 	return NULL;
 }

@@ -53,6 +53,8 @@ int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
  *	(taken: closed on failure)
  * @who: the identity its calls have: the uid it executes for, the
  *	executor's pid (attaching its other connections checks it)
+ * @served: the process it executes for alone (--executors process), or
+ *	-1: the whole uid
  *
  * The connection may PTASKD_OP_EXEC_REGISTER and PTASKD_OP_EXEC_CONNECT
  * (uapi/ptaskd.h, "Executors per uid"), after its HELLO.  It has root's
@@ -60,7 +62,7 @@ int pd_server_start(struct pd_ns *ns, struct pd_engine *engine,
  * -ESHUTDOWN (the server stops).
  */
 int pd_server_adopt(struct pd_server *s, int fd,
-		    const struct ptask_caller *who);
+		    const struct ptask_caller *who, int32_t served);
 /* Update what INFO says (the policy changed). */
 void pd_server_set_info(struct pd_server *s, const struct ptaskd_info *info);
 /* Stop accepting, hang up every connection, join the threads, unlink. */

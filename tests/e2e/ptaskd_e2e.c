@@ -1561,18 +1561,23 @@ static bool log_wait(const struct e2e_daemon *d, const char *text,
 }
 
 /* uid nobody's client: one round of the GPU chain (exit status 0). */
-static int nobody_round(const struct e2e_daemon *d)
+static int round_as(const struct e2e_daemon *d, bool nobody)
 {
 	struct e2e_chain ch = { 0 };
 	int err;
 
-	if (setgid(NOBODY) || setuid(NOBODY))
+	if (nobody && (setgid(NOBODY) || setuid(NOBODY)))
 		return 1;
 	err = e2e_ctx_open(d, &ch.ctx) ?: e2e_gpu_chain_build(&ch) ?:
 	      e2e_chain_push(&ch, 9) ?: e2e_chain_pull(&ch, 9, 60 * E2E_SEC);
 	if (ch.ctx)
 		ptask_ctx_close(ch.ctx);
 	return err ? 2 : 0;
+}
+
+static int nobody_round(const struct e2e_daemon *d)
+{
+	return round_as(d, true);
 }
 
 /*
@@ -1640,6 +1645,47 @@ TEST_F(e2e, executors_per_uid_on_demand)
 	ASSERT_TRUE(log_wait(&self->d, "uid 65534 owns no ptask for 2 s",
 			     PT_WAIT_MS));
 	ASSERT_TRUE(log_wait(&self->d, ") stopped", PT_WAIT_MS));
+}
+
+/*
+ * ptaskd --mode user --executors process: an executor per client
+ * process, even of one uid; one whose process went stops when idle while
+ * the other's goes on serving.
+ */
+TEST_F(e2e, executors_per_process)
+{
+	char want[96];
+	pid_t child;
+	int st;
+
+	if (variant->mode != PTASK_MODE_USER)
+		SKIP(return, "--executors process is user mode's");
+	supervise(&self->d);
+	self->d.extra[1] = "process";
+	START(NULL);
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_build(&self->ch));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 1));
+	ASSERT_PT(0, e2e_chain_pull(&self->ch, 1, 60 * E2E_SEC));
+	snprintf(want, sizeof(want), "executor for uid %u process %d started",
+		 (unsigned int)geteuid(), (int)getpid());
+	ASSERT_TRUE(e2e_log_has(&self->d, want)) TH_LOG("no \"%s\"", want);
+	fflush(stdout);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(round_as(&self->d, false));
+	st = e2e_wait_pid(child, 120 * 1000);
+	ASSERT_TRUE(st >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+		TH_LOG("the other process's round: status %d", st);
+	snprintf(want, sizeof(want), "executor for uid %u process %d started",
+		 (unsigned int)geteuid(), (int)child);
+	ASSERT_TRUE(e2e_log_has(&self->d, want)) TH_LOG("no \"%s\"", want);
+	snprintf(want, sizeof(want), "process %d owns no ptask for 2 s",
+		 (int)child);
+	ASSERT_TRUE(log_wait(&self->d, want, PT_WAIT_MS));
+	ASSERT_PT(0, e2e_chain_push(&self->ch, 2));
+	ASSERT_PT(0, e2e_chain_pull(&self->ch, 2, 60 * E2E_SEC));
 }
 
 /*

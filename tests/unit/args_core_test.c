@@ -413,7 +413,8 @@ static void test_exec_rules(void)
 	GOOD(t, T, a->flags = PTASK_TAKE_SELF | PTASK_NONBLOCK);
 	GOOD(t, T, a->flags = PTASK_TAKE_AHEAD | PTASK_NONBLOCK);
 	GOOD(t, T, a->flags = PTASK_TAKE_FUSE | PTASK_TAKE_AHEAD);
-	BAD(t, T, a->flags = 1u << 4);
+	GOOD(t, T, a->flags = PTASK_TAKE_OUTPUTS | PTASK_TAKE_FUSE);
+	BAD(t, T, a->flags = 1u << 5);
 	BAD(t, T, a->max_invocations = 0);
 	BAD(t, T, a->max_ports = 0);
 	GOOD(c, C, (void)0);

@@ -917,6 +917,70 @@ static void test_executors_per_uid(void)
 	free(t);
 }
 
+/*
+ * Executors per process (ptask_core_exec_set_process): a process's own
+ * executor takes that process's invocations alone; its uid's executor
+ * takes the uid's other processes', never that one's; an executor of no
+ * uid takes neither.  An edge between two processes' ptasks is written
+ * back (another executor reads it).
+ */
+static void test_executors_per_process(void)
+{
+	static const char code[] = "// two processes\n";
+	struct ptask_caller other = h_user;
+	struct ptask_client *c = h_client(), *any = h_executor(),
+			    *uid = h_executor(), *proc = h_executor();
+	struct h_take *t = new_take();
+	u32 g1, g2, g3, in1, out1, in2, out2, p1, p2, pa, pb, a_in, a_out;
+	u32 b_in, b_out, in3, i;
+
+	other.pid = h_user.pid + 1;
+	REQUIRE_OK(ptask_core_exec_set_process(proc, 1000, h_user.pid));
+	CHECK_ERR(ptask_core_exec_set_process(proc, 1000, h_user.pid),
+		  -EALREADY);
+	REQUIRE_OK(ptask_core_exec_set_uid(uid, 1000));
+	CHECK_EQ(h_ns.uid_executors, 2);
+	CHECK_EQ(h_ns.pid_executors, 1);
+	g1 = gpu_pipe_of(c, &h_user, "mine", &in1, &out1, &p1);
+	g2 = gpu_pipe_of(c, &other, "other", &in2, &out2, &p2);
+	CHECK_EQ(h_ptask_obj(p2)->owner_pid, other.pid);
+	REQUIRE_OK(h_run(c, g1));
+	REQUIRE_OK(h_run(c, g2));
+	push_new(c, in1, 1);
+	push_new(c, in2, 1);
+	CHECK_ERR(h_take(any, 8, 8, t), -EAGAIN);
+	REQUIRE_OK(h_take(uid, 8, 8, t));
+	CHECK_EQ(t->n_inv, 1);
+	CHECK_EQ(t->inv[0].ptask, p2);
+	REQUIRE_OK(h_take(proc, 8, 8, t));
+	CHECK_EQ(t->n_inv, 1);
+	CHECK_EQ(t->inv[0].ptask, p1);
+	/* an edge from this process's ptask to the other's */
+	REQUIRE_OK(h_graph(c, "across", PTASK_GRAPH_CREATE, 0666, &g3));
+	REQUIRE_OK(h_gpu_ptask(c, NULL, g3, 2, code, sizeof(code), "k", &pa));
+	REQUIRE_OK(h_gpu_ptask(c, &other, g3, 2, code, sizeof(code), "k",
+			       &pb));
+	REQUIRE_OK(h_port(c, pa, PTASK_PORT_INPUT, 0, &a_in));
+	REQUIRE_OK(h_port(c, pa, PTASK_PORT_OUTPUT, 0, &a_out));
+	REQUIRE_OK(h_port(c, pb, PTASK_PORT_INPUT, 0, &b_in));
+	REQUIRE_OK(h_port(c, pb, PTASK_PORT_OUTPUT, 0, &b_out));
+	REQUIRE_OK(h_chan(c, g3, 0, a_in, 2, 0, &in3));
+	REQUIRE_OK(h_chan(c, g3, a_out, b_in, 2, 0, NULL));
+	REQUIRE_OK(h_chan(c, g3, b_out, 0, 2, 0, NULL));
+	REQUIRE_OK(h_run(c, g3));
+	push_new(c, in3, 1);
+	REQUIRE_OK(h_take(proc, 8, 8, t));
+	CHECK_EQ(t->inv[0].ptask, pa);
+	for (i = 0; i < t->n_ports; i++)
+		if (t->ports[i].kind == PTASK_PORT_OUTPUT)
+			CHECK(t->ports[i].flags & PTASK_INVP_TO_CLIENT);
+	/* the process's executor goes: its queued work is its uid's again */
+	REQUIRE_OK(ptask_core_exec_unregister(proc));
+	CHECK_EQ(h_ns.pid_executors, 0);
+	CHECK_EQ(h_ns.uid_executors, 1);
+	free(t);
+}
+
 /* One PTASK_PTASK_SELF CPU ptask between a graph input and a graph output. */
 static void mkself(struct ptask_client *c, u32 g, u32 *in, u32 *out)
 {
@@ -1067,6 +1131,7 @@ static const struct h_test tests[] = {
 	H_TEST(test_executor_gone_loses_device_copies),
 	H_TEST(test_output_taken_where_it_is),
 	H_TEST(test_executors_per_uid),
+	H_TEST(test_executors_per_process),
 	H_TEST(test_ptask_info),
 	H_TEST(test_self_ptask),
 };
