@@ -238,13 +238,18 @@ static int check_complete(const struct ptask_exec_complete *a)
 	u32 ahead = a->flags & PTASK_EXEC_COMPLETE_AHEAD;
 	u32 settle = a->flags & PTASK_EXEC_COMPLETE_SETTLE;
 
-	if ((a->flags & ~PTASK_EXEC_COMPLETE_FLAGS_ALL) || a->reserved ||
+	if ((a->flags & ~PTASK_EXEC_COMPLETE_FLAGS_ALL) ||
 	    a->n_outputs > PTASK_MAX_PORTS || a->accel > PTASK_MAX_ACCELS)
 		return -EINVAL;
-	if (a->status > 0 || a->status < -4095)
+	if (a->status > 0 || a->status < -4095 ||
+	    (a->error_code && !a->status))
 		return -EINVAL;
 	if ((ahead && settle) || (ahead && a->status) ||
 	    (settle && a->n_outputs))
+		return -EINVAL;
+	/* a requeue says why (a failure) and carries nothing */
+	if ((a->flags & PTASK_EXEC_COMPLETE_REQUEUE) &&
+	    (ahead || settle || !a->status || a->n_outputs))
 		return -EINVAL;
 	return 0;
 }

@@ -217,6 +217,9 @@ void ptask_core_obj_describe(struct ptask_obj *o, struct ptask_obj_info *info)
 		info->accel = p->last_accel;
 		info->gpu_ns = p->gpu_ns;
 		info->invocations = p->invocations;
+		info->failures = p->failures;
+		info->last_error = p->last_error;
+		info->error_code = p->error_code;
 		break;
 	}
 	case PTASK_OBJ_PORT:
@@ -337,6 +340,7 @@ void ptask_graph_stop(struct ptask_graph *g, u32 state)
 		if (p->running)
 			ptask_invocation_orphan(p);
 		ptask_invocation_orphan_ahead(p);
+		ptask_redo_free(p);
 		p->state = PTASK_STATE_WAITING;
 		for (i = 0; i < p->nopened; i++) {
 			struct ptask_port *port = p->ports[i];

@@ -869,9 +869,23 @@ static void fill_segment_ports(struct ptask_invocation_port *recs,
 static struct ptask_invocation_rec *start(struct ptask_client *c,
 					  struct ptask_ptask *p)
 {
-	struct ptask_invocation_rec *inv = ptask_os_zalloc(sizeof(*inv));
+	struct ptask_invocation_rec *inv = p->redo;
 	u32 i;
 
+	/* Requeued (PTASK_EXEC_COMPLETE_REQUEUE): it runs again as it was. */
+	if (inv) {
+		p->redo = NULL;
+		inv->id = ptask_ns_invocation_id(c->ns);
+		inv->executor = c;
+		inv->self = p->self == c;
+		ptask_list_add_tail(&inv->node, &c->taken);
+		ptask_list_del(&p->ready_node);
+		p->state = PTASK_STATE_EXECUTING;
+		p->running = inv;
+		ptask_sched_taken(c->ns, inv);
+		return inv;
+	}
+	inv = ptask_os_zalloc(sizeof(*inv));
 	if (!inv)
 		return NULL;
 	inv->id = ptask_ns_invocation_id(c->ns);
@@ -1180,6 +1194,15 @@ static void mark_written(struct ptask_invocation_rec *inv,
  * PTASK_EXEC_COMPLETE_SETTLE of @inv, completed ahead: charge its device
  * time; a failure fails its graph.  Then it is no longer taken.
  */
+/* A failed invocation of @p: counted, and why, for the admin tools. */
+static void note_failure(struct ptask_ptask *p,
+			 const struct ptask_exec_complete *arg)
+{
+	p->failures++;
+	p->last_error = arg->status;
+	p->error_code = arg->error_code;
+}
+
 static int settle(struct ptask_client *c, struct ptask_invocation_rec *inv,
 		  const struct ptask_exec_complete *arg)
 {
@@ -1193,8 +1216,10 @@ static int settle(struct ptask_client *c, struct ptask_invocation_rec *inv,
 		if (arg->accel)
 			p->last_accel = arg->accel;
 		/* Orphans @inv (and the graph's other Settling ones). */
-		if (arg->status < 0)
+		if (arg->status < 0) {
+			note_failure(p, arg);
 			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
+		}
 		/* Its outputs in graph outputs may be pulled now. */
 		else if (release_written(inv))
 			ptask_graph_wake(p->graph);
@@ -1309,6 +1334,76 @@ static void segment_done(struct ptask_invocation_rec *inv,
  * when the invocation's graph went away (its outputs are released all
  * the same).
  */
+/*
+ * PTASK_EXEC_COMPLETE_REQUEUE: may @inv run again as it was taken?  Not
+ * when it wrote an input in place, was a segment or completed ahead, or
+ * reads a datablock current only on its executor's device (lost with
+ * it: ptask_exec_lost()).
+ */
+static bool can_requeue(const struct ptask_client *c,
+			const struct ptask_invocation_rec *inv)
+{
+	const struct ptask_ptask *p = inv->ptask;
+	u32 i;
+
+	if (!p || inv->tail || inv->ahead || inv->self)
+		return false;
+	for (i = 0; i < p->nports; i++) {
+		const struct ptask_port *port = p->ports[i];
+
+		if (port->kind == PTASK_PORT_OUTPUT)
+			continue;
+		if (port->flags & PTASK_PORT_INOUT)
+			return false;
+		if (inv->inputs[i] && inv->inputs[i]->device_of == c->id)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Give @inv back to its ptask, Queued again at the ready list's tail, to
+ * be taken (by any executor that serves it) before the ptask's next
+ * invocation: start() takes it as it is.  Outputs the core made for it
+ * (PTASK_TAKE_OUTPUTS) go; the next take makes new ones.
+ */
+static void requeue(struct ptask_client *c, struct ptask_invocation_rec *inv)
+{
+	struct ptask_ptask *p = inv->ptask;
+	u32 i;
+
+	for (i = 0; i < p->nports; i++)
+		if (p->ports[i]->kind == PTASK_PORT_OUTPUT && inv->inputs[i]) {
+			ptask_datablock_put(c->ns, inv->inputs[i]);
+			inv->inputs[i] = NULL;
+		}
+	ptask_list_del(&inv->node);
+	ptask_list_init(&inv->node);
+	ptask_sched_untake(c->ns, inv);
+	inv->executor = NULL;
+	p->running = NULL;
+	p->redo = inv;
+	p->requeued++;
+	p->state = PTASK_STATE_QUEUED;
+	p->queued_ns = ptask_os_now_ns();
+	ptask_list_add_tail(&p->ready_node, &c->ns->ready);
+	ptask_core_exec_wake(c->ns);
+}
+
+/**
+ * ptask_redo_free() - drop @p's requeued invocation (its graph stops)
+ * @p: the ptask
+ */
+void ptask_redo_free(struct ptask_ptask *p)
+{
+	struct ptask_invocation_rec *inv = p->redo;
+
+	if (!inv)
+		return;
+	p->redo = NULL;
+	invocation_free(p->graph->ns, inv);
+}
+
 int ptask_core_exec_complete(struct ptask_client *c,
 			     struct ptask_exec_complete *arg,
 			     const struct ptask_call_io *io)
@@ -1328,6 +1423,13 @@ int ptask_core_exec_complete(struct ptask_client *c,
 	if (inv->ahead || (ahead && inv->tail))
 		return -EINVAL;
 	p = inv->ptask;
+	if ((arg->flags & PTASK_EXEC_COMPLETE_REQUEUE) && can_requeue(c, inv)) {
+		/* Lost work used the GPU all the same. */
+		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
+		requeue(c, inv);
+		ptask_core_sched_update(c->ns);
+		return 0;
+	}
 	/* Host code would read bytes the device has not written yet. */
 	if (ahead && p && feeds_host_now(p))
 		return -EINVAL;
@@ -1335,6 +1437,8 @@ int ptask_core_exec_complete(struct ptask_client *c,
 		/* Failed or cancelled work used the GPU all the same. */
 		ptask_sched_charge(c->ns, inv, arg->gpu_ns);
 		hand_over(c, io->outputs, arg->n_outputs);
+		if (p && arg->status < 0)
+			note_failure(p, arg);
 		if (p)
 			ptask_graph_stop(p->graph, PTASK_GRAPH_FAILED);
 		invocation_free(c->ns, inv);

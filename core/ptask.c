@@ -257,6 +257,7 @@ void ptask_ptask_free(struct ptask_ptask *p)
 	u32 i;
 
 	PTASK_WARN_ON(p->running);
+	PTASK_WARN_ON(p->redo);
 	PTASK_WARN_ON(!ptask_list_empty(&p->ahead));
 	PTASK_WARN_ON(p->state == PTASK_STATE_QUEUED);
 	for (i = 0; i < p->nopened; i++)

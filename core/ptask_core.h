@@ -402,7 +402,12 @@ struct ptask_ptask {
 	u64 queued_ns;
 	u64 gpu_ns;			/* accelerator time of all invocations */
 	u64 invocations;		/* completed invocations */
+	u64 failures;			/* invocations completed failed */
+	s32 last_error;			/* the last failure's status */
+	u32 error_code;			/* ... and the accelerator's code */
 	struct ptask_invocation_rec *running;	/* while Executing */
+	struct ptask_invocation_rec *redo;	/* requeued: runs next */
+	u64 requeued;			/* invocations requeued (REQUEUE) */
 	struct ptask_list ahead;	/* completed ahead, not settled */
 	struct ptask_proc *proc;	/* the owner's accounting (a ref) */
 	struct ptask_client *creator;	/* NULL once that client closed */
@@ -575,6 +580,9 @@ struct ptask_call_io {
  * @accel: the accelerator a ptask last ran on (index + 1; 0: none yet)
  * @gpu_ns: a ptask's GPU time
  * @invocations: a ptask's completed invocations
+ * @failures: of a ptask's invocations, those that failed
+ * @last_error: the last failure's status (a negative errno; 0: none)
+ * @error_code: its accelerator's code (struct ptask_exec_complete)
  */
 struct ptask_obj_info {
 	u32 type;
@@ -590,6 +598,9 @@ struct ptask_obj_info {
 	u32 accel;
 	u64 gpu_ns;
 	u64 invocations;
+	u64 failures;
+	s32 last_error;
+	u32 error_code;
 };
 
 /* forgotten.c */
@@ -769,6 +780,7 @@ int ptask_core_exec_complete(struct ptask_client *c,
 int ptask_core_exec_ptask_info(struct ptask_client *c,
 			       struct ptask_exec_ptask_info *arg,
 			       const struct ptask_call_io *io);
+void ptask_redo_free(struct ptask_ptask *p);
 void ptask_invocation_orphan(struct ptask_ptask *p);
 struct ptask_ptask *ptask_fuse_link(const struct ptask_ptask *p);
 void ptask_invocation_orphan_ahead(struct ptask_ptask *p);

@@ -13,20 +13,42 @@
 #include "daemon/log.h"
 
 static atomic_bool fatal;
+static atomic_int fatal_status = PD_EXIT_FATAL;
 
-void pd_fatal(const char *fmt, ...)
+static void stop(int status, const char *fmt, va_list ap)
 {
 	char why[512];
-	va_list ap;
 
 	if (atomic_exchange(&fatal, true))
 		return;
-	va_start(ap, fmt);
+	atomic_store(&fatal_status, status);
 	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
 	pd_log_err("fatal: %s; stopping (exit status %d) for a restart", why,
-		   PD_EXIT_FATAL);
+		   status);
 	kill(getpid(), SIGTERM);
+}
+
+void pd_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stop(PD_EXIT_FATAL, fmt, ap);
+	va_end(ap);
+}
+
+void pd_fatal_collateral(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	stop(PD_EXIT_COLLATERAL, fmt, ap);
+	va_end(ap);
+}
+
+int pd_fatal_status(void)
+{
+	return atomic_load(&fatal_status);
 }
 
 bool pd_fatal_happened(void)

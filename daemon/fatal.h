@@ -19,7 +19,20 @@
  */
 void pd_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * ... when the accelerator was reset under this process by someone
+ * else's fault (NVIDIA MPS resets every client when one faults): the same
+ * stop, but exit status PD_EXIT_COLLATERAL (sysexits.h's EX_TEMPFAIL),
+ * which the supervisor (--executors uid) restarts at once, without the
+ * back-off a faulting executor earns.
+ */
+#define PD_EXIT_COLLATERAL	75
+void pd_fatal_collateral(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 /* Has pd_fatal() been called? */
 bool pd_fatal_happened(void);
+/* The exit status it asks for (PD_EXIT_FATAL or PD_EXIT_COLLATERAL). */
+int pd_fatal_status(void);
 
 #endif /* PTASKD_FATAL_H */

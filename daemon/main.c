@@ -779,7 +779,7 @@ int main(int argc, char **argv)
 	be.ops->fini(&be);
 	pd_twins_unload_all();
 	if (pd_fatal_happened())
-		return PD_EXIT_FATAL;
+		return pd_fatal_status();
 	if (err)
 		return 1;
 	pd_log_info("stopped");

@@ -47,6 +47,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "daemon/fatal.h"
 #include "daemon/supervisor.h"
 #include "daemon/log.h"
 
@@ -233,6 +234,14 @@ static void reap(struct sup *s)
 				u->stopping = false;
 				pd_log_info("supervisor: executor for %s (pid %d) stopped",
 					    u->name, (int)pid);
+				continue;
+			}
+			/* reset under it by another's fault: no fault of its own */
+			if (WIFEXITED(status) &&
+			    WEXITSTATUS(status) == PD_EXIT_COLLATERAL) {
+				pd_log_warn("supervisor: executor for %s (pid %d) was reset under it (status %d): started again at once",
+					    u->name, (int)pid, PD_EXIT_COLLATERAL);
+				u->next_start_ms = now_ms();
 				continue;
 			}
 			if (ran >= PD_SUP_HEALTHY_MS)

@@ -47,6 +47,9 @@ static const struct nla_policy ptask_policy[PTASK_A_MAX + 1] = {
 	[PTASK_A_OBJ_ACCEL] = { .type = NLA_U32 },
 	[PTASK_A_OBJ_GPU_NS] = { .type = NLA_U64 },
 	[PTASK_A_OBJ_INVOCATIONS] = { .type = NLA_U64 },
+	[PTASK_A_OBJ_FAILURES] = { .type = NLA_U64 },
+	[PTASK_A_OBJ_LAST_ERROR] = { .type = NLA_S32 },
+	[PTASK_A_OBJ_ERROR_CODE] = { .type = NLA_U32 },
 	[PTASK_A_SCHED_BUDGETS] = { .type = NLA_U32 },
 	[PTASK_A_SCHED_ALPHA] = { .type = NLA_U32 },
 	[PTASK_A_SCHED_POLICY] = { .type = NLA_U32 },
@@ -243,7 +246,11 @@ static int put_object(struct sk_buff *skb, struct netlink_callback *cb,
 	     nla_put_u64_64bit(skb, PTASK_A_OBJ_GPU_NS, o->gpu_ns,
 			       PTASK_A_PAD) ||
 	     nla_put_u64_64bit(skb, PTASK_A_OBJ_INVOCATIONS, o->invocations,
-			       PTASK_A_PAD)))
+			       PTASK_A_PAD) ||
+	     nla_put_u64_64bit(skb, PTASK_A_OBJ_FAILURES, o->failures,
+			       PTASK_A_PAD) ||
+	     nla_put_s32(skb, PTASK_A_OBJ_LAST_ERROR, o->last_error) ||
+	     nla_put_u32(skb, PTASK_A_OBJ_ERROR_CODE, o->error_code)))
 		goto err_cancel;
 	genlmsg_end(skb, hdr);
 	return 0;

@@ -1110,7 +1110,7 @@ struct ptask_exec_output {
 /**
  * struct ptask_exec_complete - argument of PTASK_IOC_EXEC_COMPLETE
  * @size: sizeof(struct ptask_exec_complete)
- * @flags: 0, PTASK_EXEC_COMPLETE_AHEAD or PTASK_EXEC_COMPLETE_SETTLE
+ * @flags: 0, PTASK_EXEC_COMPLETE_AHEAD, _SETTLE or _REQUEUE
  * @id: the invocation
  * @status: 0, or a negative errno that fails the graph
  * @n_outputs: entries at @outputs
@@ -1119,7 +1119,11 @@ struct ptask_exec_output {
  * @outputs: user array of struct ptask_exec_output
  * @accel: the accelerator it ran on: its PTASK_ACCEL_A_INDEX + 1, or 0
  *	when not known (shown by the admin tools)
- * @reserved: must be 0
+ * @error_code: with a negative @status, the accelerator's own code for
+ *	what failed (ptaskd's cuda backend: the CUresult, e.g. 700 for an
+ *	illegal address), or 0; kept as the ptask's last error for the
+ *	admin tools (PTASK_A_OBJ_ERROR_CODE).  With @status 0 it must be 0
+ *	(-EINVAL).  Older headers called it @reserved, always 0.
  */
 struct ptask_exec_complete {
 	__u32 size;
@@ -1130,7 +1134,7 @@ struct ptask_exec_complete {
 	__u64 gpu_ns;
 	__u64 outputs;
 	__u32 accel;
-	__u32 reserved;
+	__u32 error_code;
 };
 #define PTASK_EXEC_COMPLETE_SIZE_VER0	40
 #define PTASK_EXEC_COMPLETE_SIZE_VER1	48
@@ -1144,8 +1148,22 @@ struct ptask_exec_complete {
  */
 #define PTASK_EXEC_COMPLETE_AHEAD	(1U << 0)
 #define PTASK_EXEC_COMPLETE_SETTLE	(1U << 1)
+/*
+ * REQUEUE (issue 13, faults contained): the invocation was lost to no
+ * fault of its own (its accelerator was reset under it: NVIDIA MPS
+ * resets every client when one faults), with a negative @status saying
+ * how, no outputs.  The core queues it again as it was taken, to run
+ * before the ptask's next one, its inputs as they are in host memory;
+ * the clients see a delay, not an error.  It cannot be re-run, and fails
+ * its graph with @status as a plain failure does, when it wrote an input
+ * in place (an in/out port: the bytes may be half-written), when it was
+ * a segment or completed ahead, or when an input is current only on the
+ * executor's device.  Returns 0 either way.
+ */
+#define PTASK_EXEC_COMPLETE_REQUEUE	(1U << 2)
 #define PTASK_EXEC_COMPLETE_FLAGS_ALL	(PTASK_EXEC_COMPLETE_AHEAD | \
-					 PTASK_EXEC_COMPLETE_SETTLE)
+					 PTASK_EXEC_COMPLETE_SETTLE | \
+					 PTASK_EXEC_COMPLETE_REQUEUE)
 
 /**
  * struct ptask_exec_ptask_info - argument of PTASK_IOC_EXEC_PTASK_INFO
@@ -1376,6 +1394,10 @@ enum ptask_genl_attr {
 	PTASK_A_PROC_AVG_NS,		/* u64 */
 	PTASK_A_PROC_INVOCATIONS,	/* u64 */
 	PTASK_A_PROC_HELD_NS,		/* u64 */
+	/* ptasks in GET_OBJECT: failed invocations, the last one's errors */
+	PTASK_A_OBJ_FAILURES,		/* u64 */
+	PTASK_A_OBJ_LAST_ERROR,		/* s32, a negative errno; 0: none */
+	PTASK_A_OBJ_ERROR_CODE,		/* u32, struct ptask_exec_complete's */
 	__PTASK_A_MAX,
 };
 #define PTASK_A_MAX (__PTASK_A_MAX - 1)

@@ -285,6 +285,10 @@ struct ptaskd_list {
  * @gpu_ns: a ptask's GPU time
  * @invocations: a ptask's completed invocations
  * @name: its name, NUL-terminated ("" if none)
+ * @failures: a ptask's invocations that failed
+ * @last_error: the last failure's status (a negative errno; 0: none)
+ * @error_code: its accelerator's code (struct ptask_exec_complete)
+ * @reserved: 0
  *
  * The fields of PTASK_CMD_GET_OBJECT's PTASK_A_OBJ_* attributes.
  */
@@ -302,6 +306,9 @@ struct ptaskd_object {
 	__u64 gpu_ns;
 	__u64 invocations;
 	char name[PTASK_NAME_MAX];
+	__u64 failures;
+	__s32 last_error;
+	__u32 error_code;
 };
 
 /**

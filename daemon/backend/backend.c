@@ -291,3 +291,28 @@ void pd_twin_call_init(struct ptask_twin_call *call,
 	call->extent = extent;
 	call->ctx = ctx;
 }
+
+static uint64_t error_seq;
+static uint32_t error_code;
+
+void pd_backend_note_error(uint32_t code)
+{
+	__atomic_store_n(&error_code, code, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&error_seq, 1, __ATOMIC_RELEASE);
+}
+
+uint64_t pd_backend_error_seq(void)
+{
+	return __atomic_load_n(&error_seq, __ATOMIC_ACQUIRE);
+}
+
+uint32_t pd_backend_error_code(void)
+{
+	return __atomic_load_n(&error_code, __ATOMIC_RELAXED);
+}
+
+bool pd_backend_collateral(uint32_t code)
+{
+	/* CUDA_ERROR_MPS_CONNECTION_FAILED .. _SERVER_NOT_READY, _CLIENT_TERMINATED */
+	return (code >= 805 && code <= 807) || code == 810;
+}

@@ -279,6 +279,25 @@ struct pd_backend {
 	bool untimed_estimated;
 };
 
+/*
+ * The accelerator's own code for the last failure the backend met (cuda:
+ * the CUresult of a failed call or fence; sim: 700, a modelled illegal
+ * address), and a count that moves with every note, so the engine can
+ * tell whether a failure came after a job was submitted: what it gives
+ * EXEC_COMPLETE as @error_code.  One per process (ptaskd runs one
+ * backend); any thread.
+ */
+void pd_backend_note_error(uint32_t code);
+/*
+ * Is @code a reset by someone else's fault (CUDA's MPS codes 805-807 and
+ * 810, which the sim models too): the work it failed did nothing wrong
+ * and runs again (PTASK_EXEC_COMPLETE_REQUEUE).
+ */
+bool pd_backend_collateral(uint32_t code);
+/* The count of notes so far (0: none), and the last note's code. */
+uint64_t pd_backend_error_seq(void);
+uint32_t pd_backend_error_code(void);
+
 extern const struct pd_backend_ops pd_backend_cuda;
 extern const struct pd_backend_ops pd_backend_sim;
 extern const struct pd_backend_ops pd_backend_cpu;

@@ -81,7 +81,11 @@ int pd_cuda_fail(struct cuda_be *cb, CUresult r, const char *what)
 	if (cb->cu.GetErrorName(r, &name) != CUDA_SUCCESS || !name)
 		name = "unknown";
 	fprintf(stderr, "ptaskd: cuda: %s: %s (%d)\n", what, name, r);
-	if (pd_cuda_sticky(r))
+	pd_backend_note_error((uint32_t)r);
+	if (pd_backend_collateral((uint32_t)r))
+		pd_fatal_collateral("cuda: %s: %s (%d): the GPU was reset under this process (MPS: another client faulted)",
+				    what, name, r);
+	else if (pd_cuda_sticky(r))
 		pd_fatal("cuda: %s: %s (%d) poisons every CUDA context of this process",
 			 what, name, r);
 	return r == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;

@@ -69,6 +69,10 @@
  *                    backend says its untimed times are estimates
  *                    (pd_backend.untimed_estimated).  Default 0.  For
  *                    tests of what the engine charges.
+ *   collateral_launch  N: the machine's Nth launch fails as MPS fails a
+ *                    client whose server another client's fault reset
+ *                    (CUDA_ERROR_MPS_CLIENT_TERMINATED, 810): the job
+ *                    fails, and is queued again (0: never, the default)
  *   fault_launch     N: the machine's Nth launch faults, as a CUDA kernel
  *                    that faults: it is accepted, and the first fence
  *                    after it on its lane fails (-EIO); 0: never (the
@@ -146,6 +150,7 @@ struct sim_dev_cfg {
  * @lanes: lanes per space
  * @fault_launch: the launch (counted from 1 over the machine) that
  *	faults; 0: none
+ * @collateral_launch: the launch that fails as an MPS reset does; 0: none
  * @untimed_extra_ns: added to an untimed launch's reported time
  * @def: device defaults (bare keys)
  * @dev: each device
@@ -163,6 +168,7 @@ struct sim_cfg {
 	double peer_latency_ns;
 	unsigned int lanes;
 	double fault_launch;
+	double collateral_launch;
 	double untimed_extra_ns;
 	struct sim_dev_cfg def;
 	struct sim_dev_cfg dev[PD_MAX_DEVICES];
@@ -367,6 +373,7 @@ static int sim_set(struct sim_cfg *c, const char *key, const char *value)
 		{ "peer_bandwidth", &c->peer_bandwidth },
 		{ "peer_latency_ns", &c->peer_latency_ns },
 		{ "fault_launch", &c->fault_launch },
+		{ "collateral_launch", &c->collateral_launch },
 		{ "untimed_extra_ns", &c->untimed_extra_ns },
 	};
 	unsigned long n;
@@ -862,8 +869,16 @@ static int launch_now(struct pd_backend *be, struct sim_space *s,
 	model_locked(sim, s, lane, SE_COMPUTE, model_ns, NULL, 0);
 	s->lanes[lane].pending_gpu_ns += (uint64_t)model_ns +
 		(launch->untimed ? (uint64_t)sim->cfg.untimed_extra_ns : 0);
-	if (++sim->launches == (uint64_t)sim->cfg.fault_launch)
+	++sim->launches;
+	if (sim->launches == (uint64_t)sim->cfg.fault_launch) {
 		s->lanes[lane].faulted = true;
+		/* as CUDA_ERROR_ILLEGAL_ADDRESS, whose fault it models */
+		pd_backend_note_error(700);
+	}
+	if (sim->launches == (uint64_t)sim->cfg.collateral_launch) {
+		s->lanes[lane].faulted = true;
+		pd_backend_note_error(810);	/* _MPS_CLIENT_TERMINATED */
+	}
 	pthread_mutex_unlock(&sim->lock);
 	return 0;
 }

@@ -470,6 +470,20 @@ bool pd_job_upstream_settled_locked(struct pd_engine *e, struct pd_job *job,
  * Settle @job, completed ahead: its status and device time; a batch's
  * members each, with a share of the time.
  */
+/*
+ * The accelerator's code for @job's failure @err (EXEC_COMPLETE's
+ * @error_code): the backend's last noted one, if noted after the job's
+ * launch (another job's failure in that window is taken for this one's:
+ * a sticky CUDA error is every job's anyway); 0 without a failure.
+ */
+uint32_t pd_job_error_code(const struct pd_job *job, int err)
+{
+	if (!err || !job->error_seq_set ||
+	    pd_backend_error_seq() == job->error_seq)
+		return 0;
+	return pd_backend_error_code();
+}
+
 static void settle(struct pd_device *dev, struct pd_job *job,
 		   struct ptask_exec_complete *arg, int err,
 		   struct pd_wake_defer *defer)
@@ -485,13 +499,15 @@ static void settle(struct pd_device *dev, struct pd_job *job,
 			     job->info->entry, e->be->info[dev->index].name,
 			     err);
 	else if (err)
-		pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s, completed ahead, failed: %d",
+		pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s, completed ahead, failed: %d (accelerator code %u)",
 			   (unsigned long long)job->inv.id, job->inv.ptask,
-			   job->info->entry, e->be->info[dev->index].name, err);
+			   job->info->entry, e->be->info[dev->index].name, err,
+			   pd_job_error_code(job, err));
 	if (job->ahead_gone)
 		return;
 	arg->flags = PTASK_EXEC_COMPLETE_SETTLE;
 	arg->status = err;
+	arg->error_code = pd_job_error_code(job, err);
 	arg->gpu_ns /= runs;
 	/* A batch's members in one lock round of the source's. */
 	if (job->batch && runs > 1 && runs <= PD_BATCH_MAX &&
@@ -659,6 +675,10 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 	}
 	if (err && !job->ahead) {
 		arg.status = err;
+		arg.error_code = pd_job_error_code(job, err);
+		/* reset under it (MPS): the core runs it again where it can */
+		if (pd_backend_collateral(arg.error_code))
+			arg.flags = PTASK_EXEC_COMPLETE_REQUEUE;
 		arg.n_outputs = 0;
 		arg.outputs = 0;
 		arg.gpu_ns = 0;
@@ -672,11 +692,18 @@ void pd_job_finish(struct pd_device *dev, struct pd_job *job, int err,
 				     (unsigned long long)job->inv.id,
 				     job->inv.ptask, job->info->entry,
 				     e->be->info[dev->index].name, err);
+		else if (arg.flags & PTASK_EXEC_COMPLETE_REQUEUE)
+			pd_log_warn("engine: invocation %llu of ptask %u ('%s') on %s was lost to a reset (%d, accelerator code %u): queued again where it can run again",
+				    (unsigned long long)job->inv.id,
+				    job->inv.ptask, job->info->entry,
+				    e->be->info[dev->index].name, err,
+				    arg.error_code);
 		else
-			pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s failed: %d",
+			pd_log_err("engine: invocation %llu of ptask %u ('%s') on %s failed: %d (accelerator code %u)",
 				   (unsigned long long)job->inv.id,
 				   job->inv.ptask, job->info->entry,
-				   e->be->info[dev->index].name, err);
+				   e->be->info[dev->index].name, err,
+				   arg.error_code);
 		if (cerr && cerr != -ECANCELED)
 			pd_log_err("engine: failing invocation %llu: %d",
 				   (unsigned long long)job->inv.id, cerr);

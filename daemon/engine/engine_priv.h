@@ -620,6 +620,8 @@ struct pd_job {
 	int err;
 	uint64_t launch_ns;
 	uint64_t submit_ns;
+	uint64_t error_seq;	/* pd_backend_error_seq() before its launch */
+	bool error_seq_set;	/* ... taken (it reached its launch) */
 	uint64_t due_ns;
 	bool waiter;
 	bool fenced;
@@ -1012,6 +1014,9 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
  * before its upstream ran could not be placed by where its input will
  * be, as data-aware placement needs).
  */
+/* complete.c: the accelerator's code for @job's failure @err, or 0. */
+uint32_t pd_job_error_code(const struct pd_job *job, int err);
+
 static inline uint32_t pd_engine_take_flags(const struct pd_engine *e)
 {
 	return (e->src->ops->caps & PD_SOURCE_TAKE_AHEAD) && e->ndev == 1 &&

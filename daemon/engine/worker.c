@@ -425,6 +425,9 @@ bool pd_job_run(struct pd_device *dev, struct pd_job *job,
 	if (!err)
 		err = pd_job_prepare(dev, job, &launch, defer);
 	pd_trace(PD_TR_PREPARED);
+	/* a failure noted after this is the accelerator's word on the job */
+	job->error_seq = pd_backend_error_seq();
+	job->error_seq_set = true;
 	if (!err) {
 		bool contended, copies = job_copies(job);
 

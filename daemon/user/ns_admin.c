@@ -200,6 +200,9 @@ static void object_fill(struct ptask_obj *o, struct ptaskd_object *rec)
 	rec->accel = info.accel;
 	rec->gpu_ns = info.gpu_ns;
 	rec->invocations = info.invocations;
+	rec->failures = info.failures;
+	rec->last_error = info.last_error;
+	rec->error_code = info.error_code;
 	strncpy(rec->name, info.name, sizeof(rec->name) - 1);
 }
 

@@ -3,7 +3,7 @@
  * ptaskctl_client - a client for ptaskctl's tests to look at (not a test
  * itself: ptaskctl_test.sh and tests/vm/ptaskctl_vm_test.c start it).
  *
- *   ptaskctl_client NAME ROUNDS [busy]
+ *   ptaskctl_client NAME ROUNDS [busy|failing]
  *
  * Builds graph NAME: push a, b -> [add: vec_add, a GPU ptask] -> pull c,
  * runs ROUNDS invocations and checks their results, prints
@@ -12,7 +12,10 @@
  *
  * and then waits for SIGTERM or SIGINT (with "busy": keeps invoking until
  * then, so its GPU share is not 0), closes everything and exits 0.  Exit
- * status 1 on any failure, with the reason on stderr.  The mode and
+ * status 1 on any failure, with the reason on stderr.  With "failing"
+ * (a daemon whose sim faults, fault_launch) it invokes until a round
+ * fails, prints "failed graph=G ptask=P err=E", and keeps its failed
+ * graph open until SIGTERM, for ptaskctl show to look at; exit 0.  The mode and
  * socket are libptask's defaults (PTASK_MODE, PTASK_SOCKET).
  */
 #include <errno.h>
@@ -117,14 +120,17 @@ int main(int argc, char *argv[])
 {
 	struct graph g = { };
 	int rounds, k, err;
-	bool busy;
+	bool busy, failing;
 
-	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "busy"))) {
-		fprintf(stderr, "usage: %s NAME ROUNDS [busy]\n", argv[0]);
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "busy") &&
+				     strcmp(argv[3], "failing"))) {
+		fprintf(stderr, "usage: %s NAME ROUNDS [busy|failing]\n",
+			argv[0]);
 		return 2;
 	}
 	rounds = atoi(argv[2]);
-	busy = argc == 4;
+	failing = argc == 4 && !strcmp(argv[3], "failing");
+	busy = argc == 4 && !failing;
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	err = ptask_ctx_open(PTASK_MODE_AUTO, NULL, &g.ctx);
@@ -133,6 +139,22 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	err = build(&g, argv[1]);
+	if (!err && failing) {
+		for (k = 0; !err && k < rounds; k++)
+			err = round_trip(&g);
+		if (!err) {
+			fprintf(stderr, "ptaskctl_client: %d rounds, none failed\n",
+				rounds);
+			ptask_ctx_close(g.ctx);
+			return 1;
+		}
+		printf("failed graph=%u ptask=%u err=%d\n", g.graph, g.add, err);
+		fflush(stdout);
+		while (!stop)
+			pause();
+		ptask_ctx_close(g.ctx);
+		return 0;
+	}
 	for (k = 0; !err && k < rounds; k++)
 		err = round_trip(&g);
 	if (!err) {

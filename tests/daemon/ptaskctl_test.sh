@@ -205,6 +205,24 @@ check "after the client: top lists no process" 'eventually no_procs'
 check "after the client: show lists no graph" 'eventually no_graphs'
 kill -TERM "$DPID"; wait "$DPID"; rc=$?; DPID=
 check "ptaskd exits 0 on SIGTERM" '[ $rc = 0 ]'
+# A kernel that faults (the sim's fault_launch: its 3rd launch): show
+# counts the failure and says why, errno and the accelerator's code.
+build/bin/ptaskd --mode user --backend sim --sim-config "devices=1;fault_launch=3" \
+	--socket "$T/s" 2>"$T/log2" &
+DPID=$!
+for _ in $(seq 300); do [ -S "$T/s" ] && break; sleep 0.1; done
+PTASK_MODE=user PTASK_SOCKET="$T/s" build/tests/helpers/ptaskctl_client fail 10 failing \
+	>"$T/fail" 2>"$T/fail.err" &
+CPID=$!
+eventually grep -q "^failed " "$T/fail"
+check "the faulting client's round failed with -EIO" 'grep -q "^failed .* err=-5$" "$T/fail"'
+check "show --json: one failure, -EIO, the accelerator's code 700" \
+	'ctl --json show | json "[(p[\"failures\"],p[\"last_error\"],p[\"error_code\"]) for g in d[\"graphs\"] for p in g[\"ptasks\"]]==[(1,-5,700)]"'
+check "show names the failure and the CUDA error" \
+	'ctl show | grep -q "last failure: Input/output error, CUDA_ERROR_ILLEGAL_ADDRESS (700)"'
+check "ptaskd's log gives the code too" 'grep -q "failed: -5 (accelerator code 700)" "$T/log2"'
+kill -TERM "$CPID"; wait "$CPID"; CPID=
+kill -TERM "$DPID"; wait "$DPID"; DPID=
 check "ptaskctl without ptaskd: a clear error" \
 	'! ctl sched 2>"$T/err" && grep -q "is ptaskd running?" "$T/err"'
 echo "1..$n"

@@ -2017,6 +2017,41 @@ TEST_F(e2e, pull_ahead_of_a_fence_that_fails)
 }
 
 /*
+ * Faults contained (issue 13, item 2): an invocation lost to a reset
+ * under its executor (the sim's collateral_launch: its 3rd launch fails
+ * as MPS fails a client when another faults, CUDA code 810) runs again:
+ * every round right, the client sees a delay, not an error, and ptaskd
+ * says it queued it again.  User mode through --executors uid, whose
+ * engine completes nothing ahead: what is completed ahead cannot be run
+ * again, and kernel mode's executor completes these rounds ahead.
+ */
+TEST_F(e2e, invocation_reset_under_it_runs_again)
+{
+	struct ptask_db *a = NULL, *b = NULL;
+
+	NEED_SIM();
+	if (variant->mode != PTASK_MODE_USER)
+		SKIP(return, "kernel mode completes these rounds ahead");
+	supervise(&self->d);
+	START("devices=1;collateral_launch=3;launch_ns=50000");
+	OPEN_CTX();
+	ASSERT_PT(0, e2e_gpu_chain_hops_build(&self->ch, 1));
+	ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0,
+					    E2E_N * sizeof(float), 0, &a));
+	ASSERT_PT(0, ptask_datablock_create(self->ch.ctx, 0,
+					    E2E_N * sizeof(float), 0, &b));
+	ASSERT_PT(0, reused_rounds(&self->ch, a, b, 0, 6));
+	ASSERT_TRUE(log_wait(&self->d, "was lost to a reset (-5, accelerator code 810): queued again",
+			     PT_WAIT_MS));
+	ptask_datablock_release(self->ch.ctx, a);
+	ptask_datablock_release(self->ch.ctx, b);
+	ptask_graph_close(self->ch.ctx, self->ch.graph);
+	CLOSE_CTX();
+	ASSERT_EQ(0, e2e_counts_wait(&self->d, self->d.base, PT_WAIT_MS,
+				     "after the reset"));
+}
+
+/*
  * PTASKD_LATE_PUSH_ANSWER=1: a helped push is answered once its job is
  * launched (ring_server.c, run_entry), the round's pull still at its
  * fence: every round's result right, the pushes all answered (the

@@ -1008,7 +1008,7 @@ TEST_F(ring, executor_takes_and_completes_through_a_ring)
 	ASSERT_PT(-EFAULT, io);
 	ASSERT_PT(io, kr_call(&k, PTASK_IOC_EXEC_COMPLETE, &done,
 			      sizeof(done)));
-	done.reserved = 1;
+	done.error_code = 1;	/* with status 0 */
 	io = pt_ioctl(xfd, PTASK_IOC_EXEC_COMPLETE, &done);
 	ASSERT_PT(-EINVAL, io);
 	ASSERT_PT(io, kr_call(&k, PTASK_IOC_EXEC_COMPLETE, &done,

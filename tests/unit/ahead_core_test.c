@@ -758,9 +758,110 @@ static void test_take_outputs(void)
 	CHECK_EQ(ch.t->ports[0].datablock, own);
 	made = ch.t->ports[1].datablock;
 	CHECK(made && db_alive(made));
-	CHECK_OK(complete_flags(ch.e, ch.t->inv[0].id, 0, -EIO, NULL, 0, 10));
+	{
+		/* with the accelerator's code: the ptask keeps it */
+		struct ptask_exec_complete a = {
+			.id = ch.t->inv[0].id, .status = -EIO,
+			.error_code = 700,
+		};
+		struct ptask_call_io io = { .outputs = NULL };
+
+		CHECK_OK(h_call(ch.e, NULL, PTASK_IOC_EXEC_COMPLETE, &a, &io));
+	}
 	CHECK(!db_alive(made));
 	CHECK_EQ(h_graph_obj(ch.g)->state, PTASK_GRAPH_FAILED);
+	CHECK_EQ(h_ptask_obj(ch.p[2])->failures, 1);
+	CHECK_EQ(h_ptask_obj(ch.p[2])->last_error, -EIO);
+	CHECK_EQ(h_ptask_obj(ch.p[2])->error_code, 700);
+	CHECK_EQ(h_ptask_obj(ch.p[1])->failures, 0);
+out:
+	free(ch.t);
+}
+
+/* EXEC_COMPLETE with PTASK_EXEC_COMPLETE_REQUEUE and @status. */
+static int requeue_inv(struct ptask_client *e, u64 id, s32 status)
+{
+	struct ptask_exec_complete a = {
+		.flags = PTASK_EXEC_COMPLETE_REQUEUE, .id = id,
+		.status = status, .error_code = 810,
+	};
+	struct ptask_call_io io = { .outputs = NULL };
+
+	return h_call(e, NULL, PTASK_IOC_EXEC_COMPLETE, &a, &io);
+}
+
+/*
+ * PTASK_EXEC_COMPLETE_REQUEUE: an invocation lost to a reset (MPS) runs
+ * again as it was, before anything else of its ptask: the same input,
+ * taken again (by another executor here), the graph still running, no
+ * failure counted; completed, the chain goes on.  A requeue left pending
+ * when the graph closes is freed with it (the harness finds no leak).
+ */
+static void test_requeue(void)
+{
+	struct ptask_client *e2;
+	struct chain ch;
+	u32 input;
+	u64 id;
+
+	if (!mkchain_as(&ch, "requeue", true) || !push_one(&ch))
+		goto out;
+	e2 = h_executor();
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_OUTPUTS, 1, 8, ch.t)) ||
+	    !CHECK_EQ(ch.t->inv[0].ptask, ch.p[0]))
+		goto out;
+	input = ch.t->ports[0].datablock;
+	id = ch.t->inv[0].id;
+	CHECK_OK(requeue_inv(ch.e, id, -EIO));
+	CHECK_EQ(h_graph_obj(ch.g)->state, PTASK_GRAPH_RUNNING);
+	CHECK_EQ(h_ptask_obj(ch.p[0])->state, PTASK_STATE_QUEUED);
+	CHECK_EQ(h_ptask_obj(ch.p[0])->requeued, 1);
+	CHECK_EQ(h_ptask_obj(ch.p[0])->failures, 0);
+	/* the old id is no one's now */
+	CHECK_ERR(complete_flags(ch.e, id, 0, -EIO, NULL, 0, 0), -ENOENT);
+	if (!CHECK_OK(take_flags(e2, PTASK_TAKE_OUTPUTS, 1, 8, ch.t)) ||
+	    !CHECK_EQ(ch.t->inv[0].ptask, ch.p[0]))
+		goto out;
+	CHECK(ch.t->inv[0].id != id);
+	CHECK_EQ(ch.t->ports[0].datablock, input);
+	CHECK(ch.t->ports[1].flags & PTASK_INVP_MADE);
+	{
+		struct ptask_exec_output out = {
+			.index = 1, .datablock = ch.t->ports[1].datablock,
+		};
+
+		CHECK_OK(complete_flags(e2, ch.t->inv[0].id, 0, 0, &out, 1,
+					10));
+	}
+	/*
+	 * Hop 1 reads what hop 0 left on e2's device alone (GPU ptasks
+	 * read it): lost with a reset, so it cannot run again: failed.
+	 */
+	if (!CHECK_OK(take_flags(e2, 0, 1, 8, ch.t)) ||
+	    !CHECK_EQ(ch.t->inv[0].ptask, ch.p[1]))
+		goto out;
+	CHECK_OK(requeue_inv(e2, ch.t->inv[0].id, -EIO));
+	CHECK_EQ(h_graph_obj(ch.g)->state, PTASK_GRAPH_FAILED);
+	CHECK_EQ(h_ptask_obj(ch.p[1])->failures, 1);
+	CHECK_EQ(h_ptask_obj(ch.p[1])->error_code, 810);
+	/* a requeue without a status is refused */
+	CHECK_ERR(requeue_inv(e2, 1, 0), -EINVAL);
+out:
+	free(ch.t);
+}
+
+/* A requeued invocation nobody took again goes with its graph. */
+static void test_requeue_pending_at_close(void)
+{
+	struct chain ch;
+
+	if (!mkchain_as(&ch, "requeue-close", true) || !push_one(&ch))
+		goto out;
+	if (!CHECK_OK(take_flags(ch.e, PTASK_TAKE_OUTPUTS, 1, 8, ch.t)))
+		goto out;
+	CHECK_OK(requeue_inv(ch.e, ch.t->inv[0].id, -EIO));
+	CHECK(h_ptask_obj(ch.p[0])->redo != NULL);
+	CHECK_EQ(h_ns.counts[PTASK_COUNT_INVOCATIONS], 1);
 out:
 	free(ch.t);
 }
@@ -1114,6 +1215,8 @@ static const struct h_test tests[] = {
 	H_TEST(test_take_ahead_graph_gone),
 	H_TEST(test_take_outputs),
 	H_TEST(test_take_outputs_untemplated),
+	H_TEST(test_requeue),
+	H_TEST(test_requeue_pending_at_close),
 };
 
 int main(int argc, char **argv)

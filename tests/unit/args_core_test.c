@@ -437,6 +437,21 @@ static void test_exec_rules(void)
 	BAD(c, C, a->status = 1);
 	BAD(c, C, a->status = -4096);
 	BAD(c, C, a->status = -2147483647 - 1);
+	/* a requeue: a failure's status, nothing else */
+	GOOD(c, C, (a->flags = PTASK_EXEC_COMPLETE_REQUEUE, a->status = -5,
+		    a->n_outputs = 0));
+	BAD(c, C, (a->flags = PTASK_EXEC_COMPLETE_REQUEUE, a->status = 0,
+		   a->n_outputs = 0));
+	BAD(c, C, (a->flags = PTASK_EXEC_COMPLETE_REQUEUE, a->status = -5,
+		   a->n_outputs = 1));
+	BAD(c, C, (a->flags = PTASK_EXEC_COMPLETE_REQUEUE |
+			      PTASK_EXEC_COMPLETE_SETTLE, a->status = -5,
+		   a->n_outputs = 0));
+	/* an accelerator's error code goes with a failure only */
+	GOOD(c, C, (a->flags = 0, a->status = -5, a->n_outputs = 0,
+		    a->error_code = 700));
+	BAD(c, C, (a->flags = 0, a->status = 0, a->n_outputs = 0,
+		   a->error_code = 700));
 	GOOD(i, I, (void)0);
 	GOOD(i, I, (a->kind = 9, a->nports = 9));	/* outputs: ignored */
 	BAD(i, I, a->flags = 1);

@@ -362,7 +362,7 @@ TEST_F(ctl, show_prio_top_with_a_client)
 	EXPECT_NE(NULL, strstr(self->out, want));
 	snprintf(want, sizeof(want), "\"owner_pid\":%d,", client);
 	EXPECT_NE(NULL, strstr(self->out, want));
-	EXPECT_NE(NULL, strstr(self->out, "\"invocations\":3}"));
+	EXPECT_NE(NULL, strstr(self->out, "\"invocations\":3,"));
 
 	snprintf(num, sizeof(num), "%u", ptask);
 	ASSERT_EQ(0, ctl(0, self->out, "prio", "ptask", num, "66", NULL));

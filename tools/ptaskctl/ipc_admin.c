@@ -164,6 +164,9 @@ static int parse_object(struct nlattr **tb, void *arg)
 	o->accel = get_u32(tb, PTASK_A_OBJ_ACCEL);
 	o->gpu_ns = get_u64(tb, PTASK_A_OBJ_GPU_NS);
 	o->invocations = get_u64(tb, PTASK_A_OBJ_INVOCATIONS);
+	o->failures = get_u64(tb, PTASK_A_OBJ_FAILURES);
+	o->last_error = (int32_t)get_u32(tb, PTASK_A_OBJ_LAST_ERROR);
+	o->error_code = get_u32(tb, PTASK_A_OBJ_ERROR_CODE);
 	if (tb[PTASK_A_OBJ_NAME])
 		nla_strlcpy(o->name, tb[PTASK_A_OBJ_NAME], sizeof(o->name));
 	return 0;
