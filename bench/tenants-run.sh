@@ -107,11 +107,12 @@ mps_stop() {
 
 # fp SETTING UIDS SIDES: one fastpath P1c run, its lines into the CSV
 fp() {
-	local setting=$1 uids=$2 sides=$3 log=$W/fp-$1-$2.txt st
+	local setting=$1 uids=$2 sides=$3 log=$W/fp-$1-$2.txt st mps=()
+	[ "$setting" = raw-mps ] && mps=(--mps)
 	PTASK_MODE=user PTASK_SOCKET="$W/sock" timeout 300 "$FASTPATH" --ptx "$PTX" \
 		--baseline "$BASE" --parts p1c --sides "$sides" --procs "$PROCS" \
 		--seconds "$SECS" --uids "$uids" --tag "setting=$setting" \
-		${DPID:+--ptaskd-pid "$DPID"} $( [ "$setting" = raw-mps ] && echo --mps ) \
+		${DPID:+--ptaskd-pid "$DPID"} "${mps[@]}" \
 		>"$log" 2>"$log.err"
 	st=$?
 	[ "$st" = 0 ] || { rc=1; say "$setting uids=$uids: fastpath exit $st: $(tail -n 3 "$log.err")"; }
@@ -160,6 +161,6 @@ awk -F, -v procs="$PROCS" 'BEGIN { n = split(procs, ps, ",") }
 	      for (i = 1; i <= n; i++) printf " %10s", "procs=" ps[i]; print ""
 	      for (k in keys) { printf "%-22s", k
 		for (i = 1; i <= n; i++) printf " %10s", v[k, ps[i]]; print "" } }' "$CSV" | sort | tee -a "$S"
-tar -C "$W" -czf "$OUTDIR/tenants-logs.tar.gz" $(cd "$W" && ls -A | grep -v sock) 2>/dev/null
+(cd "$W" && tar --exclude=sock -czf "$OUTDIR/tenants-logs.tar.gz" -- *) 2>/dev/null
 rm -rf "$W"
 exit $rc
