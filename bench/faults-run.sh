@@ -35,6 +35,11 @@ mkdir -p "$OUTDIR"
 W=$(mktemp -d /tmp/faults.XXXXXX) && chmod 755 "$W"
 S=$OUTDIR/summary.txt CSV=$OUTDIR/faults.csv
 export LD_LIBRARY_PATH="$ROOT/build/gpulibs:$ROOT/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# uid B runs fastpath from a copy it can reach (the checkout may be 0700)
+mkdir -p "$W/b"
+cp "$FASTPATH" "$PTX" "$W/b/" && cp -a build/lib/libptask.so* build/gpulibs/. "$W/b/" &&
+	chmod -R a+rX "$W/b" || { echo "faults-run.sh: cannot copy B's programs" >&2; exit 1; }
+BFAST=$W/b/fastpath BPTX=$W/b/$(basename "$PTX")
 SECS=${FAULTS_SECONDS:-10}
 BPROCS=${B_PROCS:-2}
 SETTINGS=${FAULTS_SETTINGS:-"uid uid-mps shared"}
@@ -67,11 +72,13 @@ stop_daemon() {
 # B's load, every process uid 65534's
 b_load() {	# LOG: P1c's rate, then P1's round trips (median, p99)
 	setpriv --reuid 65534 --regid 65534 --clear-groups env PTASK_MODE=user \
-		PTASK_SOCKET="$W/sock" timeout $((SECS + 60)) "$FASTPATH" --ptx "$PTX" \
+		PTASK_SOCKET="$W/sock" LD_LIBRARY_PATH="$W/b" \
+		timeout $((SECS + 60)) "$BFAST" --ptx "$BPTX" \
 		--baseline none --parts p1c --sides ptask --procs "$BPROCS" \
 		--seconds "$SECS" >"$1" 2>"$1.err" &&
 	setpriv --reuid 65534 --regid 65534 --clear-groups env PTASK_MODE=user \
-		PTASK_SOCKET="$W/sock" timeout 120 "$FASTPATH" --ptx "$PTX" \
+		PTASK_SOCKET="$W/sock" LD_LIBRARY_PATH="$W/b" \
+		timeout 120 "$BFAST" --ptx "$BPTX" \
 		--baseline none --parts p1 --sides ptask \
 		--rounds "${FAULTS_ROUNDS:-20000}" >>"$1" 2>>"$1.err"
 }
