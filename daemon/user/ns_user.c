@@ -394,6 +394,7 @@ void pd_ns_client_put(struct pd_client *c)
 	}
 	clients_remove(ns, c);
 	ptask_core_client_destroy(c->core);
+	pd_ns_exec_holds_free_locked(c);
 	pd_ns_unlock(ns);
 	pthread_cond_destroy(&c->cond);
 	free(c);

@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include "common/hash.h"
 #include "common/spin.h"
 #include "core/ptask_core.h"
 #include "daemon/backend/backend.h"
@@ -53,6 +54,9 @@ struct pd_source;
  *	engine's outputs, which the device writes whole)
  * @waits: which kinds of blocking call waited longer than the polling
  *	window last time: those sleep at once (common/spin.h)
+ * @holds: an executor process's client: the memory of every datablock
+ *	whose place it was told, by handle (ns_exec_hold.c)
+ * @dying: of those, the ones whose death notice it read
  */
 struct pd_client {
 	struct ptask_client *core;
@@ -65,6 +69,8 @@ struct pd_client {
 	uint32_t alloc_uid;
 	bool alloc_zero;
 	struct pc_spin_hist waits;
+	struct pc_hash holds;
+	struct pd_exec_hold *dying;
 };
 
 /* Create a namespace.  @be (may be NULL) gets host_register per arena. */
@@ -181,6 +187,23 @@ struct pd_map_info {
  * (which holds that uid's other datablocks too: arena.h).
  */
 int pd_ns_map(struct pd_client *c, uint32_t handle, struct pd_map_info *mi);
+
+/*
+ * Executor processes (ptaskd --executors uid; ns_exec_hold.c says why):
+ * pd_ns_map() for an executor connection's client, whose memory is then
+ * kept (not reused for another datablock) until the executor has read
+ * the datablock's death notice (pd_ns_exec_forgotten: the handles its
+ * EXEC_FORGOTTEN returned) and taken again (pd_ns_exec_took, before each
+ * of its EXEC_TAKEs).  The client's end lets go of all of it
+ * (pd_ns_exec_holds_free_locked, from pd_ns_client_put).
+ */
+struct pd_exec_hold;
+int pd_ns_exec_place(struct pd_client *c, uint32_t handle,
+		     struct pd_map_info *mi);
+void pd_ns_exec_forgotten(struct pd_client *c, const uint32_t *handles,
+			  uint32_t n);
+void pd_ns_exec_took(struct pd_client *c);
+void pd_ns_exec_holds_free_locked(struct pd_client *c);
 
 /*
  * The executor source of this namespace (engine.h): an in-process client

@@ -247,7 +247,8 @@ static void add_mem(struct pd_ring *r, const struct pd_request *req,
 	else
 		return;
 	/* Released meanwhile by another of its threads: it maps by MAP. */
-	if (pd_ns_map(r->host.client, handle, &mi))
+	if (r->host.exec ? pd_ns_exec_place(r->host.client, handle, &mi) :
+	    pd_ns_map(r->host.client, handle, &mi))
 		return;
 	cqe->flags |= PTASK_CQE_MEM;
 	cqe->arena = mi.arena;

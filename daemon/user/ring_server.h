@@ -46,6 +46,8 @@
  * @spin_ns: how long to poll the SQ after the last entry
  * @spinners: threads polling now (shared with the socket's threads)
  * @max_spinners: most threads polling at once
+ * @exec: an executor connection's ring: the places it is told hold the
+ *	memory (pd_ns_exec_place)
  */
 struct pd_ring_host {
 	int fd;
@@ -58,6 +60,7 @@ struct pd_ring_host {
 	uint64_t spin_ns;
 	uint32_t *spinners;
 	uint32_t max_spinners;
+	bool exec;
 };
 
 struct pd_ring;

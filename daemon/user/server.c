@@ -311,6 +311,7 @@ static int handle_ring_setup(struct pd_conn *c, const void *payload,
 		.spin_ns = c->server->spin_ns,
 		.spinners = &c->server->spinners,
 		.max_spinners = c->server->max_spinners,
+		.exec = c->exec_conn,
 	};
 	struct ptaskd_ring_setup rs;
 	struct pd_ring *r;
@@ -335,7 +336,8 @@ static void place_of(struct pd_conn *c, uint32_t handle,
 	struct pd_map_info mi;
 
 	memset(p, 0, sizeof(*p));
-	if (!handle || pd_ns_map(c->client, handle, &mi))
+	/* held until the executor read its death notice (ns_exec_hold.c) */
+	if (!handle || pd_ns_exec_place(c->client, handle, &mi))
 		return;
 	p->arena = mi.arena;
 	p->arena_bytes = mi.arena_bytes;
@@ -389,9 +391,15 @@ static int handle_ioctl(struct pd_conn *c, uint32_t op, const void *payload,
 	err = pd_request_parse(op, payload, len, &req);
 	if (!err)
 		err = pd_request_prepare(&req);
+	/* an executor's take: the notices it read before are processed */
+	if (!err && c->exec_conn && req.cmd == PTASK_IOC_EXEC_TAKE)
+		pd_ns_exec_took(c->client);
 	if (!err)
 		err = pd_ns_call(c->client, &c->who, req.cmd, &req.arg, &req.io,
 				 &ctx);
+	if (!err && c->exec_conn && req.cmd == PTASK_IOC_EXEC_FORGOTTEN)
+		pd_ns_exec_forgotten(c->client, req.forgotten,
+				     req.arg.forgotten.n_handles);
 	/* Shutting down: hang up (the client sees -ENOTCONN), no answer. */
 	if (err == -EINTR && c->server->stopping) {
 		pd_request_free(&req);
@@ -420,7 +428,9 @@ static int handle_map(struct pd_conn *c, const void *payload, size_t len)
 	if (len != sizeof(m))
 		return send_reply(c, PTASKD_OP_MAP, -EINVAL, NULL, 0, -1);
 	memcpy(&m, payload, sizeof(m));
-	err = m.flags ? -EINVAL : pd_ns_map(c->client, m.handle, &mi);
+	err = m.flags ? -EINVAL :
+	      c->exec_conn ? pd_ns_exec_place(c->client, m.handle, &mi) :
+	      pd_ns_map(c->client, m.handle, &mi);
 	if (err)
 		return send_reply(c, PTASKD_OP_MAP, err, NULL, 0, -1);
 	/*

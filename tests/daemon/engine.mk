@@ -14,7 +14,7 @@ PD_ENGINE_TEST_SRCS := tests/daemon/engine_test.c daemon/log.c daemon/trace.c co
 	$(sort $(wildcard daemon/engine/*.c)) \
 	$(addprefix daemon/backend/,backend.c held.c sim.c cpu.c twins.c) \
 	tests/twins/twin.c examples/gemm/twin.c \
-	$(addprefix daemon/user/,ns_user.c ns_buf.c ns_timer.c source_user.c \
+	$(addprefix daemon/user/,ns_user.c ns_buf.c ns_exec_hold.c ns_timer.c source_user.c \
 		arena.c ns_admin.c) \
 	$(sort $(wildcard core/*.c))
 PD_ENGINE_TEST_CFLAGS := -std=gnu11 -O1 -g $(WARN_FLAGS) -I. -Iuapi \
