@@ -43,7 +43,7 @@ BFAST=$W/b/fastpath BPTX=$W/b/$(basename "$PTX")
 SECS=${FAULTS_SECONDS:-10}
 BPROCS=${B_PROCS:-2}
 SETTINGS=${FAULTS_SETTINGS:-"uid uid-mps shared"}
-DPID="" rc=0
+rc=0
 say() { echo "$*" | tee -a "$S"; }
 : >"$S"
 echo "setting,phase,per_s,p99_us,b_failed,a_faults" >"$CSV"
@@ -53,22 +53,13 @@ echo "setting,phase,per_s,p99_us,b_failed,a_faults" >"$CSV"
 	echo "ptaskd_built_from=$(cat "$PTASKD.commit" 2>/dev/null || echo unknown) seconds=$SECS b_procs=$BPROCS"
 } | tee -a "$S"
 
-start_daemon() {
-	rm -f "$W/sock"
-	echo "== ptaskd $*" >>"$W/ptaskd.log"
+# shellcheck source=bench/tenants-lib.sh
+. "$ROOT/bench/tenants-lib.sh"
+start_daemon() {	# ARGS...
 	PTASKD_SUP_BACKOFF_MS=${PTASKD_SUP_BACKOFF_MS:-1000} \
-		"$PTASKD" --mode user --backend cuda --socket "$W/sock" "$@" \
-		>>"$W/ptaskd.log" 2>&1 &
-	DPID=$!
-	for _ in $(seq 300); do [ -S "$W/sock" ] && { chmod 666 "$W/sock"; return 0; }; sleep 0.1; done
-	say "ptaskd did not start"; DPID=""; return 1
+		tl_start_daemon --backend cuda "$@"
 }
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -TERM "$DPID" 2>/dev/null
-	for _ in $(seq 150); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=""
-}
+
 # B's load, every process uid 65534's
 b_load() {	# LOG: P1c's rate, then P1's round trips (median, p99)
 	setpriv --reuid 65534 --regid 65534 --clear-groups env PTASK_MODE=user \
@@ -105,10 +96,7 @@ for setting in $SETTINGS; do
 	args=(--isolation shared)
 	case "$setting" in
 	uid) args+=(--executors uid) ;;
-	uid-mps) export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-		 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-		 chmod 755 "$CUDA_MPS_PIPE_DIRECTORY"
-		 nvidia-cuda-mps-control -d || { say "no MPS"; rc=1; continue; }
+	uid-mps) tl_mps_start || { say "no MPS"; rc=1; continue; }
 		 args+=(--executors uid --mps) ;;
 	shared) ;;
 	esac
@@ -123,11 +111,8 @@ for setting in $SETTINGS; do
 		row "$setting" "$phase" "$W/b-$setting-$phase.txt" "$(cat "$W/count" 2>/dev/null || echo 0)"
 	done
 	grep -c "requeue\|lost to a reset" "$W/ptaskd.log" | sed 's/^/re-runs logged so far: /' | tee -a "$S"
-	stop_daemon
-	if [ "$setting" = uid-mps ]; then
-		echo quit | nvidia-cuda-mps-control; sleep 1
-		unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-	fi
+	tl_stop_daemon
+	[ "$setting" = uid-mps ] && tl_mps_stop
 done
 say "== B's rate and p99: alone, with A faulting once a second, alone again"
 column -s, -t "$CSV" | tee -a "$S"

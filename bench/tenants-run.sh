@@ -58,7 +58,7 @@ else
 fi
 UIDS="1 2"
 [ "$(id -u)" = 0 ] || UIDS=1
-DPID="" rc=0
+rc=0
 say() { echo "$*" | tee -a "$S"; }
 : >"$S"
 echo "setting,uids,procs,per_s,client_cpu_us_per_inv,daemon_cpu_us_per_inv" >"$CSV"
@@ -69,40 +69,12 @@ echo "setting,uids,procs,per_s,client_cpu_us_per_inv,daemon_cpu_us_per_inv" >"$C
 	echo "ptaskd_built_from=$(cat "$PTASKD.commit" 2>/dev/null || echo unknown) procs=$PROCS seconds=$SECS"
 } | tee -a "$S"
 
+# shellcheck source=bench/tenants-lib.sh
+. "$ROOT/bench/tenants-lib.sh"
 start_daemon() {	# ARGS...
-	local args=(--mode user --backend "$BACKEND" --socket "$W/sock" "$@")
-	[ "$BACKEND" = cpu ] && args+=(--host-kernels "$ROOT/build/twins")
-	rm -f "$W/sock"
-	echo "== ptaskd ${args[*]}" >>"$W/ptaskd.log"
-	"$PTASKD" "${args[@]}" >>"$W/ptaskd.log" 2>&1 &
-	DPID=$!
-	for _ in $(seq 300); do
-		[ -S "$W/sock" ] && return 0
-		kill -0 "$DPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	say "ptaskd did not start: $(tail -n 3 "$W/ptaskd.log")"
-	DPID=""
-	return 1
-}
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -TERM "$DPID" 2>/dev/null
-	for _ in $(seq 150); do kill -0 "$DPID" 2>/dev/null || break; sleep 0.1; done
-	kill -0 "$DPID" 2>/dev/null && kill -KILL "$DPID"
-	wait "$DPID" 2>/dev/null
-	DPID=""
-}
-mps_start() {
-	export CUDA_MPS_PIPE_DIRECTORY=$W/mps-pipe CUDA_MPS_LOG_DIRECTORY=$W/mps-log
-	mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-	chmod 755 "$CUDA_MPS_PIPE_DIRECTORY"
-	nvidia-cuda-mps-control -d
-}
-mps_stop() {
-	echo quit | nvidia-cuda-mps-control
-	sleep 1
-	unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+	local twins=()
+	[ "$BACKEND" = cpu ] && twins=(--host-kernels "$ROOT/build/twins")
+	tl_start_daemon --backend "$BACKEND" "${twins[@]}" "$@"
 }
 
 # fp SETTING UIDS SIDES: one fastpath P1c run, its lines into the CSV
@@ -129,13 +101,12 @@ for setting in $SETTINGS; do
 	case "$setting" in
 	shared) start_daemon --isolation shared || { rc=1; continue; } ;;
 	uid) start_daemon --isolation shared --executors uid || { rc=1; continue; } ;;
-	uid-mps) mps_start || { say "no MPS"; rc=1; continue; }
-		 start_daemon --isolation shared --executors uid --mps || { rc=1; mps_stop; continue; } ;;
+	uid-mps) tl_mps_start || { say "no MPS"; rc=1; continue; }
+		 start_daemon --isolation shared --executors uid --mps || { rc=1; tl_mps_stop; continue; } ;;
 	raw) ;;
-	raw-mps) mps_start || { say "no MPS"; rc=1; continue; } ;;
+	raw-mps) tl_mps_start || { say "no MPS"; rc=1; continue; } ;;
 	*) say "unknown setting $setting"; rc=1; continue ;;
 	esac
-	[ -n "$DPID" ] && chmod 666 "$W/sock"
 	# one client's round trip too (P1: median and p99), where ptaskd runs
 	if [ -n "$DPID" ]; then
 		PTASK_MODE=user PTASK_SOCKET="$W/sock" timeout 120 "$FASTPATH" --ptx "$PTX" \
@@ -149,9 +120,9 @@ for setting in $SETTINGS; do
 	done
 	if [ -n "$DPID" ]; then
 		grep -c "executor for uid .* started" "$W/ptaskd.log" | sed 's/^/executors started so far: /' | tee -a "$S"
-		stop_daemon
+		tl_stop_daemon
 	fi
-	case "$setting" in *mps) mps_stop ;; esac
+	case "$setting" in *mps) tl_mps_stop ;; esac
 done
 
 say "== table: aggregate invocations/s (P1c rounds), by setting, uids and processes"
